@@ -1,0 +1,39 @@
+/*
+ * Schedule generators, one file each (algo_<name>.c).  Only catalog.c and
+ * the generators include this header; everyone else goes through the
+ * catalog.
+ */
+#ifndef TOPO_ALGO_H
+#define TOPO_ALGO_H
+
+#include "catalog.h"
+
+/* allreduce */
+int topo_gen_allreduce_ring(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_rabenseifner(topo_sched_t *s, const topo_gen_args_t *a);
+
+/*
+ * Folding a communicator of any size onto a power of two (seed 001 B.3,
+ * "reduction-first embedding"): with p2 the largest power of two <= size and
+ * rem = size - p2, each even rank r < 2*rem hands its data to r + 1 and sits
+ * out; the other ranks are renumbered 0..p2-1 in rank order, so a group of
+ * consecutive new ranks covers consecutive old ranks (which keeps the
+ * combination order for non-commutative operations).
+ */
+typedef struct {
+    int p2;     /* power of two taking part */
+    int rem;    /* size - p2 */
+    int newrank;/* this rank's number among the p2, or -1 if it sits out */
+} topo_fold_t;
+
+void topo_fold_init(topo_fold_t *f, int size, int rank);
+/* The communicator rank of new rank n. */
+int topo_fold_old(const topo_fold_t *f, int n);
+/* Step 0: even ranks below 2*rem send blocks [0, nblocks) to rank + 1, which
+ * reduces them (lower ranks first).  Always opens one step when rem > 0. */
+void topo_fold_in(topo_sched_t *s, const topo_fold_t *f);
+/* Last step: the result goes back to the ranks that sat out. */
+void topo_fold_out(topo_sched_t *s, const topo_fold_t *f);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * Building, checking and printing schedules (see schedule.h).
+ */
+#include "schedule.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const prim_names[TOPO_PRIM_COUNT] = {
+    [TOPO_PRIM_ALLREDUCE] = "allreduce",
+    [TOPO_PRIM_REDUCE_SCATTER] = "reduce_scatter",
+    [TOPO_PRIM_ALLGATHER] = "allgather",
+    [TOPO_PRIM_BCAST] = "bcast",
+    [TOPO_PRIM_REDUCE] = "reduce",
+    [TOPO_PRIM_ALLTOALL] = "alltoall",
+    [TOPO_PRIM_BARRIER] = "barrier",
+};
+
+const char *topo_prim_name(topo_prim_t prim)
+{
+    return (unsigned)prim < TOPO_PRIM_COUNT ? prim_names[prim] : "?";
+}
+
+void topo_sched_init(topo_sched_t *s, int size, int rank, int nblocks)
+{
+    memset(s, 0, sizeof(*s));
+    s->size = size;
+    s->rank = rank;
+    s->nblocks = nblocks;
+    s->nparts = 1;
+    if (size < 1 || rank < 0 || rank >= size || nblocks < 0) {
+        s->err = TOPO_EINVAL;
+    }
+}
+
+void topo_sched_free(topo_sched_t *s)
+{
+    free(s->lanes);
+    free(s->steps);
+    free(s->xfers);
+    free(s->ranges);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Grow an array to hold one more element; sets s->err on failure. */
+static int grow(topo_sched_t *s, void **arr, int32_t n, int32_t *cap, size_t elem)
+{
+    if (s->err) {
+        return 0;
+    }
+    if (n < *cap) {
+        return 1;
+    }
+    int32_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, (size_t)ncap * elem);
+    if (NULL == p) {
+        s->err = TOPO_ENOMEM;
+        return 0;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+void topo_sched_lane(topo_sched_t *s)
+{
+    if (!grow(s, (void **)&s->lanes, s->nlanes, &s->cap_lanes, sizeof(*s->lanes))) {
+        return;
+    }
+    s->lanes[s->nlanes].step0 = s->nsteps;
+    s->lanes[s->nlanes].nsteps = 0;
+    s->nlanes++;
+}
+
+void topo_sched_step(topo_sched_t *s)
+{
+    if (0 == s->nlanes) {
+        topo_sched_lane(s);
+    }
+    if (!grow(s, (void **)&s->steps, s->nsteps, &s->cap_steps, sizeof(*s->steps))) {
+        return;
+    }
+    s->steps[s->nsteps].xfer0 = s->nxfers;
+    s->steps[s->nsteps].nxfers = 0;
+    s->nsteps++;
+    s->lanes[s->nlanes - 1].nsteps++;
+}
+
+static void add_range(topo_sched_t *s, int first, int count)
+{
+    if (!grow(s, (void **)&s->ranges, s->nranges, &s->cap_ranges, sizeof(*s->ranges))) {
+        return;
+    }
+    if (first < 0 || count < 0 || first > s->nblocks - count) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    s->ranges[s->nranges].first = first;
+    s->ranges[s->nranges].count = count;
+    s->nranges++;
+}
+
+static topo_xfer_t *add_xfer(topo_sched_t *s, int peer, topo_xfer_kind_t kind)
+{
+    if (0 == s->nsteps) {
+        topo_sched_step(s);
+    }
+    if (!grow(s, (void **)&s->xfers, s->nxfers, &s->cap_xfers, sizeof(*s->xfers))) {
+        return NULL;
+    }
+    topo_xfer_t *x = &s->xfers[s->nxfers++];
+    memset(x, 0, sizeof(*x));
+    x->peer = peer;
+    x->kind = (uint8_t)kind;
+    x->range0 = s->nranges;
+    s->steps[s->nsteps - 1].nxfers++;
+    return x;
+}
+
+void topo_sched_send(topo_sched_t *s, int peer, int first, int count)
+{
+    topo_xfer_t *x = add_xfer(s, peer, TOPO_XFER_SEND);
+    if (NULL != x && count > 0) {
+        topo_sched_range(s, first, count);
+    }
+}
+
+void topo_sched_recv(topo_sched_t *s, int peer, topo_xfer_kind_t kind, int first, int count)
+{
+    if (kind == TOPO_XFER_SEND || kind == TOPO_XFER_COPY) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    topo_xfer_t *x = add_xfer(s, peer, kind);
+    if (NULL != x && count > 0) {
+        topo_sched_range(s, first, count);
+    }
+}
+
+void topo_sched_range(topo_sched_t *s, int first, int count)
+{
+    if (s->err) {
+        return;
+    }
+    if (0 == s->nxfers || count < 0) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    topo_xfer_t *x = &s->xfers[s->nxfers - 1];
+    if (x->kind == TOPO_XFER_COPY || count == 0) {
+        if (x->kind == TOPO_XFER_COPY) {
+            s->err = TOPO_EINVAL;
+        }
+        return;
+    }
+    /* Merge with the previous range of this transfer when adjacent. */
+    if (x->nranges > 0) {
+        topo_range_t *last = &s->ranges[s->nranges - 1];
+        if (last->first + last->count == first) {
+            if (first > s->nblocks - count) {
+                s->err = TOPO_EINVAL;
+                return;
+            }
+            last->count += count;
+            x->nblk += count;
+            return;
+        }
+    }
+    add_range(s, first, count);
+    if (!s->err) {
+        x->nranges++;
+        x->nblk += count;
+    }
+}
+
+void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count)
+{
+    topo_xfer_t *x = add_xfer(s, s->rank, TOPO_XFER_COPY);
+    if (NULL == x) {
+        return;
+    }
+    x->src0 = s->nranges;
+    x->nsrc = 1;
+    add_range(s, src_first, count);
+    x->range0 = s->nranges;
+    x->nranges = 1;
+    x->nblk = count;
+    add_range(s, dst_first, count);
+}
+
+static int ranges_overlap(const topo_sched_t *s, const topo_xfer_t *a, const topo_xfer_t *b)
+{
+    for (int i = 0; i < a->nranges; i++) {
+        const topo_range_t *ra = &s->ranges[a->range0 + i];
+        for (int j = 0; j < b->nranges; j++) {
+            const topo_range_t *rb = &s->ranges[b->range0 + j];
+            if (ra->first < rb->first + rb->count && rb->first < ra->first + ra->count) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int topo_sched_finish(topo_sched_t *s)
+{
+    if (s->err) {
+        return s->err;
+    }
+    if (s->nparts < 1) {
+        return s->err = TOPO_EINVAL;
+    }
+    for (int st = 0; st < s->nsteps; st++) {
+        const topo_step_t *step = &s->steps[st];
+        for (int i = 0; i < step->nxfers; i++) {
+            topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            if (x->kind > TOPO_XFER_COPY) {
+                return s->err = TOPO_EINVAL;
+            }
+            if (x->kind == TOPO_XFER_COPY) {
+                if (x->peer != s->rank) {
+                    return s->err = TOPO_EINVAL;
+                }
+                continue;
+            }
+            if (x->peer < 0 || x->peer >= s->size || x->peer == s->rank) {
+                return s->err = TOPO_EINVAL;
+            }
+            x->direct = 0;
+            if (x->kind != TOPO_XFER_RECV_COPY || x->nranges != 1) {
+                continue;
+            }
+            /* Direct receive: nothing else in the step reads or writes the
+             * destination, so it may land in the work buffer at once. */
+            int clash = 0;
+            for (int j = 0; j < step->nxfers && !clash; j++) {
+                const topo_xfer_t *y = &s->xfers[step->xfer0 + j];
+                if (j != i) {
+                    clash = ranges_overlap(s, x, y);
+                    if (!clash && y->kind == TOPO_XFER_COPY) {
+                        topo_xfer_t src = *y;
+                        src.range0 = y->src0;
+                        src.nranges = y->nsrc;
+                        clash = ranges_overlap(s, x, &src);
+                    }
+                }
+            }
+            x->direct = (uint8_t)!clash;
+        }
+    }
+    return TOPO_OK;
+}
+
+int topo_sched_depth(const topo_sched_t *s)
+{
+    int d = 0;
+    for (int l = 0; l < s->nlanes; l++) {
+        if (s->lanes[l].nsteps > d) {
+            d = s->lanes[l].nsteps;
+        }
+    }
+    return d;
+}
+
+/* Element offset of part `i` of `n` parts of a run of `len` elements: the
+ * first len % n parts get one more element. */
+static size_t split_off(size_t len, size_t n, size_t i)
+{
+    size_t q = len / n, r = len % n;
+    return i * q + (i < r ? i : r);
+}
+
+void topo_block_layout(const topo_sched_t *s, size_t count, const size_t *units, size_t *off)
+{
+    size_t nb = (size_t)s->nblocks;
+    if (NULL == units) {
+        for (size_t b = 0; b <= nb; b++) {
+            off[b] = nb ? split_off(count, nb, b) : 0;
+        }
+        return;
+    }
+    size_t np = (size_t)s->nparts, base = 0;
+    for (size_t u = 0; u < nb / np; u++) {
+        for (size_t k = 0; k < np; k++) {
+            off[u * np + k] = base + split_off(units[u], np, k);
+        }
+        base += units[u];
+    }
+    off[nb] = base;
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case TOPO_XFER_SEND:
+        return "send";
+    case TOPO_XFER_RECV_COPY:
+        return "recv";
+    case TOPO_XFER_RECV_REDUCE:
+        return "recv+reduce";
+    case TOPO_XFER_RECV_REDUCE_POST:
+        return "recv+reduce(post)";
+    case TOPO_XFER_COPY:
+        return "copy";
+    default:
+        return "?";
+    }
+}
+
+static void print_ranges(const topo_sched_t *s, FILE *f, int r0, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const topo_range_t *r = &s->ranges[r0 + i];
+        fprintf(f, "%s[%d", i ? "," : "", r->first);
+        if (r->count > 1) {
+            fprintf(f, "-%d", r->first + r->count - 1);
+        }
+        fputc(']', f);
+    }
+}
+
+void topo_sched_print(const topo_sched_t *s, void *file)
+{
+    FILE *f = file;
+    fprintf(f, "rank %d of %d: %d blocks, %d lane(s)\n", s->rank, s->size, s->nblocks, s->nlanes);
+    for (int l = 0; l < s->nlanes; l++) {
+        for (int st = 0; st < s->lanes[l].nsteps; st++) {
+            const topo_step_t *step = topo_sched_lane_step(s, l, st);
+            fprintf(f, "  lane %d step %d:", l, st);
+            for (int i = 0; i < step->nxfers; i++) {
+                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+                fprintf(f, " %s", kind_name(x->kind));
+                if (x->kind == TOPO_XFER_COPY) {
+                    fputc(' ', f);
+                    print_ranges(s, f, x->src0, x->nsrc);
+                    fputs("->", f);
+                } else {
+                    fprintf(f, " %s %d ", x->kind == TOPO_XFER_SEND ? "to" : "from", x->peer);
+                }
+                print_ranges(s, f, x->range0, x->nranges);
+                fputc(i + 1 < step->nxfers ? ';' : ' ', f);
+            }
+            fputc('\n', f);
+        }
+    }
+}

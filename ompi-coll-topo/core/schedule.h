@@ -1,0 +1,172 @@
+/*
+ * The schedule: the one representation of a collective algorithm.
+ *
+ * A generator emits, for one rank of a communicator, the schedule that rank
+ * runs.  The executor runs it over the PML, the verifier executes the
+ * schedules of all ranks symbolically, and the cost model prices them.
+ *
+ * Data model.  The data a rank works on is a single contiguous work buffer
+ * divided into `nblocks` blocks, in block order.  How many elements each
+ * block holds is decided by the caller (the MPI glue) from the call's count,
+ * so one schedule serves every count, including 0 and counts smaller than
+ * the number of blocks (blocks may then be empty; empty transfers are skipped
+ * by both ends identically).  For primitives whose data belongs to ranks
+ * (reduce-scatter, allgather, alltoall) block b belongs to unit
+ * b / nparts: unit u is rank u's segment, cut into nparts parts.
+ *
+ * Structure.  A schedule has one or more lanes.  A lane is a sequence of
+ * steps that runs independently of the other lanes (multiport algorithms run
+ * one lane per port group); lanes touch disjoint blocks.  A step is a set of
+ * transfers that are all posted at once: sends read the block contents as
+ * they were at the start of the step, receives are applied after every
+ * transfer of the step has completed, in transfer order (so the result is
+ * bitwise reproducible).  Every rank has the same number of lanes and, per
+ * lane, the same number of steps (idle ranks have empty steps); a message
+ * sent in step s of lane l is received in step s of lane l.
+ *
+ * MPI-free: this header is plain C11 so the core is unit-tested and reused
+ * by tools without MPI.
+ */
+#ifndef TOPO_SCHEDULE_H
+#define TOPO_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The primitives.  The order is used for tables indexed by primitive. */
+typedef enum {
+    TOPO_PRIM_ALLREDUCE = 0,
+    TOPO_PRIM_REDUCE_SCATTER,
+    TOPO_PRIM_ALLGATHER,
+    TOPO_PRIM_BCAST,
+    TOPO_PRIM_REDUCE,
+    TOPO_PRIM_ALLTOALL,
+    TOPO_PRIM_BARRIER,
+    TOPO_PRIM_COUNT
+} topo_prim_t;
+
+const char *topo_prim_name(topo_prim_t prim);
+
+/* What a transfer does. */
+typedef enum {
+    TOPO_XFER_SEND = 0,     /* send the blocks to peer */
+    TOPO_XFER_RECV_COPY,    /* receive, overwrite the local blocks */
+    TOPO_XFER_RECV_REDUCE,  /* receive, local = incoming (op) local:
+                               the incoming data covers lower ranks */
+    TOPO_XFER_RECV_REDUCE_POST, /* receive, local = local (op) incoming:
+                                   the incoming data covers higher ranks */
+    TOPO_XFER_COPY          /* local copy inside the work buffer: the
+                               ranges of `src` are copied, in order, onto
+                               the ranges of the transfer (same total
+                               block count; the blocks must be equal-sized,
+                               see topo_sched_t.uniform) */
+} topo_xfer_kind_t;
+
+/* A contiguous run of blocks [first, first + count). */
+typedef struct {
+    int32_t first;
+    int32_t count;
+} topo_range_t;
+
+typedef struct {
+    int32_t peer;    /* communicator rank; own rank for TOPO_XFER_COPY */
+    uint8_t kind;    /* topo_xfer_kind_t */
+    uint8_t direct;  /* set by topo_sched_finish: a RECV_COPY whose single
+                        range no send or other receive of the step touches,
+                        so it can be received in place */
+    int32_t range0;  /* first range in topo_sched_t.ranges */
+    int32_t nranges; /* number of ranges (the blocks, in wire order) */
+    int32_t nblk;    /* total blocks over the ranges (derived) */
+    int32_t src0;    /* TOPO_XFER_COPY: source ranges */
+    int32_t nsrc;
+} topo_xfer_t;
+
+typedef struct {
+    int32_t xfer0;
+    int32_t nxfers;
+} topo_step_t;
+
+typedef struct {
+    int32_t step0;
+    int32_t nsteps;
+} topo_lane_t;
+
+typedef struct topo_sched {
+    int32_t size;    /* communicator size */
+    int32_t rank;    /* the rank this schedule is for */
+    int32_t nblocks; /* blocks in the work buffer */
+    int32_t nparts;  /* blocks per unit for rank-owned data (default 1) */
+    uint8_t uniform; /* all blocks hold the same number of elements, so a
+                        transfer may move block i into block j != i */
+    int32_t nlanes, nsteps, nxfers, nranges;
+    topo_lane_t *lanes;
+    topo_step_t *steps;
+    topo_xfer_t *xfers;
+    topo_range_t *ranges;
+    /* builder state */
+    int32_t cap_lanes, cap_steps, cap_xfers, cap_ranges;
+    int err; /* sticky: 0 or a TOPO_E* code from the builder */
+} topo_sched_t;
+
+/* Error codes of the core. */
+enum {
+    TOPO_OK = 0,
+    TOPO_ENOMEM = -1,
+    TOPO_EINVAL = -2,
+    TOPO_ENOTSUP = -3
+};
+
+/* --- building (used by generators) ------------------------------------ */
+
+/* Start an empty schedule for `rank` of `size` ranks over `nblocks` blocks. */
+void topo_sched_init(topo_sched_t *s, int size, int rank, int nblocks);
+void topo_sched_free(topo_sched_t *s);
+/* Open a new lane; the following steps belong to it. */
+void topo_sched_lane(topo_sched_t *s);
+/* Open a new (possibly empty) step in the current lane. */
+void topo_sched_step(topo_sched_t *s);
+/* Add a transfer of one block range to the current step.  count may be 0
+ * for a transfer that is only extended with topo_sched_range. */
+void topo_sched_send(topo_sched_t *s, int peer, int first, int count);
+void topo_sched_recv(topo_sched_t *s, int peer, topo_xfer_kind_t kind,
+                     int first, int count);
+/* Append another block range to the last transfer (wire order). */
+void topo_sched_range(topo_sched_t *s, int first, int count);
+/* Local copy of `count` blocks from `src_first` to `dst_first`. */
+void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
+/* Validate the structure and derive the per-transfer fields.  Returns
+ * TOPO_OK or the first error (builder errors are sticky). */
+int topo_sched_finish(topo_sched_t *s);
+
+/* --- reading ----------------------------------------------------------- */
+
+static inline const topo_step_t *topo_sched_lane_step(const topo_sched_t *s,
+                                                      int lane, int step)
+{
+    return &s->steps[s->lanes[lane].step0 + step];
+}
+
+/* Steps of the longest lane. */
+int topo_sched_depth(const topo_sched_t *s);
+
+/* Block -> element layout, shared by the executor and the cost model.
+ * Fills off[0..nblocks] (off[b] is the first element of block b, off[nblocks]
+ * the total) for a schedule over `count` elements split evenly: when units
+ * is NULL the count is split evenly over the blocks (the first count %
+ * nblocks blocks get one more element); otherwise unit u has units[u]
+ * elements (u < nblocks / nparts) and each unit is split evenly into
+ * nparts blocks. */
+void topo_block_layout(const topo_sched_t *s, size_t count,
+                       const size_t *units, size_t *off);
+
+/* Human-readable dump of one rank's schedule (for tools and debugging). */
+void topo_sched_print(const topo_sched_t *s, void *file /* FILE* */);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

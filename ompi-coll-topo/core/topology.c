@@ -1,0 +1,178 @@
+/*
+ * Topology strings and grid geometry (see topology.h).
+ */
+#include "topology.h"
+
+#include "schedule.h" /* error codes */
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest grid accepted: far beyond any communicator, small enough that
+ * products of dimensions never overflow an int. */
+#define TOPO_MAX_GRID (1 << 24)
+
+static int fail(char *err, size_t len, const char *fmt, const char *what)
+{
+    if (NULL != err && len > 0) {
+        snprintf(err, len, fmt, what);
+    }
+    return TOPO_EINVAL;
+}
+
+int topo_topology_parse(const char *str, topo_topology_t *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof(*t));
+    if (NULL == str) {
+        return fail(err, errlen, "%s", "no topology given");
+    }
+    static const struct {
+        const char *name;
+        topo_net_t kind;
+    } plain[] = {{"auto", TOPO_NET_AUTO}, {"star", TOPO_NET_STAR}, {"fullmesh", TOPO_NET_FULLMESH}};
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+        if (0 == strcmp(str, plain[i].name)) {
+            t->kind = plain[i].kind;
+            return TOPO_OK;
+        }
+    }
+    const char *p;
+    if (0 == strncmp(str, "torus:", 6)) {
+        t->kind = TOPO_NET_TORUS;
+        p = str + 6;
+    } else if (0 == strncmp(str, "mesh:", 5)) {
+        t->kind = TOPO_NET_MESH;
+        p = str + 5;
+    } else {
+        return fail(err, errlen,
+                    "unknown topology '%s' (expected auto, star, fullmesh, torus:AxBx..., "
+                    "mesh:AxB...)",
+                    str);
+    }
+    long total = 1;
+    for (;;) {
+        if (!isdigit((unsigned char)*p)) {
+            return fail(err, errlen, "'%s': expected a dimension size (a positive integer)", str);
+        }
+        errno = 0;
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (errno || d < 1 || d > TOPO_MAX_GRID) {
+            return fail(err, errlen, "'%s': a dimension size must be between 1 and 16777216",
+                        str);
+        }
+        if (t->ndims == TOPO_MAX_DIMS) {
+            return fail(err, errlen, "'%s': at most 8 dimensions", str);
+        }
+        total *= d;
+        if (total > TOPO_MAX_GRID) {
+            return fail(err, errlen, "'%s': more than 16777216 ranks", str);
+        }
+        t->dims[t->ndims] = (int)d;
+        t->periodic[t->ndims] = t->kind == TOPO_NET_TORUS;
+        t->ndims++;
+        p = end;
+        if ('\0' == *p) {
+            break;
+        }
+        if ('x' != *p) {
+            return fail(err, errlen, "'%s': dimensions are separated by 'x' (e.g. torus:4x4x2)",
+                        str);
+        }
+        p++;
+    }
+    return TOPO_OK;
+}
+
+void topo_topology_format(const topo_topology_t *t, char *buf, size_t len)
+{
+    static const char *const names[] = {"auto", "star", "fullmesh", "torus", "mesh"};
+    size_t n = (size_t)snprintf(buf, len, "%s", names[t->kind]);
+    if (t->kind != TOPO_NET_TORUS && t->kind != TOPO_NET_MESH) {
+        return;
+    }
+    for (int i = 0; i < t->ndims && n < len; i++) {
+        n += (size_t)snprintf(buf + n, len - n, "%c%d", i ? 'x' : ':', t->dims[i]);
+    }
+}
+
+static int is_grid(const topo_topology_t *t)
+{
+    return t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
+}
+
+int topo_topology_size(const topo_topology_t *t)
+{
+    if (!is_grid(t)) {
+        return 0;
+    }
+    int n = 1;
+    for (int i = 0; i < t->ndims; i++) {
+        n *= t->dims[i];
+    }
+    return n;
+}
+
+void topo_topology_coords(const topo_topology_t *t, int rank, int *coords)
+{
+    for (int i = t->ndims - 1; i >= 0; i--) {
+        coords[i] = rank % t->dims[i];
+        rank /= t->dims[i];
+    }
+}
+
+int topo_topology_rank(const topo_topology_t *t, const int *coords)
+{
+    int r = 0;
+    for (int i = 0; i < t->ndims; i++) {
+        r = r * t->dims[i] + coords[i];
+    }
+    return r;
+}
+
+int topo_topology_hops(const topo_topology_t *t, int a, int b)
+{
+    if (a == b) {
+        return 0;
+    }
+    if (!is_grid(t)) {
+        return 1;
+    }
+    int ca[TOPO_MAX_DIMS], cb[TOPO_MAX_DIMS], h = 0;
+    topo_topology_coords(t, a, ca);
+    topo_topology_coords(t, b, cb);
+    for (int i = 0; i < t->ndims; i++) {
+        int d = abs(ca[i] - cb[i]);
+        if (t->periodic[i] && t->dims[i] - d < d) {
+            d = t->dims[i] - d;
+        }
+        h += d;
+    }
+    return h;
+}
+
+int topo_topology_ports(const topo_topology_t *t, int size)
+{
+    if (t->ports > 0) {
+        return t->ports;
+    }
+    switch (t->kind) {
+    case TOPO_NET_FULLMESH:
+        return size > 1 ? size - 1 : 1;
+    case TOPO_NET_TORUS:
+    case TOPO_NET_MESH: {
+        int p = 0;
+        for (int i = 0; i < t->ndims; i++) {
+            /* a ring of 2 has one neighbour; a ring of 1 none */
+            p += t->dims[i] > 2 ? 2 : t->dims[i] - 1;
+        }
+        return p > 0 ? p : 1;
+    }
+    default:
+        return 1;
+    }
+}

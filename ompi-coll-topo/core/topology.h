@@ -1,0 +1,53 @@
+/*
+ * The topology model: which network the ranks of a communicator sit on.
+ * Plain C, no MPI.  Strings are the values of the coll_topo_topology MCA
+ * parameter: "auto", "star", "fullmesh", "torus:4x4x2", "mesh:8x8".
+ */
+#ifndef TOPO_TOPOLOGY_H
+#define TOPO_TOPOLOGY_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TOPO_MAX_DIMS 8
+
+typedef enum {
+    TOPO_NET_AUTO = 0, /* not decided yet: resolved by the glue */
+    TOPO_NET_STAR,     /* every rank one hop from a switch */
+    TOPO_NET_FULLMESH, /* a direct link between every pair */
+    TOPO_NET_TORUS,    /* k-D lattice with wraparound links */
+    TOPO_NET_MESH      /* k-D lattice without wraparound */
+} topo_net_t;
+
+typedef struct {
+    topo_net_t kind;
+    int ndims;                  /* torus/mesh only */
+    int dims[TOPO_MAX_DIMS];    /* row-major: the last dimension varies fastest */
+    int periodic[TOPO_MAX_DIMS];/* 1 = wraparound in that dimension */
+    int ports;                  /* ports per rank; 0 = the kind's default */
+} topo_topology_t;
+
+/* Parse `str`.  On error returns TOPO_EINVAL and writes a one-line reason
+ * naming the offending text to err. */
+int topo_topology_parse(const char *str, topo_topology_t *t, char *err,
+                        size_t errlen);
+/* Canonical spelling (parseable again). */
+void topo_topology_format(const topo_topology_t *t, char *buf, size_t len);
+/* Number of ranks a grid topology describes; 0 for kinds of any size. */
+int topo_topology_size(const topo_topology_t *t);
+/* Row-major coordinates of `rank` on a grid topology. */
+void topo_topology_coords(const topo_topology_t *t, int rank, int *coords);
+int topo_topology_rank(const topo_topology_t *t, const int *coords);
+/* Minimal number of links between two ranks (1 for star and fullmesh). */
+int topo_topology_hops(const topo_topology_t *t, int a, int b);
+/* Ports per rank: the explicit value, else 2 per dimension of a torus,
+ * 1 per direction that exists on a mesh, 1 on a star, size-1 on fullmesh. */
+int topo_topology_ports(const topo_topology_t *t, int size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
