@@ -1,0 +1,315 @@
+/* Unit tests: every generator through the verifier, the verifier's own
+ * ability to reject broken schedules, and the catalog's restrictions. */
+#include "catalog.h"
+#include "verify.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static topo_topology_t star;
+
+static void setup(void)
+{
+    char err[128];
+    topo_topology_parse("star", &star, err, sizeof(err));
+}
+
+/* All ranks' schedules of `name` for allreduce on p ranks. */
+static topo_sched_t *gen_all(const char *name, int p)
+{
+    const topo_algo_t *algo = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
+    ck_assert_ptr_nonnull(algo);
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, &star};
+        ck_assert_int_eq(topo_algo_generate(algo, &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+static void free_all(topo_sched_t *sc, int p)
+{
+    for (int r = 0; r < p; r++) {
+        topo_sched_free(&sc[r]);
+    }
+    free(sc);
+}
+
+static int verify(topo_sched_t *sc, int p, int ordered, char *msg)
+{
+    return topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, ordered, msg, 512);
+}
+
+/* Every catalog algorithm, every size 1..130. */
+START_TEST(test_catalog_all_sizes)
+{
+    int n;
+    const topo_algo_t *t = topo_catalog(&n);
+    const topo_algo_t *algo = &t[_i % n];
+    int p = _i / n + 1;
+    topo_gen_args_t a = {algo->prim, p, 0, 0, &star};
+    char msg[512];
+    int rc = topo_verify_algo(algo, &a, msg, sizeof(msg));
+    ck_assert_msg(rc == TOPO_OK, "%s %s p=%d: %s", topo_prim_name(algo->prim), algo->name, p,
+                  msg);
+}
+END_TEST
+
+START_TEST(test_step_counts)
+{
+    /* ring: 2(p-1); recursive doubling: log2 p (+2 folding steps);
+     * rabenseifner: 2 log2 p (+2) */
+    static const struct {
+        int p, ring, rd, rab;
+    } c[] = {{2, 2, 1, 2}, {4, 6, 2, 4}, {5, 8, 4, 6}, {8, 14, 3, 6}, {12, 22, 5, 8}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        topo_sched_t *sc = gen_all("ring", c[i].p);
+        ck_assert_int_eq(topo_sched_depth(&sc[0]), c[i].ring);
+        free_all(sc, c[i].p);
+        sc = gen_all("recursive_doubling", c[i].p);
+        ck_assert_int_eq(topo_sched_depth(&sc[0]), c[i].rd);
+        free_all(sc, c[i].p);
+        sc = gen_all("rabenseifner", c[i].p);
+        ck_assert_int_eq(topo_sched_depth(&sc[0]), c[i].rab);
+        free_all(sc, c[i].p);
+    }
+}
+END_TEST
+
+START_TEST(test_rejects_wrong_order)
+{
+    char msg[512];
+    /* ring combines cyclically: fine for commutative, not in rank order */
+    topo_sched_t *sc = gen_all("ring", 5);
+    ck_assert_int_eq(verify(sc, 5, 0, msg), TOPO_OK);
+    ck_assert_int_eq(verify(sc, 5, 1, msg), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "rank order"));
+    free_all(sc, 5);
+    /* recursive doubling with one combination flipped */
+    sc = gen_all("recursive_doubling", 4);
+    ck_assert_int_eq(verify(sc, 4, 1, msg), TOPO_OK);
+    for (int i = 0; i < sc[1].nxfers; i++) {
+        if (sc[1].xfers[i].kind == TOPO_XFER_RECV_REDUCE) {
+            sc[1].xfers[i].kind = TOPO_XFER_RECV_REDUCE_POST;
+        }
+    }
+    ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_OK);
+    ck_assert_int_eq(verify(sc, 4, 1, msg), TOPO_EINVAL);
+    free_all(sc, 4);
+}
+END_TEST
+
+START_TEST(test_rejects_double_counting)
+{
+    char msg[512];
+    topo_sched_t *sc = gen_all("rabenseifner", 4);
+    /* turn rank 2's first allgather receive into a reduction */
+    int changed = 0;
+    for (int i = 0; i < sc[2].nxfers && !changed; i++) {
+        if (sc[2].xfers[i].kind == TOPO_XFER_RECV_COPY) {
+            sc[2].xfers[i].kind = TOPO_XFER_RECV_REDUCE;
+            changed = 1;
+        }
+    }
+    ck_assert(changed);
+    ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "twice"));
+    free_all(sc, 4);
+}
+END_TEST
+
+START_TEST(test_rejects_missing_data)
+{
+    char msg[512];
+    /* a ring whose rank 3 skips its last allgather receive (made a copy of
+     * nothing into nothing): block stays partial */
+    topo_sched_t *sc = gen_all("ring", 4);
+    topo_xfer_t *last = &sc[3].xfers[sc[3].nxfers - 1];
+    ck_assert_int_eq(last->kind, TOPO_XFER_RECV_COPY);
+    /* receive into another block than the sender sends */
+    sc[3].ranges[last->range0].first = (sc[3].ranges[last->range0].first + 1) % 4;
+    ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "other blocks"));
+    /* the same, on a schedule that declares uniform blocks: the data goes
+     * to the wrong block and the final check catches it */
+    for (int r = 0; r < 4; r++) {
+        sc[r].uniform = 1;
+    }
+    ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
+    free_all(sc, 4);
+}
+END_TEST
+
+START_TEST(test_rejects_unmatched)
+{
+    char msg[512];
+    topo_sched_t *sc = gen_all("ring", 4);
+    sc[1].xfers[0].peer = 3; /* rank 1's first send goes to 3, who expects nothing */
+    ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
+    free_all(sc, 4);
+    /* a rank with a step fewer */
+    sc = gen_all("recursive_doubling", 4);
+    sc[2].lanes[0].nsteps--;
+    ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "steps"));
+    free_all(sc, 4);
+}
+END_TEST
+
+START_TEST(test_rejects_sending_unknown_data)
+{
+    /* bcast from 0 on 3 ranks where rank 1 forwards before it receives */
+    char msg[512];
+    topo_sched_t sc[3];
+    for (int r = 0; r < 3; r++) {
+        topo_sched_init(&sc[r], 3, r, 1);
+        topo_sched_step(&sc[r]);
+        if (r == 0) {
+            topo_sched_send(&sc[r], 1, 0, 1);
+        } else if (r == 1) {
+            topo_sched_recv(&sc[r], 0, TOPO_XFER_RECV_COPY, 0, 1);
+            topo_sched_send(&sc[r], 2, 0, 1);
+        } else {
+            topo_sched_recv(&sc[r], 1, TOPO_XFER_RECV_COPY, 0, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&sc[r]), TOPO_OK);
+    }
+    ck_assert_int_eq(topo_verify(sc, 3, TOPO_PRIM_BCAST, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "before holding"));
+    for (int r = 0; r < 3; r++) {
+        topo_sched_free(&sc[r]);
+    }
+    /* the correct chain: forward in the next step */
+    for (int r = 0; r < 3; r++) {
+        topo_sched_init(&sc[r], 3, r, 1);
+        topo_sched_step(&sc[r]);
+        if (r == 0) {
+            topo_sched_send(&sc[r], 1, 0, 1);
+        } else if (r == 1) {
+            topo_sched_recv(&sc[r], 0, TOPO_XFER_RECV_COPY, 0, 1);
+        }
+        topo_sched_step(&sc[r]);
+        if (r == 1) {
+            topo_sched_send(&sc[r], 2, 0, 1);
+        } else if (r == 2) {
+            topo_sched_recv(&sc[r], 1, TOPO_XFER_RECV_COPY, 0, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&sc[r]), TOPO_OK);
+    }
+    ck_assert_int_eq(topo_verify(sc, 3, TOPO_PRIM_BCAST, 0, 0, msg, sizeof(msg)), TOPO_OK);
+    /* ... which is not a bcast from root 1 */
+    ck_assert_int_eq(topo_verify(sc, 3, TOPO_PRIM_BCAST, 1, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    for (int r = 0; r < 3; r++) {
+        topo_sched_free(&sc[r]);
+    }
+}
+END_TEST
+
+START_TEST(test_lanes_must_be_disjoint)
+{
+    char msg[512];
+    topo_sched_t sc[2];
+    for (int r = 0; r < 2; r++) {
+        topo_sched_init(&sc[r], 2, r, 2);
+        for (int l = 0; l < 2; l++) {
+            topo_sched_lane(&sc[r]);
+            topo_sched_step(&sc[r]);
+            topo_sched_send(&sc[r], 1 - r, 0, 1); /* both lanes use block 0 */
+            topo_sched_recv(&sc[r], 1 - r, r ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST,
+                            0, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&sc[r]), TOPO_OK);
+    }
+    ck_assert_int_eq(topo_verify(sc, 2, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)),
+                     TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "lanes"));
+    /* two lanes over disjoint halves: a correct two-port allreduce */
+    for (int r = 0; r < 2; r++) {
+        topo_sched_free(&sc[r]);
+        topo_sched_init(&sc[r], 2, r, 2);
+        for (int l = 0; l < 2; l++) {
+            topo_sched_lane(&sc[r]);
+            topo_sched_step(&sc[r]);
+            topo_sched_send(&sc[r], 1 - r, l, 1);
+            topo_sched_recv(&sc[r], 1 - r, r ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST,
+                            l, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&sc[r]), TOPO_OK);
+    }
+    ck_assert_int_eq(topo_verify(sc, 2, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)), TOPO_OK);
+    for (int r = 0; r < 2; r++) {
+        topo_sched_free(&sc[r]);
+    }
+}
+END_TEST
+
+START_TEST(test_catalog_rows)
+{
+    int n;
+    const topo_algo_t *t = topo_catalog(&n);
+    ck_assert_int_ge(n, 3);
+    for (int i = 0; i < n; i++) {
+        ck_assert_ptr_nonnull(t[i].gen);
+        ck_assert(t[i].summary && strlen(t[i].summary) > 10);
+        ck_assert(t[i].source && strlen(t[i].source) > 3);
+        ck_assert_ptr_eq(topo_catalog_find(t[i].prim, t[i].name), &t[i]);
+        for (const char *c = t[i].name; *c; c++) {
+            ck_assert_msg((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_',
+                          "name '%s' is not a plain MCA value", t[i].name);
+        }
+        ck_assert_msg(strcmp(t[i].name, "auto") != 0, "'auto' is reserved");
+    }
+    ck_assert_ptr_null(topo_catalog_find(TOPO_PRIM_ALLREDUCE, "nonesuch"));
+    ck_assert_ptr_null(topo_catalog_find(TOPO_PRIM_BARRIER, "ring"));
+}
+END_TEST
+
+START_TEST(test_restrictions)
+{
+    char why[256];
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 6, 0, 0, &star};
+    const topo_algo_t *ring = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "ring");
+    const topo_algo_t *rd = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "recursive_doubling");
+    const topo_algo_t *rab = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "rabenseifner");
+    ck_assert_int_eq(topo_algo_fits(ring, &a, 1, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(ring, &a, 0, why, sizeof(why)), 0);
+    ck_assert_ptr_nonnull(strstr(why, "commutative"));
+    /* order-preserving ones serve non-commutative operations */
+    ck_assert_int_eq(topo_algo_fits(rd, &a, 0, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(rab, &a, 0, why, sizeof(why)), 1);
+    ck_assert(!(rd->flags & TOPO_ALG_COMMUTATIVE));
+    ck_assert(!(rab->flags & TOPO_ALG_COMMUTATIVE));
+    /* generating for a rank outside the communicator fails cleanly */
+    topo_sched_t s;
+    a.rank = 6;
+    ck_assert_int_eq(topo_algo_generate(ring, &a, &s), TOPO_EINVAL);
+    topo_sched_free(&s);
+}
+END_TEST
+
+int main(void)
+{
+    int n;
+    topo_catalog(&n);
+    Suite *s = suite_create("algorithms");
+    TCase *tc = tcase_create("verifier");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_catalog_all_sizes, 0, n * 130);
+    tcase_add_test(tc, test_step_counts);
+    tcase_add_test(tc, test_rejects_wrong_order);
+    tcase_add_test(tc, test_rejects_double_counting);
+    tcase_add_test(tc, test_rejects_missing_data);
+    tcase_add_test(tc, test_rejects_unmatched);
+    tcase_add_test(tc, test_rejects_sending_unknown_data);
+    tcase_add_test(tc, test_lanes_must_be_disjoint);
+    tcase_add_test(tc, test_catalog_rows);
+    tcase_add_test(tc, test_restrictions);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,145 @@
+/* Unit tests: the schedule builder and the block layout (core/schedule.c). */
+#include "schedule.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+START_TEST(test_build_and_merge)
+{
+    topo_sched_t s;
+    topo_sched_init(&s, 4, 1, 8);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 2, 0, 2);
+    topo_sched_range(&s, 2, 3); /* adjacent: merged into [0,5) */
+    topo_sched_range(&s, 6, 1); /* not adjacent: a second range */
+    topo_sched_recv(&s, 0, TOPO_XFER_RECV_REDUCE, 5, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert_int_eq(s.nlanes, 1);
+    ck_assert_int_eq(s.nsteps, 1);
+    ck_assert_int_eq(s.nxfers, 2);
+    ck_assert_int_eq(s.xfers[0].nranges, 2);
+    ck_assert_int_eq(s.xfers[0].nblk, 6);
+    ck_assert_int_eq(s.ranges[s.xfers[0].range0].count, 5);
+    ck_assert_int_eq(s.xfers[1].nblk, 1);
+    ck_assert_int_eq(topo_sched_depth(&s), 1);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    topo_sched_print(&s, f);
+    ck_assert(ftell(f) > 0);
+    fclose(f);
+    topo_sched_free(&s);
+}
+END_TEST
+
+START_TEST(test_bad_input_is_sticky)
+{
+    topo_sched_t s;
+    /* a range beyond the blocks */
+    topo_sched_init(&s, 4, 0, 4);
+    topo_sched_send(&s, 1, 3, 2);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 1, 0, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_EINVAL);
+    topo_sched_free(&s);
+    /* a peer outside the communicator, and oneself */
+    int peers[] = {-1, 4, 0};
+    for (int i = 0; i < 3; i++) {
+        topo_sched_init(&s, 4, 0, 4);
+        topo_sched_send(&s, peers[i], 0, 1);
+        ck_assert_int_eq(topo_sched_finish(&s), TOPO_EINVAL);
+        topo_sched_free(&s);
+    }
+    /* a receive with a send kind */
+    topo_sched_init(&s, 4, 0, 4);
+    topo_sched_recv(&s, 1, TOPO_XFER_SEND, 0, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_EINVAL);
+    topo_sched_free(&s);
+    /* a rank outside the communicator */
+    topo_sched_init(&s, 4, 4, 4);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_EINVAL);
+    topo_sched_free(&s);
+}
+END_TEST
+
+START_TEST(test_direct_receives)
+{
+    topo_sched_t s;
+    topo_sched_init(&s, 3, 0, 4);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 1, 0, 1);
+    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 1, 1); /* untouched: direct */
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 0, 1); /* overwrites what is sent */
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_REDUCE, 2, 1); /* reduces: never direct */
+    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 3, 1);
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 3, 1); /* two writers of block 3 */
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert_int_eq(s.xfers[1].direct, 1);
+    ck_assert_int_eq(s.xfers[2].direct, 0);
+    ck_assert_int_eq(s.xfers[3].direct, 0);
+    ck_assert_int_eq(s.xfers[4].direct, 0);
+    ck_assert_int_eq(s.xfers[5].direct, 0);
+    topo_sched_free(&s);
+}
+END_TEST
+
+START_TEST(test_layout_even_split)
+{
+    topo_sched_t s;
+    size_t off[9];
+    topo_sched_init(&s, 8, 0, 8);
+    /* count 0: every block empty */
+    topo_block_layout(&s, 0, NULL, off);
+    for (int b = 0; b <= 8; b++) {
+        ck_assert_uint_eq(off[b], 0);
+    }
+    /* count < blocks: the first `count` blocks get one element */
+    topo_block_layout(&s, 3, NULL, off);
+    size_t expect3[] = {0, 1, 2, 3, 3, 3, 3, 3, 3};
+    for (int b = 0; b <= 8; b++) {
+        ck_assert_uint_eq(off[b], expect3[b]);
+    }
+    /* count = 2^20 + 3 */
+    size_t n = (1u << 20) + 3;
+    topo_block_layout(&s, n, NULL, off);
+    ck_assert_uint_eq(off[8], n);
+    for (int b = 0; b < 8; b++) {
+        size_t len = off[b + 1] - off[b];
+        ck_assert(len == n / 8 || len == n / 8 + 1);
+        ck_assert(b >= 3 || len == n / 8 + 1);
+    }
+    topo_sched_free(&s);
+}
+END_TEST
+
+START_TEST(test_layout_units)
+{
+    topo_sched_t s;
+    topo_sched_init(&s, 3, 0, 6);
+    s.nparts = 2;
+    size_t units[] = {5, 0, 2}, off[7];
+    topo_block_layout(&s, 0, units, off);
+    size_t expect[] = {0, 3, 5, 5, 5, 6, 7};
+    for (int b = 0; b <= 6; b++) {
+        ck_assert_uint_eq(off[b], expect[b]);
+    }
+    topo_sched_free(&s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("schedule");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_build_and_merge);
+    tcase_add_test(tc, test_bad_input_is_sticky);
+    tcase_add_test(tc, test_direct_receives);
+    tcase_add_test(tc, test_layout_even_split);
+    tcase_add_test(tc, test_layout_units);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,141 @@
+/* Unit tests: topology strings and grid geometry (core/topology.c). */
+#include "schedule.h"
+#include "topology.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static topo_topology_t parse_ok(const char *str)
+{
+    topo_topology_t t;
+    char err[256];
+    int rc = topo_topology_parse(str, &t, err, sizeof(err));
+    ck_assert_msg(rc == TOPO_OK, "'%s' rejected: %s", str, err);
+    return t;
+}
+
+START_TEST(test_valid_strings)
+{
+    static const struct {
+        const char *in, *canon;
+        int kind, size;
+    } cases[] = {
+        {"auto", "auto", TOPO_NET_AUTO, 0},
+        {"star", "star", TOPO_NET_STAR, 0},
+        {"fullmesh", "fullmesh", TOPO_NET_FULLMESH, 0},
+        {"torus:4x4x2", "torus:4x4x2", TOPO_NET_TORUS, 32},
+        {"torus:16", "torus:16", TOPO_NET_TORUS, 16},
+        {"mesh:8x8", "mesh:8x8", TOPO_NET_MESH, 64},
+        {"torus:1x1", "torus:1x1", TOPO_NET_TORUS, 1},
+        {"torus:2x2x2x2x2x2x2x2", "torus:2x2x2x2x2x2x2x2", TOPO_NET_TORUS, 256},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        topo_topology_t t = parse_ok(cases[i].in);
+        char buf[128];
+        ck_assert_int_eq(t.kind, cases[i].kind);
+        ck_assert_int_eq(topo_topology_size(&t), cases[i].size);
+        topo_topology_format(&t, buf, sizeof(buf));
+        ck_assert_str_eq(buf, cases[i].canon);
+    }
+    topo_topology_t t = parse_ok("torus:4x3");
+    ck_assert_int_eq(t.ndims, 2);
+    ck_assert(t.periodic[0] && t.periodic[1]);
+    t = parse_ok("mesh:4x3");
+    ck_assert(!t.periodic[0] && !t.periodic[1]);
+}
+END_TEST
+
+START_TEST(test_malformed_strings)
+{
+    static const char *bad[] = {
+        "", "Star", "ring:4", "torus", "torus:", "torus:4x", "torus:x4", "torus:4xQ",
+        "torus:0x4", "mesh:-1", "mesh:4x4 ", " torus:4", "torus:4,4", "torus:4x4x4x4x4x4x4x4x4",
+        "torus:100000x100000", "torus:99999999999999999999", "mesh:+4", "fullmesh:4",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        topo_topology_t t;
+        char err[256] = "";
+        ck_assert_msg(topo_topology_parse(bad[i], &t, err, sizeof(err)) == TOPO_EINVAL,
+                      "'%s' accepted", bad[i]);
+        ck_assert_msg(strlen(err) > 0, "no reason for '%s'", bad[i]);
+    }
+    topo_topology_t t;
+    char err[256];
+    ck_assert_int_eq(topo_topology_parse(NULL, &t, err, sizeof(err)), TOPO_EINVAL);
+    /* the reason names the offending value */
+    topo_topology_parse("torus:4xQ", &t, err, sizeof(err));
+    ck_assert_ptr_nonnull(strstr(err, "torus:4xQ"));
+}
+END_TEST
+
+START_TEST(test_coords_roundtrip)
+{
+    topo_topology_t t = parse_ok("torus:3x5x2");
+    int c[TOPO_MAX_DIMS];
+    for (int r = 0; r < 30; r++) {
+        topo_topology_coords(&t, r, c);
+        ck_assert_int_eq(topo_topology_rank(&t, c), r);
+    }
+    /* row-major: the last dimension varies fastest */
+    topo_topology_coords(&t, 1, c);
+    ck_assert_int_eq(c[2], 1);
+    topo_topology_coords(&t, 2, c);
+    ck_assert_int_eq(c[1], 1);
+    ck_assert_int_eq(c[2], 0);
+}
+END_TEST
+
+START_TEST(test_hops)
+{
+    topo_topology_t torus = parse_ok("torus:8x8");
+    topo_topology_t mesh = parse_ok("mesh:8x8");
+    topo_topology_t star = parse_ok("star");
+    /* (0,0) -> (0,7): one hop around the wraparound, seven on the mesh */
+    ck_assert_int_eq(topo_topology_hops(&torus, 0, 7), 1);
+    ck_assert_int_eq(topo_topology_hops(&mesh, 0, 7), 7);
+    /* (0,0) -> (4,4): the torus diameter */
+    ck_assert_int_eq(topo_topology_hops(&torus, 0, 36), 8);
+    ck_assert_int_eq(topo_topology_hops(&mesh, 0, 63), 14);
+    ck_assert_int_eq(topo_topology_hops(&star, 3, 5), 1);
+    ck_assert_int_eq(topo_topology_hops(&star, 3, 3), 0);
+    /* symmetric */
+    for (int a = 0; a < 64; a += 5) {
+        for (int b = 0; b < 64; b += 3) {
+            ck_assert_int_eq(topo_topology_hops(&torus, a, b), topo_topology_hops(&torus, b, a));
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_ports)
+{
+    topo_topology_t t = parse_ok("torus:4x4x2");
+    ck_assert_int_eq(topo_topology_ports(&t, 32), 5); /* 2 + 2 + 1 (a ring of 2) */
+    t = parse_ok("torus:8x8");
+    ck_assert_int_eq(topo_topology_ports(&t, 64), 4);
+    t = parse_ok("star");
+    ck_assert_int_eq(topo_topology_ports(&t, 64), 1);
+    t = parse_ok("fullmesh");
+    ck_assert_int_eq(topo_topology_ports(&t, 8), 7);
+    t.ports = 3;
+    ck_assert_int_eq(topo_topology_ports(&t, 8), 3);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("topology");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_valid_strings);
+    tcase_add_test(tc, test_malformed_strings);
+    tcase_add_test(tc, test_coords_roundtrip);
+    tcase_add_test(tc, test_hops);
+    tcase_add_test(tc, test_ports);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
