@@ -24,12 +24,50 @@ static int fail(char *err, size_t len, const char *fmt, const char *what)
     return TOPO_EINVAL;
 }
 
+static int parse_shape(const char *str, topo_topology_t *t, char *err, size_t errlen);
+
 int topo_topology_parse(const char *str, topo_topology_t *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
     if (NULL == str) {
         return fail(err, errlen, "%s", "no topology given");
     }
+    /* An optional ",ports=N" suffix sets the ports per rank. */
+    const char *comma = strchr(str, ',');
+    if (NULL == comma) {
+        return parse_shape(str, t, err, errlen);
+    }
+    char shape[256];
+    size_t n = (size_t)(comma - str);
+    if (n >= sizeof(shape)) {
+        return fail(err, errlen, "'%s': too long", str);
+    }
+    memcpy(shape, str, n);
+    shape[n] = '\0';
+    if (0 != strncmp(comma, ",ports=", 7) || !isdigit((unsigned char)comma[7])) {
+        return fail(err, errlen, "'%s': the only option is ',ports=N' (e.g. torus:4x4,ports=2)",
+                    str);
+    }
+    errno = 0;
+    char *end;
+    long ports = strtol(comma + 7, &end, 10);
+    if (errno || *end || ports < 1 || ports > 1024) {
+        return fail(err, errlen, "'%s': ports must be an integer between 1 and 1024", str);
+    }
+    int rc = parse_shape(shape, t, err, errlen);
+    if (TOPO_OK == rc) {
+        t->ports = (int)ports;
+    } else if (NULL != err && errlen > 0) {
+        /* name the whole value, not just the shape */
+        char inner[256];
+        snprintf(inner, sizeof(inner), "%s", err);
+        snprintf(err, errlen, "%s (in '%s')", inner, str);
+    }
+    return rc;
+}
+
+static int parse_shape(const char *str, topo_topology_t *t, char *err, size_t errlen)
+{
     static const struct {
         const char *name;
         topo_net_t kind;
@@ -92,11 +130,13 @@ void topo_topology_format(const topo_topology_t *t, char *buf, size_t len)
 {
     static const char *const names[] = {"auto", "star", "fullmesh", "torus", "mesh"};
     size_t n = (size_t)snprintf(buf, len, "%s", names[t->kind]);
-    if (t->kind != TOPO_NET_TORUS && t->kind != TOPO_NET_MESH) {
-        return;
+    if (t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) {
+        for (int i = 0; i < t->ndims && n < len; i++) {
+            n += (size_t)snprintf(buf + n, len - n, "%c%d", i ? 'x' : ':', t->dims[i]);
+        }
     }
-    for (int i = 0; i < t->ndims && n < len; i++) {
-        n += (size_t)snprintf(buf + n, len - n, "%c%d", i ? 'x' : ':', t->dims[i]);
+    if (t->ports > 0 && n < len) {
+        snprintf(buf + n, len - n, ",ports=%d", t->ports);
     }
 }
 

@@ -1,7 +1,9 @@
 /*
  * The topology model: which network the ranks of a communicator sit on.
  * Plain C, no MPI.  Strings are the values of the coll_topo_topology MCA
- * parameter: "auto", "star", "fullmesh", "torus:4x4x2", "mesh:8x8".
+ * parameter: "auto", "star", "fullmesh", "torus:4x4x2", "mesh:8x8", each
+ * optionally followed by ",ports=N" (ports per rank, for pricing single- vs
+ * multiport schedules).
  */
 #ifndef TOPO_TOPOLOGY_H
 #define TOPO_TOPOLOGY_H

@@ -29,6 +29,8 @@ START_TEST(test_valid_strings)
         {"mesh:8x8", "mesh:8x8", TOPO_NET_MESH, 64},
         {"torus:1x1", "torus:1x1", TOPO_NET_TORUS, 1},
         {"torus:2x2x2x2x2x2x2x2", "torus:2x2x2x2x2x2x2x2", TOPO_NET_TORUS, 256},
+        {"torus:4x4,ports=2", "torus:4x4,ports=2", TOPO_NET_TORUS, 16},
+        {"star,ports=4", "star,ports=4", TOPO_NET_STAR, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         topo_topology_t t = parse_ok(cases[i].in);
@@ -52,6 +54,8 @@ START_TEST(test_malformed_strings)
         "", "Star", "ring:4", "torus", "torus:", "torus:4x", "torus:x4", "torus:4xQ",
         "torus:0x4", "mesh:-1", "mesh:4x4 ", " torus:4", "torus:4,4", "torus:4x4x4x4x4x4x4x4x4",
         "torus:100000x100000", "torus:99999999999999999999", "mesh:+4", "fullmesh:4",
+        "torus:4x4,ports=0", "torus:4x4,ports=", "torus:4x4,port=2", "torus:4x4,ports=2x",
+        "torus:4xQ,ports=2", "star,", ",ports=2",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         topo_topology_t t;
@@ -120,6 +124,8 @@ START_TEST(test_ports)
     ck_assert_int_eq(topo_topology_ports(&t, 8), 7);
     t.ports = 3;
     ck_assert_int_eq(topo_topology_ports(&t, 8), 3);
+    t = parse_ok("torus:4x4x2,ports=1");
+    ck_assert_int_eq(topo_topology_ports(&t, 32), 1);
 }
 END_TEST
 
