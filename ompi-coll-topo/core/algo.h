@@ -12,6 +12,34 @@
 int topo_gen_allreduce_ring(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_rabenseifner(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_bucket(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_dbt(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_trivance_bw(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_bruck(topo_sched_t *s, const topo_gen_args_t *a);
+
+/*
+ * Shift algorithms (algo_trivance.c; Trivance and Bruck): in step t of s in
+ * a dimension of n ranks, a rank of the latency variant or the allgather
+ * sends to rank + shift[i] and receives from rank - shift[i] (the
+ * reduce-scatter is the reverse); `lat`: the latency variant, called with
+ * n = 3^s or 2*3^(s-1).  Returns the number of shifts (1 or 2); zero and
+ * repeated shifts mod n are dropped by the caller.
+ */
+typedef int (*topo_shift_fn)(int n, int s, int t, int lat, int *shift);
+int topo_trivance_shifts(int n, int s, int t, int lat, int *shift);
+/* Generate a shift allreduce: latency (whole part per step) or bandwidth
+ * (reduce-scatter + allgather) variant, one lane per torus dimension. */
+int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn,
+                             int lat);
+
+/* alltoall */
+int topo_gen_alltoall_pairwise(topo_sched_t *s, const topo_gen_args_t *a);
+
+/* barrier */
+int topo_gen_barrier_dissemination(topo_sched_t *s, const topo_gen_args_t *a);
 
 /*
  * Folding a communicator of any size onto a power of two (seed 001 B.3,

@@ -102,6 +102,9 @@ typedef struct topo_sched {
     int32_t nparts;  /* blocks per unit for rank-owned data (default 1) */
     uint8_t uniform; /* all blocks hold the same number of elements, so a
                         transfer may move block i into block j != i */
+    uint8_t sync;    /* the messages matter even when empty (barrier): the
+                        executor sends zero-byte transfers instead of
+                        skipping them */
     int32_t nlanes, nsteps, nxfers, nranges;
     topo_lane_t *lanes;
     topo_step_t *steps;

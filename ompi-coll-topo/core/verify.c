@@ -69,6 +69,7 @@ static void initial(vstate_t *v, int rank, int b, sval_t *sv, uint64_t *bits)
     case TOPO_PRIM_ALLREDUCE:
     case TOPO_PRIM_REDUCE_SCATTER:
     case TOPO_PRIM_REDUCE:
+    case TOPO_PRIM_BARRIER:
         owner = rank;
         break;
     case TOPO_PRIM_ALLGATHER:
@@ -77,6 +78,13 @@ static void initial(vstate_t *v, int rank, int b, sval_t *sv, uint64_t *bits)
     case TOPO_PRIM_BCAST:
         owner = rank == v->root ? rank : -1;
         break;
+    case TOPO_PRIM_ALLTOALL: {
+        /* send region: block b is part b % np of the data for rank b / np;
+         * its identity is (source, destination, part) */
+        int np = v->sc[rank].nparts;
+        owner = b < v->size * np ? (rank * v->size + b / np) * np + b % np : -1;
+        break;
+    }
     default:
         break;
     }
@@ -84,8 +92,17 @@ static void initial(vstate_t *v, int rank, int b, sval_t *sv, uint64_t *bits)
         sv->lo = sv->hi = owner;
         sv->n = 1;
         sv->ordered = 1;
-        bits[owner / 64] |= 1ull << (owner % 64);
+        if (v->words > 0) {
+            bits[owner / 64] |= 1ull << (owner % 64);
+        }
     }
+}
+
+/* Data-movement primitives carry single pieces of data (no bitsets). */
+static int is_reduction(topo_prim_t prim)
+{
+    return prim == TOPO_PRIM_ALLREDUCE || prim == TOPO_PRIM_REDUCE_SCATTER ||
+           prim == TOPO_PRIM_REDUCE || prim == TOPO_PRIM_BARRIER;
 }
 
 static int is_single(const sval_t *sv, int who)
@@ -113,8 +130,24 @@ static int final_ok(vstate_t *v, int rank, int b, const sval_t *sv)
     case TOPO_PRIM_BCAST:
         single = v->root;
         break;
+    case TOPO_PRIM_BARRIER:
+        /* no order, no data: only that every rank has heard of every rank */
+        if (sv->n != v->size) {
+            return vfail(v, "rank %d leaves the barrier knowing of %d of %d ranks", rank, sv->n,
+                         v->size);
+        }
+        return TOPO_OK;
+    case TOPO_PRIM_ALLTOALL: {
+        /* receive region: block p*np + i*np + k holds part k of i's data
+         * for this rank; the send region and scratch blocks are free */
+        int np = v->sc[rank].nparts, rb = b - v->size * np;
+        if (rb >= 0 && rb < v->size * np) {
+            single = ((rb / np) * v->size + rank) * np + rb % np;
+        }
+        break;
+    }
     default:
-        return vfail(v, "primitive %s cannot be verified yet", topo_prim_name(v->prim));
+        return vfail(v, "primitive %s cannot be verified", topo_prim_name(v->prim));
     }
     if (need_full) {
         if (sv->n != v->size) {
@@ -240,6 +273,19 @@ static int combine(vstate_t *v, int lane, int step, int rank, int b, int kind, c
     if (0 == d->n) {
         return vfail(v, "lane %d step %d: rank %d reduces into block %d, which holds no data",
                      lane, step, rank, b);
+    }
+    if (!is_reduction(v->prim)) {
+        return vfail(v, "lane %d step %d: rank %d reduces block %d in a %s", lane, step, rank, b,
+                     topo_prim_name(v->prim));
+    }
+    if (v->prim == TOPO_PRIM_BARRIER) { /* knowledge: a union, repeats allowed */
+        int n = 0;
+        for (int w = 0; w < v->words; w++) {
+            db[w] |= inb[w];
+            n += __builtin_popcountll(db[w]);
+        }
+        d->n = n;
+        return TOPO_OK;
     }
     for (int w = 0; w < v->words; w++) {
         if (db[w] & inb[w]) {
@@ -422,6 +468,10 @@ static int check_shape(vstate_t *v)
         return vfail(v, "%s schedule has %d blocks, expected %d x %d", topo_prim_name(v->prim),
                      s0->nblocks, v->size, s0->nparts);
     }
+    if (v->prim == TOPO_PRIM_ALLTOALL && s0->nblocks < 2 * v->size * s0->nparts) {
+        return vfail(v, "alltoall schedule has %d blocks, needs send and receive regions of %d",
+                     s0->nblocks, v->size * s0->nparts);
+    }
     return TOPO_OK;
 }
 
@@ -437,7 +487,7 @@ int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root
     v.ordered = ordered;
     v.msg = msg;
     v.len = len;
-    v.words = (size + 63) / 64;
+    v.words = is_reduction(prim) ? (size + 63) / 64 : 0;
     if (len > 0) {
         msg[0] = '\0';
     }

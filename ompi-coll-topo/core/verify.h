@@ -11,6 +11,20 @@
  * delivered block must hold exactly its owner's data.  Matching is checked
  * too: every send has a receive in the same lane and step, with the same
  * blocks (or, on uniform schedules, the same number of blocks).
+ *
+ * Per primitive (p ranks, np = nparts blocks per unit):
+ * - allreduce, reduce_scatter, reduce: every rank starts with its own
+ *   contribution in every block; the delivered blocks (all; the rank's own
+ *   unit; all at the root) end with every rank's, exactly once.
+ * - allgather: block b starts at rank b / np only; every rank ends with it.
+ * - bcast: the root starts with every block; every rank ends with them.
+ * - alltoall: blocks [0, p*np) are the send region (block j*np + k: part k of
+ *   the data for rank j), blocks [p*np, 2*p*np) the receive region (block
+ *   p*np + i*np + k ends with part k of rank i's data for this rank); more
+ *   blocks may follow as scratch.  Uniform schedules move blocks anywhere.
+ * - barrier: a block stands for what a rank knows: received knowledge is
+ *   merged (repeats allowed); every rank must end knowing of every rank.
+ *   Barrier schedules set sync, so the executor sends empty messages.
  */
 #ifndef TOPO_VERIFY_H
 #define TOPO_VERIFY_H

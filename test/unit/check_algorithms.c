@@ -4,6 +4,7 @@
 #include "verify.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,9 @@ static int verify(topo_sched_t *sc, int p, int ordered, char *msg)
     return topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, ordered, msg, 512);
 }
 
-/* Every catalog algorithm, every size 1..130. */
+/* Every catalog algorithm, every size 1..130: on a star, or, for the
+ * algorithms that need a grid, on a ring (torus:p), after checking that the
+ * star is refused with a reason. */
 START_TEST(test_catalog_all_sizes)
 {
     int n;
@@ -49,7 +52,16 @@ START_TEST(test_catalog_all_sizes)
     const topo_algo_t *algo = &t[_i % n];
     int p = _i / n + 1;
     topo_gen_args_t a = {algo->prim, p, 0, 0, &star};
-    char msg[512];
+    char msg[512] = "";
+    topo_topology_t ring;
+    if (algo->flags & TOPO_ALG_GRID) {
+        ck_assert_int_eq(topo_algo_fits(algo, &a, 1, msg, sizeof(msg)), 0);
+        ck_assert(strlen(msg) > 0);
+        snprintf(msg, sizeof(msg), "torus:%d", p);
+        ck_assert_int_eq(topo_topology_parse(msg, &ring, msg, sizeof(msg)), TOPO_OK);
+        a.topo = &ring;
+    }
+    ck_assert_int_eq(topo_algo_fits(algo, &a, 1, msg, sizeof(msg)), 1);
     int rc = topo_verify_algo(algo, &a, msg, sizeof(msg));
     ck_assert_msg(rc == TOPO_OK, "%s %s p=%d: %s", topo_prim_name(algo->prim), algo->name, p,
                   msg);
@@ -244,6 +256,56 @@ START_TEST(test_lanes_must_be_disjoint)
 }
 END_TEST
 
+/* All ranks' schedules of catalog row (prim, name) on p ranks. */
+static topo_sched_t *gen_prim(topo_prim_t prim, const char *name, int p)
+{
+    const topo_algo_t *algo = topo_catalog_find(prim, name);
+    ck_assert_ptr_nonnull(algo);
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {prim, p, r, 0, &star};
+        ck_assert_int_eq(topo_algo_generate(algo, &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+START_TEST(test_alltoall_semantics)
+{
+    char msg[512];
+    topo_sched_t *sc = gen_prim(TOPO_PRIM_ALLTOALL, "pairwise", 5);
+    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_OK);
+    /* rank 2 files what it receives at its last step under the wrong source */
+    topo_xfer_t *last = &sc[2].xfers[sc[2].nxfers - 1];
+    topo_range_t *rg = &sc[2].ranges[last->range0];
+    rg->first = 5 + (rg->first - 5 + 1) % 5;
+    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    /* reductions have no place in a data-movement primitive */
+    last->kind = TOPO_XFER_RECV_REDUCE;
+    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    free_all(sc, 5);
+    /* the same schedules are not an allgather */
+    sc = gen_prim(TOPO_PRIM_ALLTOALL, "pairwise", 3);
+    ck_assert_int_eq(topo_verify(sc, 3, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    free_all(sc, 3);
+}
+END_TEST
+
+START_TEST(test_barrier_semantics)
+{
+    char msg[512];
+    topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, "dissemination", 5);
+    ck_assert(sc[0].sync);
+    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_BARRIER, 0, 0, msg, sizeof(msg)), TOPO_OK);
+    /* one step short: ranks leave knowing of 4 ranks only */
+    for (int r = 0; r < 5; r++) {
+        sc[r].lanes[0].nsteps--;
+    }
+    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_BARRIER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "knowing of"));
+    free_all(sc, 5);
+}
+END_TEST
+
 START_TEST(test_catalog_rows)
 {
     int n;
@@ -304,6 +366,8 @@ int main(void)
     tcase_add_test(tc, test_rejects_unmatched);
     tcase_add_test(tc, test_rejects_sending_unknown_data);
     tcase_add_test(tc, test_lanes_must_be_disjoint);
+    tcase_add_test(tc, test_alltoall_semantics);
+    tcase_add_test(tc, test_barrier_semantics);
     tcase_add_test(tc, test_catalog_rows);
     tcase_add_test(tc, test_restrictions);
     suite_add_tcase(s, tc);

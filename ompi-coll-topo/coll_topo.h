@@ -1,0 +1,220 @@
+/*
+ * coll/topo: topology-aware collectives for Open MPI 4.1.
+ *
+ * The component glue (this header, coll_topo_component.c,
+ * coll_topo_module.c), the per-primitive entry points
+ * (coll_topo_<primitive>.c), the decision (coll_topo_decide.c) and the
+ * executor that runs any schedule of the core over the PML
+ * (coll_topo_exec_pml.c).  The algorithms themselves live in core/ as
+ * schedule generators; nothing here knows any particular algorithm.
+ */
+#ifndef MCA_COLL_TOPO_H
+#define MCA_COLL_TOPO_H
+
+#include "ompi_config.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/op/op.h"
+#include "ompi/request/request.h"
+
+#include "catalog.h"
+#include "cost.h"
+#include "schedule.h"
+#include "topology.h"
+
+BEGIN_C_DECLS
+
+/* The help file, opened with opal_show_help. */
+#define COLL_TOPO_HELP_FILE "help-coll-topo.txt"
+
+/*
+ * Tags.  coll_tags.h hands out every negative tag: blocking collectives
+ * -10..-26, nonblocking ones from -27 down to -(INT_MAX/2), then neighbour
+ * collectives, UCC, and HCOLL from just below that down to -INT_MAX.  No range
+ * is reserved for third-party components, so we take 2048 tags at the far
+ * (unused in practice) end of HCOLL's range: -(INT_MAX - 65536) down to
+ * -(INT_MAX - 65536) - 2047, which stays above -INT_MAX.  One tag per
+ * (primitive, lane) so that lanes, which progress independently, never
+ * match each other's messages.
+ */
+#define COLL_TOPO_TAG_BASE (-INT_MAX + 65536)
+#define COLL_TOPO_MAX_LANES 256
+#define COLL_TOPO_TAG(prim, lane) \
+    (COLL_TOPO_TAG_BASE - ((int)(prim)*COLL_TOPO_MAX_LANES + (int)(lane)))
+
+/* Verbose levels of coll_topo_verbose. */
+enum {
+    COLL_TOPO_VERBOSE_DECISIONS = 1, /* topology, algorithm, fallbacks */
+    COLL_TOPO_VERBOSE_CANDIDATES = 2 /* + every candidate of auto, priced */
+};
+
+/* ------------------------------------------------------------------ */
+/* Component                                                          */
+
+typedef struct mca_coll_topo_component_t {
+    mca_coll_base_component_2_0_0_t super;
+
+    /* MCA parameters (storage owned by the MCA variable system) */
+    int priority;
+    int verbose;
+    char *topology;                   /* coll_topo_topology */
+    char *algorithm[TOPO_PRIM_COUNT]; /* coll_topo_<prim>_algorithm */
+    size_t segment_size;              /* 0 = never split a transfer */
+    double alpha, beta, gamma;        /* cost model of `auto` */
+
+    /* Derived at open */
+    bool disqualified;                          /* runtime Open MPI mismatch */
+    topo_topology_t topo;                       /* parsed coll_topo_topology */
+    bool topo_valid;                            /* parsed without error */
+    const topo_algo_t *forced[TOPO_PRIM_COUNT]; /* NULL = auto */
+} mca_coll_topo_component_t;
+
+OMPI_DECLSPEC extern mca_coll_topo_component_t mca_coll_topo_component;
+
+/* Show the help messages about bad MCA values found at open (once per
+ * process, first process of the job only). */
+void mca_coll_topo_report_params(void);
+
+/* The primitives this component serves, with their MCA parameter name. */
+typedef struct {
+    topo_prim_t prim;
+    const char *param; /* "allreduce_algorithm" */
+} mca_coll_topo_served_t;
+
+extern const mca_coll_topo_served_t mca_coll_topo_served[];
+extern const int mca_coll_topo_nserved;
+
+/* ------------------------------------------------------------------ */
+/* Module                                                             */
+
+/* The module that served a primitive before us (our fallback). */
+typedef struct {
+    union {
+        mca_coll_base_module_allreduce_fn_t allreduce;
+        void (*any)(void);
+    } fn;
+    mca_coll_base_module_t *module; /* retained */
+} mca_coll_topo_fallback_t;
+
+/* A generated schedule, per (primitive, algorithm, root). */
+typedef struct {
+    const topo_algo_t *algo;
+    int root;
+    int rc; /* TOPO_OK or the generator's error */
+    topo_sched_t sched;
+} mca_coll_topo_sched_entry_t;
+
+/* The affine cost of an algorithm on this communicator. */
+typedef struct {
+    const topo_algo_t *algo;
+    int root;
+    int rc;          /* TOPO_OK or an error: not a candidate */
+    double lat;      /* seconds */
+    double per_byte; /* seconds per byte of the primitive's payload */
+} mca_coll_topo_cost_entry_t;
+
+typedef struct mca_coll_topo_module_t {
+    mca_coll_base_module_t super;
+
+    bool enabled;
+    mca_coll_topo_fallback_t prev[TOPO_PRIM_COUNT];
+
+    /* Resolved at the communicator's first collective call (Cartesian
+     * information is attached only after coll selection). */
+    bool topo_ready;
+    topo_topology_t topo;
+    char topo_name[64];    /* canonical spelling */
+    char topo_source[128]; /* where it came from */
+
+    /* Caches */
+    mca_coll_topo_sched_entry_t *scheds;
+    int nscheds, cap_scheds;
+    mca_coll_topo_cost_entry_t *costs;
+    int ncosts, cap_costs;
+
+    /* Verbose: which (primitive, catalog row) lines were printed, and the
+     * fallback reasons already reported. */
+    unsigned char *said_algo;              /* [TOPO_PRIM_COUNT * catalog size] */
+    uint64_t said_bucket[TOPO_PRIM_COUNT]; /* level 2: payload buckets shown */
+    char **said_reasons;
+    int nsaid_reasons, cap_said_reasons;
+
+    /* Executor scratch, grown on demand, never shrunk. */
+    size_t *off; /* block layout, nblocks + 1 */
+    size_t cap_off;
+    int32_t *lane_step;    /* current step of each lane */
+    int32_t *lane_pending; /* outstanding requests of each lane */
+    size_t *lane_tmp_cap;
+    char **lane_tmp; /* per lane temporary buffer */
+    int cap_lanes;
+    ompi_request_t **reqs;
+    int32_t *req_lane;
+    size_t cap_reqs;
+
+    /* Staging buffer for derived datatypes (packed to a predefined type). */
+    char *stage;
+    size_t cap_stage;
+} mca_coll_topo_module_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_topo_module_t);
+
+/* coll_topo_module.c */
+int mca_coll_topo_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_topo_comm_query(struct ompi_communicator_t *comm, int *priority);
+/* Resolve the communicator's topology and print its verbose line; called at
+ * the start of every collective (cheap after the first call). */
+void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm);
+/* The communicator's name for verbose lines. */
+const char *mca_coll_topo_comm_name(struct ompi_communicator_t *comm);
+/* Is rank 0 of comm to print at `level`? */
+bool mca_coll_topo_should_say(struct ompi_communicator_t *comm, int level);
+/* Verbose lines, printed once per (primitive, algorithm) and per reason. */
+void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                 topo_prim_t prim, const topo_algo_t *algo, const char *why);
+void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                topo_prim_t prim, const char *reason);
+/* The cached schedule of (prim, algo, root) for this rank, or NULL. */
+const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
+                                           struct ompi_communicator_t *comm,
+                                           const topo_algo_t *algo, const topo_gen_args_t *args);
+/* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error. */
+int mca_coll_topo_grow(void **buf, size_t *cap, size_t need);
+
+/* coll_topo_decide.c */
+/* The cheapest algorithm of args->prim that fits, or NULL if none does.
+ * `bytes` is the primitive's payload; *predicted is set in seconds.  Every
+ * rank computes the same answer (same inputs, same arithmetic). */
+const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                        const topo_gen_args_t *args, int commutative, size_t bytes,
+                                        double *predicted);
+
+/* coll_topo_exec_pml.c */
+/*
+ * Run schedule `s` of this rank over the PML.  `work` holds `count`
+ * elements of datatype `dt`, element i at work + i * extent (usually a
+ * predefined datatype; a derived one works too, its gaps are never written);
+ * the block layout comes from topo_block_layout(s, count, units).  `op`
+ * reduces incoming data (NULL for primitives that never reduce).  `tag` is
+ * the primitive's base tag, COLL_TOPO_TAG(prim, 0): lane l uses tag - l.
+ * Returns OMPI_SUCCESS or an Open MPI error code (PML errors are passed on).
+ */
+int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
+                       const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                       struct ompi_communicator_t *comm, int tag);
+
+/* coll_topo_<primitive>.c */
+int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,
+                                  struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_TOPO_H */

@@ -1,0 +1,329 @@
+/*
+ * coll/topo component: MCA parameters, open (version check, parsing of the
+ * parameters) and the component structure Open MPI loads.
+ */
+#include "ompi_config.h"
+
+/* The project's configure output (TOPO_HELP_DIR, TOPO_BUILD_OMPI_VERSION);
+ * defaults below keep a by-hand compile working. */
+#if defined(HAVE_TOPO_CONFIG_H)
+#include "topo_config.h"
+#elif defined(__has_include)
+#if __has_include("topo_config.h")
+#include "topo_config.h"
+#endif
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/util/show_help.h"
+#include "opal/util/proc.h"
+
+#include "coll_topo.h"
+
+#define TOPO_STR_(x) #x
+#define TOPO_STR(x) TOPO_STR_(x)
+#ifndef TOPO_BUILD_OMPI_VERSION
+/* The headers we compile against are the build-time release. */
+#define TOPO_BUILD_OMPI_VERSION \
+    TOPO_STR(OMPI_MAJOR_VERSION) "." TOPO_STR(OMPI_MINOR_VERSION) "." TOPO_STR(OMPI_RELEASE_VERSION)
+#endif
+#ifndef TOPO_HELP_DIR
+#define TOPO_HELP_DIR "" /* by-hand build: show_help searches its own dir */
+#endif
+
+/* The primitives we serve.  Serving another one is a row here, a fallback
+ * slot in coll_topo_module.c and its coll_topo_<prim>.c. */
+const mca_coll_topo_served_t mca_coll_topo_served[] = {
+    {TOPO_PRIM_ALLREDUCE, "allreduce_algorithm"},
+};
+const int mca_coll_topo_nserved =
+    (int)(sizeof(mca_coll_topo_served) / sizeof(mca_coll_topo_served[0]));
+
+static int topo_register(void);
+static int topo_open(void);
+static int topo_close(void);
+
+mca_coll_topo_component_t mca_coll_topo_component = {
+    .super =
+        {
+            .collm_version =
+                {
+                    MCA_COLL_BASE_VERSION_2_0_0,
+                    .mca_component_name = "topo",
+                    MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
+                    .mca_open_component = topo_open,
+                    .mca_close_component = topo_close,
+                    .mca_register_component_params = topo_register,
+                },
+            .collm_data =
+                {/* The component is checkpoint ready */
+                 MCA_BASE_METADATA_PARAM_CHECKPOINT},
+            .collm_init_query = mca_coll_topo_init_query,
+            .collm_comm_query = mca_coll_topo_comm_query,
+        },
+    .priority = 40,
+    .verbose = 0,
+    .segment_size = 1048576,
+    .alpha = 2e-6,
+    .beta = 1e-10,
+    .gamma = 2e-10,
+};
+
+/* "ring, recursive_doubling, rabenseifner" for `prim`, from the catalog.
+ * Returns a malloc'ed string (never NULL unless out of memory). */
+static char *valid_names(topo_prim_t prim)
+{
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    size_t len = 1;
+    for (int i = 0; i < n; i++) {
+        if (cat[i].prim == prim) {
+            len += strlen(cat[i].name) + 2;
+        }
+    }
+    char *s = malloc(len);
+    if (NULL == s) {
+        return NULL;
+    }
+    s[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (cat[i].prim == prim) {
+            if ('\0' != s[0]) {
+                strcat(s, ", ");
+            }
+            strcat(s, cat[i].name);
+        }
+    }
+    return s;
+}
+
+static int topo_register(void)
+{
+    mca_base_component_t *c = &mca_coll_topo_component.super.collm_version;
+
+    mca_coll_topo_component.priority = 40;
+    (void)mca_base_component_var_register(
+        c, "priority",
+        "Priority of the coll/topo component; the highest-priority module serves each "
+        "collective it provides (tuned is 30, so the default 40 takes over allreduce)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.priority);
+
+    mca_coll_topo_component.verbose = 0;
+    (void)mca_base_component_var_register(
+        c, "verbose",
+        "Explain decisions on stderr (rank 0 of each communicator, lines start with "
+        "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
+        "each primitive uses and why, and every fallback to the previous module; 2 = also "
+        "every candidate of the automatic decision with its predicted time",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.verbose);
+
+    mca_coll_topo_component.topology = "auto";
+    (void)mca_base_component_var_register(
+        c, "topology",
+        "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB "
+        "(dimensions row-major, the last varies fastest; a grid must have as many "
+        "positions as the communicator has ranks, else star is used for it).  "
+        "auto = star until topology discovery is implemented",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.topology);
+
+    for (int i = 0; i < mca_coll_topo_nserved; i++) {
+        topo_prim_t prim = mca_coll_topo_served[i].prim;
+        char *names = valid_names(prim);
+        char *help = NULL;
+        if (0 > asprintf(&help,
+                         "Algorithm of %s: auto (the cheapest under the cost model "
+                         "coll_topo_alpha/beta/gamma among those that fit the call) or one "
+                         "of: %s.  A forced algorithm that does not fit a call (for example "
+                         "one needing a commutative operation) hands that call to the "
+                         "previous module",
+                         topo_prim_name(prim), NULL != names ? names : "?")) {
+            help = NULL;
+        }
+        mca_coll_topo_component.algorithm[prim] = "auto";
+        (void)mca_base_component_var_register(
+            c, mca_coll_topo_served[i].param, NULL != help ? help : "Algorithm",
+            MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+            &mca_coll_topo_component.algorithm[prim]);
+        free(help);
+        free(names);
+    }
+
+    mca_coll_topo_component.segment_size = 1048576;
+    (void)mca_base_component_var_register(
+        c, "segment_size",
+        "Largest message in bytes: a transfer of a schedule bigger than this is sent as "
+        "several messages of at most this size (0 = never split)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.segment_size);
+
+    mca_coll_topo_component.alpha = 2e-6;
+    (void)mca_base_component_var_register(
+        c, "alpha",
+        "Cost model of the automatic decision: latency of one message, in seconds "
+        "(default 2e-6)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.alpha);
+    mca_coll_topo_component.beta = 1e-10;
+    (void)mca_base_component_var_register(
+        c, "beta",
+        "Cost model of the automatic decision: transfer time per byte on one port, in "
+        "seconds (default 1e-10 = 10 GB/s; ompi_info prints doubles with 6 decimals)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.beta);
+    mca_coll_topo_component.gamma = 2e-10;
+    (void)mca_base_component_var_register(
+        c, "gamma",
+        "Cost model of the automatic decision: time to reduce one byte, in seconds "
+        "(default 2e-10)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.gamma);
+
+    return OMPI_SUCCESS;
+}
+
+/*
+ * Messages about the job's configuration are the same in every process, so
+ * only the first process of the job shows them.  Outside a job (ompi_info)
+ * the name is invalid and the message is shown.
+ */
+static bool first_process(void)
+{
+    const opal_vpid_t vpid = OPAL_PROC_MY_NAME.vpid;
+    return 0 == vpid || OPAL_VPID_INVALID == vpid;
+}
+
+/* major.minor of a version string such as "4.1.4" or "Open MPI v4.1.4, ...";
+ * returns 0 on success. */
+static int major_minor(const char *s, int *major, int *minor)
+{
+    const char *p = s;
+    while ('\0' != *p && (*p < '0' || *p > '9')) {
+        p++;
+    }
+    return 2 == sscanf(p, "%d.%d", major, minor) ? 0 : -1;
+}
+
+/* Structure layouts of Open MPI's internals change between releases and the
+ * loader does not check: refuse to run against another major.minor. */
+static void check_runtime_version(void)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, bmaj, bmin, rmaj, rmin;
+
+    /* The library's own version (formatted inside libmpi at its build);
+     * callable before and during MPI_Init. */
+    if (MPI_SUCCESS != PMPI_Get_library_version(lib, &len)) {
+        lib[0] = '\0';
+    }
+    char *comma = strchr(lib, ',');
+    if (NULL != comma) {
+        *comma = '\0';
+    }
+    if (0 != major_minor(TOPO_BUILD_OMPI_VERSION, &bmaj, &bmin)) {
+        return; /* cannot tell; the build system always sets it */
+    }
+    if (0 != major_minor(lib, &rmaj, &rmin) || rmaj != bmaj || rmin != bmin) {
+        if (first_process()) {
+            opal_show_help(COLL_TOPO_HELP_FILE, "version-mismatch", true, TOPO_BUILD_OMPI_VERSION,
+                           '\0' != lib[0] ? lib : "(unknown)");
+        }
+        mca_coll_topo_component.disqualified = true;
+    }
+}
+
+/* Parsed at open; reported by mca_coll_topo_report_params. */
+static char topo_err[256];
+static bool algo_unknown[TOPO_PRIM_COUNT];
+
+static void parse_topology(void)
+{
+    mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    const char *value = NULL != c->topology ? c->topology : "auto";
+
+    topo_err[0] = '\0';
+    c->topo_valid = (TOPO_OK == topo_topology_parse(value, &c->topo, topo_err, sizeof(topo_err)));
+    if (!c->topo_valid) {
+        memset(&c->topo, 0, sizeof(c->topo));
+        c->topo.kind = TOPO_NET_STAR;
+    }
+}
+
+static void parse_algorithms(void)
+{
+    mca_coll_topo_component_t *c = &mca_coll_topo_component;
+
+    for (int i = 0; i < mca_coll_topo_nserved; i++) {
+        topo_prim_t prim = mca_coll_topo_served[i].prim;
+        const char *value = c->algorithm[prim];
+        c->forced[prim] = NULL;
+        algo_unknown[prim] = false;
+        if (NULL == value || '\0' == value[0] || 0 == strcmp(value, "auto")) {
+            continue;
+        }
+        c->forced[prim] = topo_catalog_find(prim, value);
+        algo_unknown[prim] = (NULL == c->forced[prim]);
+    }
+}
+
+/*
+ * Bad parameter values are reported at the first collective call, not at
+ * open: help messages sent during MPI_Init were often lost by mpirun
+ * ("ORTE_ERROR_LOG: Data unpack would read past end of buffer in file
+ * orte/util/show_help.c") on Open MPI 4.1.4.  The values are the same in
+ * every process of a job, so only its first process reports them.
+ */
+void mca_coll_topo_report_params(void)
+{
+    static bool done = false;
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+
+    if (done) {
+        return;
+    }
+    done = true;
+    if (!first_process()) {
+        return;
+    }
+    if (!c->topo_valid) {
+        opal_show_help(COLL_TOPO_HELP_FILE, "bad-topology", true,
+                       NULL != c->topology ? c->topology : "", topo_err);
+    }
+    for (int i = 0; i < mca_coll_topo_nserved; i++) {
+        topo_prim_t prim = mca_coll_topo_served[i].prim;
+        if (algo_unknown[prim]) {
+            char *names = valid_names(prim);
+            opal_show_help(COLL_TOPO_HELP_FILE, "unknown-algorithm", true,
+                           mca_coll_topo_served[i].param, c->algorithm[prim],
+                           NULL != names ? names : "?");
+            free(names);
+        }
+    }
+}
+
+static int topo_open(void)
+{
+    if ('\0' != TOPO_HELP_DIR[0]) {
+        (void)opal_show_help_add_dir(TOPO_HELP_DIR);
+    }
+    mca_coll_topo_component.disqualified = false;
+    check_runtime_version();
+    if (mca_coll_topo_component.disqualified) {
+        return OMPI_SUCCESS; /* init_query takes us out of selection */
+    }
+    parse_topology();
+    parse_algorithms();
+    return OMPI_SUCCESS;
+}
+
+static int topo_close(void)
+{
+    return OMPI_SUCCESS;
+}

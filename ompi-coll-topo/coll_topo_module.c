@@ -1,0 +1,330 @@
+/*
+ * coll/topo module: one per communicator.  comm_query creates it, enable
+ * saves the functions it replaces (its fallbacks) and makes every rank agree,
+ * and the caches it keeps (schedules, costs, scratch buffers) live until the
+ * communicator is freed.
+ */
+#include "ompi_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+#include "opal/util/show_help.h"
+
+#include "coll_topo.h"
+
+static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+static int topo_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+
+static void topo_module_construct(mca_coll_topo_module_t *m)
+{
+    memset((char *)m + sizeof(m->super), 0, sizeof(*m) - sizeof(m->super));
+}
+
+static void topo_module_destruct(mca_coll_topo_module_t *m)
+{
+    for (int p = 0; p < TOPO_PRIM_COUNT; p++) {
+        if (NULL != m->prev[p].module) {
+            OBJ_RELEASE(m->prev[p].module);
+            m->prev[p].module = NULL;
+        }
+    }
+    for (int i = 0; i < m->nscheds; i++) {
+        if (TOPO_OK == m->scheds[i].rc) {
+            topo_sched_free(&m->scheds[i].sched);
+        }
+    }
+    free(m->scheds);
+    free(m->costs);
+    free(m->said_algo);
+    for (int i = 0; i < m->nsaid_reasons; i++) {
+        free(m->said_reasons[i]);
+    }
+    free(m->said_reasons);
+    free(m->off);
+    free(m->lane_step);
+    free(m->lane_pending);
+    for (int l = 0; l < m->cap_lanes; l++) {
+        free(m->lane_tmp[l]);
+    }
+    free(m->lane_tmp);
+    free(m->lane_tmp_cap);
+    free(m->reqs);
+    free(m->req_lane);
+    free(m->stage);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_topo_module_t, mca_coll_base_module_t, topo_module_construct,
+                   topo_module_destruct);
+
+int mca_coll_topo_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    (void)enable_progress_threads;
+    (void)enable_mpi_threads;
+    return mca_coll_topo_component.disqualified ? OMPI_ERR_NOT_AVAILABLE : OMPI_SUCCESS;
+}
+
+mca_coll_base_module_t *mca_coll_topo_comm_query(struct ompi_communicator_t *comm, int *priority)
+{
+    if (mca_coll_topo_component.disqualified || mca_coll_topo_component.priority < 0 ||
+        OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2) {
+        return NULL;
+    }
+    mca_coll_topo_module_t *m = OBJ_NEW(mca_coll_topo_module_t);
+    if (NULL == m) {
+        return NULL;
+    }
+    *priority = mca_coll_topo_component.priority;
+    m->super.coll_module_enable = topo_module_enable;
+    m->super.coll_module_disable = topo_module_disable;
+    m->super.coll_allreduce = mca_coll_topo_allreduce_intra;
+    return &m->super;
+}
+
+/* Save the function and module that served `prim` before us. */
+static void save_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                          topo_prim_t prim)
+{
+    mca_coll_topo_fallback_t *f = &m->prev[prim];
+    switch (prim) {
+    case TOPO_PRIM_ALLREDUCE:
+        f->fn.allreduce = comm->c_coll->coll_allreduce;
+        f->module = comm->c_coll->coll_allreduce_module;
+        break;
+    default:
+        f->fn.any = NULL;
+        f->module = NULL;
+        break;
+    }
+    if (NULL == f->fn.any || NULL == f->module) {
+        f->fn.any = NULL;
+        f->module = NULL;
+        return;
+    }
+    OBJ_RETAIN(f->module);
+}
+
+static void drop_fallbacks(mca_coll_topo_module_t *m)
+{
+    for (int p = 0; p < TOPO_PRIM_COUNT; p++) {
+        if (NULL != m->prev[p].module) {
+            OBJ_RELEASE(m->prev[p].module);
+        }
+        m->prev[p].module = NULL;
+        m->prev[p].fn.any = NULL;
+    }
+}
+
+static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_topo_module_t *m = (mca_coll_topo_module_t *)module;
+    static bool said_no_fallback = false;
+    int ok = 1, ncat;
+
+    (void)topo_catalog(&ncat);
+    for (int i = 0; i < mca_coll_topo_nserved; i++) {
+        topo_prim_t prim = mca_coll_topo_served[i].prim;
+        save_fallback(m, comm, prim);
+        if (NULL == m->prev[prim].fn.any) {
+            /* Every rank has the same component list, so every rank ends
+             * up here: no agreement is needed to back out. */
+            if (!said_no_fallback) {
+                said_no_fallback = true;
+                opal_show_help(COLL_TOPO_HELP_FILE, "no-fallback", true, topo_prim_name(prim));
+            }
+            drop_fallbacks(m);
+            return OMPI_ERR_NOT_AVAILABLE;
+        }
+    }
+
+    m->said_algo = calloc((size_t)TOPO_PRIM_COUNT * (size_t)(ncat > 0 ? ncat : 1), 1);
+    if (NULL == m->said_algo) {
+        ok = 0;
+    }
+
+    /* Agree: if one rank backed out while the others installed us, ranks
+     * would run different algorithms and hang.  The saved allreduce is the
+     * previous module's, so this does not depend on us. */
+    mca_coll_topo_fallback_t *ar = &m->prev[TOPO_PRIM_ALLREDUCE];
+    int rc = ar->fn.allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm, ar->module);
+    if (OMPI_SUCCESS != rc || !ok) {
+        free(m->said_algo);
+        m->said_algo = NULL;
+        drop_fallbacks(m);
+        return OMPI_SUCCESS != rc ? rc : OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    m->enabled = true;
+    return OMPI_SUCCESS;
+}
+
+/* Called once per function slot we occupy: only flag; the destructor frees. */
+static int topo_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    (void)comm;
+    ((mca_coll_topo_module_t *)module)->enabled = false;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Topology and verbose output                                         */
+
+const char *mca_coll_topo_comm_name(struct ompi_communicator_t *comm)
+{
+    return '\0' != comm->c_name[0] ? comm->c_name : "(unnamed)";
+}
+
+bool mca_coll_topo_should_say(struct ompi_communicator_t *comm, int level)
+{
+    return mca_coll_topo_component.verbose >= level && 0 == ompi_comm_rank(comm);
+}
+
+void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (OPAL_LIKELY(m->topo_ready)) {
+        return;
+    }
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    const int size = ompi_comm_size(comm);
+
+    mca_coll_topo_report_params();
+    const char *value = NULL != c->topology ? c->topology : "auto";
+
+    m->topo = c->topo;
+    if (!c->topo_valid) {
+        snprintf(m->topo_source, sizeof(m->topo_source), "coll_topo_topology is malformed: star");
+    } else if (TOPO_NET_AUTO == m->topo.kind) {
+        /* Topology discovery is not implemented yet. */
+        memset(&m->topo, 0, sizeof(m->topo));
+        m->topo.kind = TOPO_NET_STAR;
+        snprintf(m->topo_source, sizeof(m->topo_source), "auto: star");
+    } else {
+        int n = topo_topology_size(&m->topo);
+        if (0 != n && n != size) {
+            if (0 == ompi_comm_rank(comm)) {
+                opal_show_help(COLL_TOPO_HELP_FILE, "topology-size-mismatch", true, value, n,
+                               mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size);
+            }
+            memset(&m->topo, 0, sizeof(m->topo));
+            m->topo.kind = TOPO_NET_STAR;
+            snprintf(m->topo_source, sizeof(m->topo_source),
+                     "coll_topo_topology does not fit %d ranks: star", size);
+        } else {
+            snprintf(m->topo_source, sizeof(m->topo_source), "coll_topo_topology");
+        }
+    }
+    topo_topology_format(&m->topo, m->topo_name, sizeof(m->topo_name));
+    m->topo_ready = true;
+
+    if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
+        fprintf(stderr, "coll:topo: comm %s (cid %u, %d ranks): topology %s (from %s)\n",
+                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size, m->topo_name,
+                m->topo_source);
+        fflush(stderr);
+    }
+}
+
+void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                 topo_prim_t prim, const topo_algo_t *algo, const char *why)
+{
+    int ncat;
+    const topo_algo_t *cat = topo_catalog(&ncat);
+    ptrdiff_t idx = algo - cat;
+    if (NULL == m->said_algo || idx < 0 || idx >= ncat) {
+        return;
+    }
+    unsigned char *said = &m->said_algo[(size_t)prim * (size_t)ncat + (size_t)idx];
+    if (*said) {
+        return;
+    }
+    *said = 1;
+    if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
+        fprintf(stderr, "coll:topo: comm %s (cid %u): %s uses %s (%s)\n",
+                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(prim),
+                algo->name, why);
+        fflush(stderr);
+    }
+}
+
+void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                topo_prim_t prim, const char *reason)
+{
+    if (!mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
+        return;
+    }
+    /* Reasons are kept per primitive: "allreduce: <reason>". */
+    char key[320];
+    snprintf(key, sizeof(key), "%s: %s", topo_prim_name(prim), reason);
+    for (int i = 0; i < m->nsaid_reasons; i++) {
+        if (0 == strcmp(m->said_reasons[i], key)) {
+            return;
+        }
+    }
+    if (m->nsaid_reasons == m->cap_said_reasons) {
+        int cap = m->cap_said_reasons ? 2 * m->cap_said_reasons : 8;
+        char **r = realloc(m->said_reasons, (size_t)cap * sizeof(*r));
+        if (NULL == r) {
+            return;
+        }
+        m->said_reasons = r;
+        m->cap_said_reasons = cap;
+    }
+    char *dup = strdup(key);
+    if (NULL == dup) {
+        return;
+    }
+    m->said_reasons[m->nsaid_reasons++] = dup;
+    fprintf(stderr, "coll:topo: comm %s (cid %u): %s falls back to the previous module (%s)\n",
+            mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(prim),
+            reason);
+    fflush(stderr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Caches                                                              */
+
+int mca_coll_topo_grow(void **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) {
+        return OMPI_SUCCESS;
+    }
+    size_t n = *cap ? *cap : 64;
+    while (n < need) {
+        n = n > SIZE_MAX / 2 ? need : 2 * n;
+    }
+    void *p = realloc(*buf, n);
+    if (NULL == p) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *buf = p;
+    *cap = n;
+    return OMPI_SUCCESS;
+}
+
+const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
+                                           struct ompi_communicator_t *comm,
+                                           const topo_algo_t *algo, const topo_gen_args_t *args)
+{
+    (void)comm;
+    for (int i = 0; i < m->nscheds; i++) {
+        mca_coll_topo_sched_entry_t *e = &m->scheds[i];
+        if (e->algo == algo && e->root == args->root) {
+            return TOPO_OK == e->rc ? &e->sched : NULL;
+        }
+    }
+    if (m->nscheds == m->cap_scheds) {
+        size_t cap = (size_t)m->cap_scheds * sizeof(*m->scheds);
+        if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&m->scheds, &cap,
+                                               (size_t)(m->nscheds + 1) * sizeof(*m->scheds))) {
+            return NULL;
+        }
+        m->cap_scheds = (int)(cap / sizeof(*m->scheds));
+    }
+    mca_coll_topo_sched_entry_t *e = &m->scheds[m->nscheds++];
+    memset(e, 0, sizeof(*e));
+    e->algo = algo;
+    e->root = args->root;
+    e->rc = topo_algo_generate(algo, args, &e->sched);
+    return TOPO_OK == e->rc ? &e->sched : NULL;
+}

@@ -1,0 +1,180 @@
+/*
+ * Bucket allreduce: dimension-decomposed ring on a k-D torus or open line
+ * (bucket brigade) on a k-D mesh (seed 000 sec. 3.1, 3.4, 4.2; Swing
+ * sec. 2.3, shared/notes/swing-trivance-bfb-digest.md 4.2).
+ *
+ * A lane reduce-scatters along its dimensions one after the other, then
+ * allgathers in the reverse order.  Each RS phase splits the range the rank
+ * holds into d_i chunks and leaves it one of them, so with N = prod d_i the
+ * lane's N blocks are indexed in mixed radix over its dimension order (the
+ * first dimension is the most significant digit) and every chunk is one
+ * contiguous run of blocks.  Phases: d_i - 1 steps each, 2 sum(d_i - 1) in
+ * all; the bytes telescope to 2 (N-1)/N of the lane's share (seed 000
+ * sec. 3.4).
+ *
+ * Multiport: the vector is split evenly over several lanes that run
+ * concurrently, each starting at a different dimension (the digest's "2D
+ * bucket instances ... each starting at a different dimension and
+ * direction"): on a periodic dimension two lanes, one running every ring
+ * in + direction and one in - direction; on a mesh dimension one lane,
+ * whose open lines already use both directions.  On a square torus the
+ * lanes are then in different dimensions and directions at every step, so
+ * each directed link carries one message per step.  On unequal dimensions
+ * the lanes drift into the same dimension now and then (Swing sec. 5.2
+ * pads phases to d_max instead; we do not, the step count stays
+ * 2 sum(d_i - 1)).  Dimensions of size 1 take no steps.
+ *
+ * Ring phase (d-ring, rank at virtual position v, the next rank in the
+ * lane's direction at v + 1): Patarasuk-Yuan on chunks, as algo_ring.c.
+ * Line phase (open line of d ranks, position c): partial sums for chunk j
+ * flow towards position j from both ends; position c sends chunk d-t+c
+ * right and chunk c+t-d left at step t (when they exist), so every rank
+ * sends at most one chunk each way per step, d - 1 chunks in all, and all
+ * streams arrive at step d - 1.  The allgather sends chunk c-t+1 right and
+ * c+t-1 left.
+ *
+ * Combination order: rings are cyclic and lanes take the dimensions in
+ * different orders, so commutative operations only.  Only grid topologies
+ * whose size is the communicator's (catalog flag TOPO_ALG_GRID); on a star
+ * a dimension-decomposed ring is a plain ring and the generator refuses.
+ */
+#include "algo.h"
+
+#include <string.h>
+
+typedef struct {
+    topo_sched_t *s;
+    const topo_topology_t *t;
+    int c[TOPO_MAX_DIMS]; /* this rank's coordinates */
+} bucket_t;
+
+/* The rank `delta` steps along `dim` (wrapping). */
+static int along(const bucket_t *b, int dim, int delta)
+{
+    int e[TOPO_MAX_DIMS], n = b->t->dims[dim];
+    memcpy(e, b->c, sizeof(e));
+    e[dim] = ((e[dim] + delta) % n + n) % n;
+    return topo_topology_rank(b->t, e);
+}
+
+/* One phase along `dim` over the chunks lo + k * stride (k < d), each
+ * `stride` blocks.  rs: reduce-scatter, returning the chunk kept; else
+ * allgather, starting from that same chunk. */
+static int ring_phase(const bucket_t *b, int dim, int dir, int lo, int stride, int rs)
+{
+    const int d = b->t->dims[dim], c = b->c[dim];
+    const int v = dir > 0 ? c : d - 1 - c;
+    const int right = along(b, dim, dir), left = along(b, dim, -dir);
+    for (int t = 1; t < d; t++) {
+        topo_sched_step(b->s);
+        int out = rs ? v - t + 1 : v - t + 2, in = rs ? v - t : v - t + 1;
+        topo_sched_send(b->s, right, lo + ((out % d + d) % d) * stride, stride);
+        topo_sched_recv(b->s, left, rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY,
+                        lo + ((in % d + d) % d) * stride, stride);
+    }
+    return (v + 1) % d;
+}
+
+static int line_phase(const bucket_t *b, int dim, int lo, int stride, int rs)
+{
+    const int d = b->t->dims[dim], c = b->c[dim];
+    const int has_right = (c < d - 1), has_left = (c > 0);
+    const int right = has_right ? along(b, dim, 1) : -1, left = has_left ? along(b, dim, -1) : -1;
+    for (int t = 1; t < d; t++) {
+        topo_sched_step(b->s);
+        if (rs) {
+            if (has_right && t >= c + 1) {
+                topo_sched_send(b->s, right, lo + (d - t + c) * stride, stride);
+            }
+            if (has_left && t >= d - c) {
+                topo_sched_send(b->s, left, lo + (c + t - d) * stride, stride);
+            }
+            /* from the left first: it covers lower coordinates */
+            if (has_left && t >= c) {
+                topo_sched_recv(b->s, left, TOPO_XFER_RECV_REDUCE, lo + (d - t + c - 1) * stride,
+                                stride);
+            }
+            if (has_right && t >= d - c - 1) {
+                topo_sched_recv(b->s, right, TOPO_XFER_RECV_REDUCE_POST,
+                                lo + (c + 1 + t - d) * stride, stride);
+            }
+        } else {
+            if (has_right && t <= c + 1) {
+                topo_sched_send(b->s, right, lo + (c - t + 1) * stride, stride);
+            }
+            if (has_left && t <= d - c) {
+                topo_sched_send(b->s, left, lo + (c + t - 1) * stride, stride);
+            }
+            if (has_left && t <= c) {
+                topo_sched_recv(b->s, left, TOPO_XFER_RECV_COPY, lo + (c - t) * stride, stride);
+            }
+            if (has_right && t <= d - c - 1) {
+                topo_sched_recv(b->s, right, TOPO_XFER_RECV_COPY, lo + (c + t) * stride, stride);
+            }
+        }
+    }
+    return c;
+}
+
+/* One lane over blocks [base, base + N): dimensions order[0..m-1]. */
+static void bucket_lane(const bucket_t *b, const int *order, int m, int dir, int base)
+{
+    int stride[TOPO_MAX_DIMS], lo[TOPO_MAX_DIMS + 1];
+    topo_sched_lane(b->s);
+    stride[m - 1] = 1;
+    for (int q = m - 2; q >= 0; q--) {
+        stride[q] = stride[q + 1] * b->t->dims[order[q + 1]];
+    }
+    lo[0] = base;
+    for (int q = 0; q < m; q++) {
+        int dim = order[q];
+        int own = b->t->periodic[dim] ? ring_phase(b, dim, dir, lo[q], stride[q], 1)
+                                      : line_phase(b, dim, lo[q], stride[q], 1);
+        lo[q + 1] = lo[q] + own * stride[q];
+    }
+    for (int q = m - 1; q >= 0; q--) {
+        int dim = order[q];
+        if (b->t->periodic[dim]) {
+            ring_phase(b, dim, dir, lo[q], stride[q], 0);
+        } else {
+            line_phase(b, dim, lo[q], stride[q], 0);
+        }
+    }
+}
+
+int topo_gen_allreduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    const topo_topology_t *t = a->topo;
+    const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
+    if (!grid || topo_topology_size(t) != a->size) {
+        /* not a candidate (catalog: TOPO_ALG_GRID); never a silent ring */
+        topo_sched_init(s, a->size, a->rank, 1);
+        return TOPO_ENOTSUP;
+    }
+    int act[TOPO_MAX_DIMS], m = 0, nlanes = 0;
+    for (int i = 0; i < t->ndims; i++) {
+        if (t->dims[i] > 1) {
+            act[m++] = i;
+            nlanes += t->periodic[i] ? 2 : 1;
+        }
+    }
+    const int n = a->size;
+    topo_sched_init(s, n, a->rank, nlanes > 0 ? nlanes * n : 1);
+    bucket_t b;
+    memset(&b, 0, sizeof(b));
+    b.s = s;
+    b.t = t;
+    topo_topology_coords(t, a->rank, b.c);
+    int lane = 0;
+    for (int k = 0; k < m; k++) {
+        int order[TOPO_MAX_DIMS];
+        for (int q = 0; q < m; q++) {
+            order[q] = act[(k + q) % m];
+        }
+        for (int dir = 1; dir >= (t->periodic[act[k]] ? -1 : 1); dir -= 2) {
+            bucket_lane(&b, order, m, dir, lane * n);
+            lane++;
+        }
+    }
+    return topo_sched_finish(s);
+}

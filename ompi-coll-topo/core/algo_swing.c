@@ -1,0 +1,656 @@
+/*
+ * Swing allreduce (seed 004; shared/notes/swing-trivance-bfb-digest.md
+ * part 1), latency-optimal (swing_lat) and bandwidth-optimal (swing_bw).
+ *
+ * Peers (Swing eq. 2, with the digest's corrections): on a ring of m nodes,
+ * rho(s) = sum_{i<=s} (-2)^i = 1, -1, 3, -5, 11, ...; at step s an even node
+ * r talks to r + rho(s) and an odd one to r - rho(s) (mod m).  For even m
+ * this is a perfect matching at every step (rho is odd).
+ *
+ * Geometry: a torus or mesh whose size is the communicator's gives the
+ * dimensions (row-major coordinates); anything else is one ring of `size`
+ * ranks.  Multiport (sec. 4.1): the vector is cut into 2D parts, one lane
+ * each: D plain collectives, collective j starting in the j-th dimension,
+ * and D mirrored ones (rho negated, i.e. the plain algorithm conjugated by
+ * the reflection c -> -c of each ring).  A lane takes its steps round-robin
+ * over the dimensions that still have steps left (sec. 4.2, digest 1.6), so
+ * on unequal tori the lanes end up sharing the long dimension.  Dimensions
+ * of size 1 have no steps; on dimensions of size 2 plain and mirrored talk
+ * to the same neighbour, which is still correct (only the port use
+ * differs).
+ *
+ * swing_bw: reduce-scatter then allgather.  Each lane's part has one block
+ * per rank, indexed by position tuples of the Cartesian product of the
+ * dimensions, so one step in dimension k moves (the 1-D set of dimension k)
+ * x (the live sets of the other dimensions).  The live set of a ring node
+ * after a step is its own block plus every block it still has to send; a
+ * product of correct 1-D reduce-scatters composed this way is correct, and
+ * the allgather is the exact time reverse of the reduce-scatter (every
+ * transfer reversed, receive-reduce becoming receive-copy).  The 1-D
+ * reduce-scatter on a ring of d nodes:
+ *  - d a power of two: digest 1.3 (the corrected Listing 1): at step s node
+ *    r sends S(r,s) = {q} + R(q, s+1), q = pi(r,s), where R(x,t) is every
+ *    node x reaches through steps t..L-1; it keeps its own block and what
+ *    it will send later; sizes halve.
+ *  - d even, not a power of two: L = ceil(log2 d) steps of the same
+ *    pattern, where a block that appears in several of a node's S(r,s) is
+ *    sent only at its latest step (sec. 3.2, App. A.2; digest 1.5:
+ *    keep-latest; keep-earliest is wrong), and a node never sends its own
+ *    block: for some sizes (10, 18, 20, 34..42, 66..84, 130, ...) the
+ *    literal S(r,s) contains r itself (a path of later steps leads back to
+ *    r), and r's own contribution is already where it belongs.  Every node
+ *    then sends each other block exactly once (p-1 blocks in all, Psi = 1);
+ *    step sizes do not halve (p = 10: 2, 4, 2, 1 blocks).
+ *  - d odd (the paper's sketch, sec. 3.2 and fig. 3, completed here): the
+ *    even algorithm runs on the first m = d-1 nodes, and the extra node
+ *    x = d-1 exchanges single blocks directly: with each core node c, once,
+ *    at a step chosen below, x sends c its contribution to block c and c
+ *    sends x its contribution to block x (each a receive-reduce); in the
+ *    allgather, in the mirrored step, x returns c's finished block x and
+ *    gets back c's finished block c.  Neither block is touched by the even
+ *    algorithm at that time (c never sends its own block c, and block x is
+ *    outside the even algorithm), so any step works.  x contacts, nearest
+ *    first (0, m-1, 1, m-2, ...), as many core nodes at step t as a core
+ *    node sends blocks at step t, the last step the rest (d = 7: 2, 2, 2;
+ *    the paper's 3, 2, 1 would make x send more than anyone at step 0), so
+ *    in any step no node sends more than a core node plus one block.
+ *    Cost: L = ceil(log2(d-1)) steps each way (for d = 2^k + 1 one step
+ *    fewer than ceil(log2 d), since x posts several messages per step);
+ *    every node sends d-1 blocks in all (the optimum), and the per-step
+ *    maximum is one block (n/d) above the even algorithm's in each step,
+ *    at most 2L/d in all (the paper says +1/p).  Folding instead would
+ *    add two whole-vector steps.
+ * The block order inside a dimension follows the digest's laminar order
+ * (the step tree of node 0), so for powers of two every 1-D set is one
+ * contiguous range and a lane's transfers are boxes of few ranges; any
+ * order is correct, other sizes just get more ranges.
+ *
+ * swing_lat: at every step each lane exchanges its whole part with the
+ * same peers (sec. 3.1.2).  Whole-part exchange double-counts at sizes that
+ * are not powers of two, so every dimension that is not a power of two is
+ * first folded onto the largest power of two (algo.h, seed 001 B.3), one
+ * fold-in step per such dimension before the Swing steps and one fold-out
+ * step after (mirrored lanes fold the reflected ring, so they use the other
+ * links).  A rank that sits out in one dimension sits out entirely: its
+ * partners in the other dimensions share that coordinate and sit out too.
+ *
+ * Swing combines partial results of cyclic (not linear) rank intervals:
+ * commutative operations only (digest 1.3 note).
+ */
+#include "algo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the 1-D pattern ------------------------------------------------- */
+
+static long long rho(int s)
+{
+    long long r = 0, t = 1;
+    for (int i = 0; i <= s; i++, t *= -2) {
+        r += t;
+    }
+    return r;
+}
+
+/* Plain Swing peer of r at step s on a ring of m (even, or 1) nodes;
+ * sign -1 gives the mirrored peer. */
+static int swing_peer(int m, int r, int s, int sign)
+{
+    long long d = rho(s) % m * sign;
+    long long q = (r % 2 ? r - d : r + d) % m;
+    return (int)(q < 0 ? q + m : q);
+}
+
+static int ceil_log2(int m)
+{
+    int l = 0;
+    while ((1ll << l) < m) {
+        l++;
+    }
+    return l;
+}
+
+/* One transfer of a ring node: to or from `peer`, a set of block positions
+ * given as runs [run0, run0 + nrun) of ring_t.runs. */
+typedef struct {
+    int peer, recv, run0, nrun;
+} rxfer_t;
+
+/* The 1-D reduce-scatter seen by one node of a ring of d nodes, in one
+ * orientation.  Blocks are named by their position in the block order. */
+typedef struct {
+    int d, m, x, L, err;
+    int *order, *pos; /* position -> ring node, and back */
+    int *xf0;         /* step t: xf[xf0[t] .. xf0[t+1]) */
+    rxfer_t *xf;
+    int nxf, capxf;
+    int *lv0; /* live set after t steps: runs lv0[t] .. lv0[t+1] */
+    topo_range_t *runs;
+    int nruns, capruns;
+    /* scratch */
+    int *buf, *stamp, *sx, *tmp, stamp_id;
+} ring_t;
+
+static void *grow(ring_t *g, void *p, int n, int *cap, size_t elem)
+{
+    if (n < *cap) {
+        return p;
+    }
+    int ncap = *cap ? 2 * *cap : 16;
+    void *q = realloc(p, (size_t)ncap * elem);
+    if (NULL == q) {
+        g->err = TOPO_ENOMEM;
+        return p;
+    }
+    *cap = ncap;
+    return q;
+}
+
+/* Append the distinct positions v[0..n) (any order) as sorted runs;
+ * returns the number of runs.  Sorts v in place. */
+static int add_runs(ring_t *g, int *v, int n)
+{
+    int start = g->nruns;
+    if (n <= 32) { /* short sets: insertion sort */
+        for (int i = 1; i < n; i++) {
+            int e = v[i], j = i - 1;
+            while (j >= 0 && v[j] > e) {
+                v[j + 1] = v[j];
+                j--;
+            }
+            v[j + 1] = e;
+        }
+    } else { /* long sets: mark and sweep the span */
+        g->stamp_id++;
+        int lo = g->d, hi = -1;
+        for (int i = 0; i < n; i++) {
+            g->stamp[v[i]] = g->stamp_id;
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+        n = 0;
+        for (int e = lo; e <= hi; e++) {
+            if (g->stamp[e] == g->stamp_id) {
+                v[n++] = e;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (g->nruns > start && g->runs[g->nruns - 1].first + g->runs[g->nruns - 1].count == v[i]) {
+            g->runs[g->nruns - 1].count++;
+            continue;
+        }
+        g->runs = grow(g, g->runs, g->nruns, &g->capruns, sizeof(*g->runs));
+        if (g->err) {
+            return 0;
+        }
+        g->runs[g->nruns].first = v[i];
+        g->runs[g->nruns].count = 1;
+        g->nruns++;
+    }
+    return g->nruns - start;
+}
+
+static void add_xfer(ring_t *g, int peer, int recv, int n)
+{
+    if (0 == n) {
+        return; /* both ends compute the same empty set and skip it */
+    }
+    g->xf = grow(g, g->xf, g->nxf, &g->capxf, sizeof(*g->xf));
+    if (g->err) {
+        return;
+    }
+    rxfer_t *x = &g->xf[g->nxf++];
+    x->peer = peer;
+    x->recv = recv;
+    x->run0 = g->nruns;
+    x->nrun = add_runs(g, g->tmp, n);
+}
+
+/* Every node x reaches through steps t..L-1 (digest 1.3, R(x,t)), with
+ * repetitions, appended to g->buf. */
+static void reach(ring_t *g, int x, int t, int *n)
+{
+    for (int s = t; s < g->L; s++) {
+        int q = swing_peer(g->m, x, s, 1);
+        g->buf[(*n)++] = q;
+        reach(g, q, s + 1, n);
+    }
+}
+
+/* S(x,t) = {q} + R(q,t+1), q = pi(x,t), into g->buf; returns its length. */
+static int send_multiset(ring_t *g, int x, int t)
+{
+    int n = 0, q = swing_peer(g->m, x, t, 1);
+    g->buf[n++] = q;
+    reach(g, q, t + 1, &n);
+    return n;
+}
+
+/* Core node x's deduplicated send set at step t, as positions in out:
+ * keep-latest (the blocks of S(x,t) that are in no S(x,t'), t' > t), and
+ * never x's own block (see the header). */
+static int send_set(ring_t *g, int x, int t, int *out)
+{
+    g->stamp_id++;
+    for (int u = t + 1; u < g->L; u++) {
+        int n = send_multiset(g, x, u);
+        for (int i = 0; i < n; i++) {
+            g->stamp[g->buf[i]] = g->stamp_id;
+        }
+    }
+    int n = send_multiset(g, x, t), k = 0;
+    for (int i = 0; i < n; i++) {
+        int b = g->buf[i];
+        if (g->stamp[b] != g->stamp_id && b != x) {
+            g->stamp[b] = g->stamp_id; /* also drops repeats within S(x,t) */
+            out[k++] = g->pos[b];
+        }
+    }
+    return k;
+}
+
+/* The block order: the step tree of node 0 (digest 1.3, laminar for powers
+ * of two), first occurrences, then the extra node. */
+static void tree_order(ring_t *g, int r, int s, int *n)
+{
+    if (s + 1 >= g->L) {
+        if (g->pos[r] < 0) {
+            g->pos[r] = *n;
+            g->order[(*n)++] = r;
+        }
+        return;
+    }
+    tree_order(g, r, s + 1, n);
+    tree_order(g, swing_peer(g->m, r, s + 1, 1), s + 1, n);
+}
+
+static void ring_free(ring_t *g)
+{
+    free(g->order);
+    free(g->pos);
+    free(g->xf0);
+    free(g->xf);
+    free(g->lv0);
+    free(g->runs);
+    free(g->buf);
+    free(g->stamp);
+    free(g->sx);
+    free(g->tmp);
+    memset(g, 0, sizeof(*g));
+}
+
+/* Build node a's 1-D reduce-scatter on a ring of d nodes; mirror conjugates
+ * the plain algorithm by the reflection phi(c) = -c mod m of the core. */
+static int ring_build(ring_t *g, int d, int a, int mirror)
+{
+    memset(g, 0, sizeof(*g));
+    g->d = d;
+    g->m = d > 1 && d % 2 ? d - 1 : d;
+    g->x = d > 1 && d % 2 ? d - 1 : -1;
+    g->L = ceil_log2(g->m);
+    const int m = g->m, x = g->x, L = g->L;
+    g->order = malloc(sizeof(int) * (size_t)d);
+    g->pos = malloc(sizeof(int) * (size_t)d);
+    g->xf0 = malloc(sizeof(int) * (size_t)(L + 1));
+    g->lv0 = malloc(sizeof(int) * (size_t)(L + 2));
+    g->buf = malloc(sizeof(int) * (size_t)(m + 1));
+    g->stamp = calloc((size_t)d, sizeof(int));
+    g->sx = malloc(sizeof(int) * (size_t)d);
+    g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
+    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || !g->stamp || !g->sx || !g->tmp) {
+        return TOPO_ENOMEM;
+    }
+    int n = 0;
+    for (int c = 0; c < d; c++) {
+        g->pos[c] = -1;
+    }
+    tree_order(g, 0, -1, &n);
+    for (int c = 0; c < d; c++) { /* the extra node, and any node missed */
+        if (g->pos[c] < 0) {
+            g->pos[c] = n;
+            g->order[n++] = c;
+        }
+    }
+    /* The extra node's contact step with each core node, nearest first:
+     * at step t as many as a core node sends blocks at step t (node 0's
+     * count; all core nodes send alike), the last step the rest (one more),
+     * so x sends no more than a contacted core node in any step. */
+    if (x >= 0) {
+        for (int k = 0, t = 0, now = 0, quota = L > 1 ? send_set(g, 0, 0, g->tmp) : m; k < m; k++) {
+            int c = k % 2 ? m - 1 - k / 2 : k / 2;
+            while (now == quota) {
+                now = 0;
+                t++;
+                quota = t == L - 1 ? m - k : send_set(g, 0, t, g->tmp);
+            }
+            g->sx[c] = t;
+            now++;
+        }
+    }
+    /* Work as the plain node phi(a); peers are mapped back by phi. */
+    const int me = (mirror && a != x) ? (m - a) % m : a;
+#define PHI(c) ((mirror && (c) != x) ? (m - (c)) % m : (c))
+    for (int t = 0; t < L && !g->err; t++) {
+        g->xf0[t] = g->nxf;
+        if (me == x) {
+            for (int c = 0; c < m; c++) {
+                if (g->sx[c] == t) {
+                    g->tmp[0] = g->pos[c];
+                    add_xfer(g, PHI(c), 0, 1);
+                    g->tmp[0] = g->pos[x];
+                    add_xfer(g, PHI(c), 1, 1);
+                }
+            }
+            continue;
+        }
+        int q = swing_peer(m, me, t, 1);
+        add_xfer(g, PHI(q), 0, send_set(g, me, t, g->tmp));
+        add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
+        if (x >= 0 && g->sx[me] == t) {
+            g->tmp[0] = g->pos[x];
+            add_xfer(g, x, 0, 1);
+            g->tmp[0] = g->pos[me];
+            add_xfer(g, x, 1, 1);
+        }
+    }
+#undef PHI
+    g->xf0[L] = g->nxf;
+    /* Live sets: before any step everything; after step t the own block,
+     * what is still to be sent, and (core nodes) block x until handed over. */
+    for (int t = -1; t < L && !g->err; t++) {
+        g->lv0[t + 1] = g->nruns;
+        int k = 0;
+        if (t < 0) {
+            for (int c = 0; c < d; c++) {
+                g->tmp[k++] = c;
+            }
+        } else if (me == x) {
+            g->tmp[k++] = g->pos[x];
+            for (int c = 0; c < m; c++) {
+                if (g->sx[c] > t) {
+                    g->tmp[k++] = g->pos[c];
+                }
+            }
+        } else {
+            g->tmp[k++] = g->pos[me];
+            if (x >= 0 && g->sx[me] > t) {
+                g->tmp[k++] = g->pos[x];
+            }
+            for (int u = t + 1; u < L; u++) {
+                k += send_set(g, me, u, g->tmp + k);
+            }
+        }
+        add_runs(g, g->tmp, k);
+    }
+    g->lv0[L + 1] = g->nruns;
+    return g->err;
+}
+
+/* --- geometry and lanes ----------------------------------------------- */
+
+typedef struct {
+    int nd, D; /* dimensions, and those of size > 1 */
+    int dims[TOPO_MAX_DIMS], coords[TOPO_MAX_DIMS];
+    int start[TOPO_MAX_DIMS];    /* the dimensions of size > 1, in order */
+    const topo_topology_t *grid; /* NULL: one ring of `size` ranks */
+} geom_t;
+
+static void geom_init(geom_t *g, const topo_gen_args_t *a)
+{
+    memset(g, 0, sizeof(*g));
+    const topo_topology_t *t = a->topo;
+    if ((t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) &&
+        topo_topology_size(t) == a->size) {
+        g->grid = t;
+        g->nd = t->ndims;
+        memcpy(g->dims, t->dims, sizeof(int) * (size_t)t->ndims);
+        topo_topology_coords(t, a->rank, g->coords);
+    } else {
+        g->nd = 1;
+        g->dims[0] = a->size;
+        g->coords[0] = a->rank;
+    }
+    for (int k = 0; k < g->nd; k++) {
+        if (g->dims[k] > 1) {
+            g->start[g->D++] = k;
+        }
+    }
+}
+
+/* The rank at our coordinates with dimension k set to c. */
+static int geom_peer(const geom_t *g, int k, int c)
+{
+    if (NULL == g->grid) {
+        return c;
+    }
+    int co[TOPO_MAX_DIMS];
+    memcpy(co, g->coords, sizeof(co));
+    co[k] = c;
+    return topo_topology_rank(g->grid, co);
+}
+
+/* A lane's dimension sequence (digest 1.6): round-robin from `first` over
+ * the dimensions with steps left; steps[k] per dimension.  Returns the
+ * length. */
+static int lane_dims(const geom_t *g, int first, const int *steps, int *seq)
+{
+    int left[TOPO_MAX_DIMS], n = 0, cur = first;
+    memcpy(left, steps, sizeof(int) * (size_t)g->nd);
+    for (;;) {
+        int k = -1;
+        for (int i = 0; i < g->nd && k < 0; i++) {
+            int j = (cur + i) % g->nd;
+            k = left[j] > 0 ? j : -1;
+        }
+        if (k < 0) {
+            return n;
+        }
+        seq[n++] = k;
+        left[k]--;
+        cur = (k + 1) % g->nd;
+    }
+}
+
+/* --- swing_bw ------------------------------------------------------------ */
+
+/* A lane's block index: position tuples in row-major order over the axes
+ * axis[0..nd) (the lane's first dimension outermost: it shrinks first, so
+ * boxes stay few ranges). */
+typedef struct {
+    int axis[TOPO_MAX_DIMS], stride[TOPO_MAX_DIMS];
+} lane_layout_t;
+
+static void layout_init(lane_layout_t *ll, const geom_t *g, int first)
+{
+    for (int i = g->nd - 1, st = 1; i >= 0; i--) {
+        ll->axis[i] = (first + i) % g->nd;
+        ll->stride[i] = st;
+        st *= g->dims[ll->axis[i]];
+    }
+}
+
+/* Append to the last transfer the blocks (runs of dimension k) x (live set
+ * of every other dimension j after cnt[j] of its steps), from axis i
+ * onwards, at block offset off. */
+static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
+                     int k, const rxfer_t *x, const int *cnt, int i, int off)
+{
+    const int j = ll->axis[i];
+    const topo_range_t *r;
+    int nr;
+    if (j == k) {
+        r = &rg[k].runs[x->run0];
+        nr = x->nrun;
+    } else {
+        r = &rg[j].runs[rg[j].lv0[cnt[j]]];
+        nr = rg[j].lv0[cnt[j] + 1] - rg[j].lv0[cnt[j]];
+    }
+    for (int u = 0; u < nr; u++) {
+        if (i == g->nd - 1) {
+            topo_sched_range(s, off + r[u].first, r[u].count);
+            continue;
+        }
+        for (int b = r[u].first; b < r[u].first + r[u].count; b++) {
+            emit_box(s, g, ll, rg, k, x, cnt, i + 1, off + b * ll->stride[i]);
+        }
+    }
+}
+
+/* One step of a lane in dimension k, at dimension step cnt[k]; reverse
+ * gives the allgather's mirror image of the reduce-scatter step. */
+static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
+                    int k, const int *cnt, int base, int reverse)
+{
+    const ring_t *r = &rg[k];
+    topo_sched_step(s);
+    for (int i = r->xf0[cnt[k]]; i < r->xf0[cnt[k] + 1]; i++) {
+        const rxfer_t *x = &r->xf[i];
+        int peer = geom_peer(g, k, x->peer);
+        if (x->recv != reverse) {
+            topo_sched_recv(s, peer, reverse ? TOPO_XFER_RECV_COPY : TOPO_XFER_RECV_REDUCE, 0, 0);
+        } else {
+            topo_sched_send(s, peer, 0, 0);
+        }
+        emit_box(s, g, ll, rg, k, x, cnt, 0, base);
+    }
+}
+
+int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    geom_t g;
+    geom_init(&g, a);
+    const int p = a->size, nl = 2 * g.D;
+    topo_sched_init(s, p, a->rank, nl > 0 ? nl * p : 1);
+    ring_t rg[2][TOPO_MAX_DIMS];
+    memset(rg, 0, sizeof(rg));
+    int rc = TOPO_OK, steps[TOPO_MAX_DIMS];
+    for (int o = 0; o < 2 && nl > 0; o++) {
+        for (int k = 0; k < g.nd; k++) {
+            int e = ring_build(&rg[o][k], g.dims[k], g.coords[k], o);
+            rc = rc ? rc : e;
+            steps[k] = rg[o][k].L;
+        }
+    }
+    for (int l = 0; l < nl && TOPO_OK == rc; l++) {
+        const int o = l >= g.D, base = l * p;
+        int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
+        int n = lane_dims(&g, g.start[l % g.D], steps, seq);
+        lane_layout_t ll;
+        layout_init(&ll, &g, g.start[l % g.D]);
+        topo_sched_lane(s);
+        for (int i = 0; i < n; i++) {
+            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 0);
+            cnt[seq[i]]++;
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            cnt[seq[i]]--;
+            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 1);
+        }
+    }
+    for (int o = 0; o < 2; o++) {
+        for (int k = 0; k < g.nd; k++) {
+            ring_free(&rg[o][k]);
+        }
+    }
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    return topo_sched_finish(s);
+}
+
+/* --- swing_lat ---------------------------------------------------------- */
+
+/* Dimension k of a lane in orientation o: the fold of the (reflected)
+ * ring onto a power of two. */
+typedef struct {
+    topo_fold_t f;
+    int d, mirror, L;
+} lat_dim_t;
+
+/* Ring coordinate of fold rank n (new rank, or old rank if !is_new). */
+static int lat_coord(const lat_dim_t *ld, int n, int is_new)
+{
+    int old = is_new ? topo_fold_old(&ld->f, n) : n;
+    return ld->mirror ? ld->d - 1 - old : old;
+}
+
+int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    geom_t g;
+    geom_init(&g, a);
+    const int nl = 2 * g.D;
+    topo_sched_init(s, a->size, a->rank, nl > 0 ? nl : 1);
+    lat_dim_t ld[2][TOPO_MAX_DIMS];
+    int steps[TOPO_MAX_DIMS];
+    for (int o = 0; o < 2; o++) {
+        for (int k = 0; k < g.nd; k++) {
+            lat_dim_t *e = &ld[o][k];
+            e->d = g.dims[k];
+            e->mirror = o;
+            topo_fold_init(&e->f, e->d, o ? e->d - 1 - g.coords[k] : g.coords[k]);
+            e->L = ceil_log2(e->f.p2);
+            steps[k] = e->L;
+        }
+    }
+    for (int l = 0; l < nl; l++) {
+        const int o = l >= g.D, first = g.start[l % g.D];
+        const lat_dim_t *dl = ld[o];
+        int folds[TOPO_MAX_DIMS], nf = 0, seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
+        for (int i = 0; i < g.nd; i++) {
+            int k = (first + i) % g.nd;
+            if (dl[k].f.rem > 0) {
+                folds[nf++] = k;
+            }
+        }
+        /* active[i]: not sitting out in any of the first i folded dims */
+        int active[TOPO_MAX_DIMS + 1];
+        active[0] = 1;
+        for (int i = 0; i < nf; i++) {
+            active[i + 1] = active[i] && dl[folds[i]].f.newrank >= 0;
+        }
+        topo_sched_lane(s);
+        for (int i = 0; i < nf; i++) { /* fold in: sitters hand their part over */
+            const lat_dim_t *e = &dl[folds[i]];
+            int me = e->mirror ? e->d - 1 - g.coords[folds[i]] : g.coords[folds[i]];
+            topo_sched_step(s);
+            if (!active[i] || me >= 2 * e->f.rem) {
+                continue;
+            }
+            if (me % 2) {
+                topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me - 1, 0)),
+                                TOPO_XFER_RECV_REDUCE, l, 1);
+            } else {
+                topo_sched_send(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)), l, 1);
+            }
+        }
+        int n = lane_dims(&g, first, steps, seq);
+        for (int i = 0; i < n; i++) { /* Swing steps on the folded rings */
+            const lat_dim_t *e = &dl[seq[i]];
+            topo_sched_step(s);
+            if (active[nf]) {
+                int q = swing_peer(e->f.p2, e->f.newrank, cnt[seq[i]], o ? -1 : 1);
+                int peer = geom_peer(&g, seq[i], lat_coord(e, q, 1));
+                topo_sched_send(s, peer, l, 1);
+                topo_sched_recv(s, peer, TOPO_XFER_RECV_REDUCE, l, 1);
+            }
+            cnt[seq[i]]++;
+        }
+        for (int i = nf - 1; i >= 0; i--) { /* fold out, in reverse */
+            const lat_dim_t *e = &dl[folds[i]];
+            int me = e->mirror ? e->d - 1 - g.coords[folds[i]] : g.coords[folds[i]];
+            topo_sched_step(s);
+            if (!active[i] || me >= 2 * e->f.rem) {
+                continue;
+            }
+            if (me % 2) {
+                topo_sched_send(s, geom_peer(&g, folds[i], lat_coord(e, me - 1, 0)), l, 1);
+            } else {
+                topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)),
+                                TOPO_XFER_RECV_COPY, l, 1);
+            }
+        }
+    }
+    return topo_sched_finish(s);
+}

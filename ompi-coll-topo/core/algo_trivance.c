@@ -1,0 +1,524 @@
+/*
+ * Trivance allreduce (seed 002 sec. 4, 5; shared/notes/swing-trivance-bfb-
+ * digest.md 2.4-2.7, 4.2-4.5), latency-optimal (trivance_lat) and
+ * bandwidth-optimal (trivance_bw), and the engine Bruck (algo_bruck.c)
+ * shares: both are "shift" algorithms that differ only in the peers of a
+ * step (Trivance r -/+ d_k, Bruck r + 3^k and r + 2*3^k).
+ *
+ * Geometry: a torus or mesh whose size is the communicator's gives the
+ * dimensions (row-major coordinates; a mesh just routes the wraparound
+ * messages the long way, which the cost model prices); anything else is
+ * one ring of `size` ranks.  Multiport (sec. 5, digest 2.7): one lane per
+ * dimension of size > 1, each owning 1/D of the vector; lane c takes its
+ * step j in dimension (c + j) mod D, or the next dimension that still has
+ * steps left, so on equal tori the lanes never share a dimension in a step.
+ *
+ * trivance_bw: reduce-scatter then allgather, one block per rank in each
+ * lane.  In a dimension of n ranks with s = ceil(log3 n) steps, the distances
+ * are 1, 3, ..., 3^(s-2) and d_f = ceil((n - 3^(s-1)) / 2), the digest's
+ * correction of sec. 4.4's printed formula (the smallest distance for which
+ * the offsets sum_k e_k d_k, e_k in {-1,0,1}, cover Z_n; 3^(s-1) when
+ * n = 3^s).  The paper takes d_f last; here the distances run in ascending
+ * order, d_f before an equal power (the same for n = 3^s).  Coverage does
+ * not depend on the order, but ascending keeps the large early sets on the
+ * short distances: on rings of 2..130 the link-load sum Theta is never
+ * higher and lower for 69 sizes (n = 28: 2.0 instead of 4.0, as at 27).
+ * The sets come from the allgather's broadcast tree, built
+ * backwards from the last step: H_s = {0}; at step k every offset of
+ * H_(k+1) + {+d_k, -d_k} not yet in H_(k+1) joins H_k, reached through ONE
+ * shift.  An offset reachable twice is taken once, at its latest step: the
+ * digest's keep-latest rule (2.6), here by construction.  The allgather
+ * sends block o from the rank at offset f - shift to the one at offset f =
+ * rank - o; the reduce-scatter is its exact time reverse, so every
+ * contribution is counted once for every n, and each rank sends n - 1
+ * blocks per phase (bandwidth-optimal).  For n = 3^s the sets are the
+ * balanced-ternary subtrees of sec. 4.3 (Algorithm 1 / Pi with bounds
+ * k+1..s-1) and each message holds 3^(s-1-k) blocks.  The two messages a
+ * rank receives in a step carry the same blocks (the joint reduction): two
+ * receive-reduces into one block.  An offset reachable through both shifts
+ * goes to the shift with fewer blocks so far in that step, else to the one
+ * whose sender is nearer the block's owner: the ports stay balanced
+ * (trivance_bw: ceil((n-1)/2) blocks per port and phase; Bruck within one
+ * block of (n-1)/2).  Several dimensions compose as a
+ * Cartesian product: a step in dimension k moves (the 1-D set of k) x (what
+ * the rank still holds in the other dimensions).
+ *
+ * trivance_lat: every step exchanges the lane's whole part with both peers
+ * at distance 3^k (sec. 4.2).  Whole-part windows tile the ring exactly only
+ * when n = 3^s, or n = 2*3^(s-1) where the last step's two peers coincide
+ * and one exchange completes the ring; for any other n they overlap and
+ * would count contributions twice (digest 2.6, 2.9).  Such a dimension is
+ * folded (documented extension): its n ranks form P = 3^(s-1) groups of
+ * 1-3 consecutive ranks; one fold-in step sends the other members' parts
+ * to the group leader (the middle rank, one per port), the leaders run
+ * s - 1 Trivance steps, one fold-out step returns the result.  s + 1 steps
+ * instead of s.  A rank folded away in one dimension sits out of the other
+ * dimensions' steps until its fold-out (its partners there share that
+ * coordinate, so they sit out too); its value is overwritten anyway.
+ *
+ * Partial results cover cyclic windows of ranks: commutative operations
+ * only.
+ */
+#include "algo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXSTEPS 24 /* 3^24 is beyond any grid (topology.c caps at 2^24) */
+#define OP_FOLD_IN (-1)
+#define OP_FOLD_OUT (-2)
+
+typedef struct {
+    int n, stride;
+    int s;                       /* steps of the pattern (bw), or core steps (lat) */
+    int nsh[MAXSTEPS], sh[MAXSTEPS][2]; /* shifts of each step, mod n (or P) */
+    int *lvl, *via;              /* bw: offset f joins H at step lvl[f], via shift via[f] */
+    int *inv;                    /* bw: the coordinate whose blocks sit at position q */
+    int P, fold, nops;           /* lat: core ranks, folded?, steps in this dimension */
+    int *grp, *lead;             /* lat: group of coordinate v, leader of group g */
+} dim_t;
+
+typedef struct {
+    topo_sched_t *s;
+    int lat, nd, n;
+    dim_t d[TOPO_MAX_DIMS];
+    int act[TOPO_MAX_DIMS], nact; /* dimensions of size > 1 */
+    int c[TOPO_MAX_DIMS];         /* this rank's coordinates */
+    int *vals, nv[TOPO_MAX_DIMS]; /* per-dimension value lists (scratch) */
+    int *voff;
+} eng_t;
+
+static int clog3(int n)
+{
+    int s = 0;
+    for (long p = 1; p < n; p *= 3) {
+        s++;
+    }
+    return s;
+}
+
+static int mod(long a, int n)
+{
+    return (int)(((a % n) + n) % n);
+}
+
+int topo_trivance_shifts(int n, int s, int t, int lat, int *shift)
+{
+    long d = 1, w = 1;
+    for (int i = 0; i < t; i++) {
+        d *= 3;
+    }
+    if (!lat) {
+        for (int i = 1; i < s; i++) {
+            w *= 3;
+        }
+        long df = (n - w + 1) / 2; /* ceil((n - 3^(s-1)) / 2): digest 2.6 */
+        int j = 0; /* d_f's place among 1, 3, ..., 3^(s-2), ascending */
+        for (long p = 1; p < w && p < df; p *= 3) {
+            j++;
+        }
+        d = t < j ? d : t == j ? df : d / 3;
+    }
+    shift[0] = (int)(d % n);
+    shift[1] = mod(-d, n);
+    return shift[0] == shift[1] ? 1 : 2;
+}
+
+/* Normalize: nonzero, distinct shifts mod n. */
+static int plan_shifts(dim_t *dm, int n, int t, int lat, topo_shift_fn fn)
+{
+    int raw[2], m = fn(n, dm->s, t, lat, raw), k = 0;
+    for (int i = 0; i < m; i++) {
+        int v = mod(raw[i], n);
+        if (v != 0 && !(k == 1 && dm->sh[t][0] == v)) {
+            dm->sh[t][k++] = v;
+        }
+    }
+    dm->nsh[t] = k;
+    return k;
+}
+
+static int circ(int f, int n)
+{
+    return f < n - f ? f : n - f;
+}
+
+/* bw: the broadcast tree of one dimension (see the header comment). */
+static int plan_bw(dim_t *dm, topo_shift_fn fn)
+{
+    const int n = dm->n;
+    dm->s = clog3(n);
+    dm->lvl = malloc(sizeof(int) * (size_t)n);
+    dm->via = malloc(sizeof(int) * (size_t)n);
+    if (!dm->lvl || !dm->via || dm->s > MAXSTEPS) {
+        return TOPO_ENOMEM;
+    }
+    for (int f = 0; f < n; f++) {
+        dm->lvl[f] = dm->via[f] = -1;
+    }
+    dm->lvl[0] = dm->s;
+    for (int t = dm->s - 1; t >= 0; t--) {
+        int load[2] = {0, 0};
+        plan_shifts(dm, n, t, 0, fn);
+        /* Offsets one shift reaches first, then those both reach: to the
+         * shift with fewer blocks so far, else the one whose sender is
+         * nearer the owner (for Trivance: f and -f take opposite shifts). */
+        for (int pass = 1; pass <= 2; pass++) {
+            for (int f = 0; f < n; f++) {
+                if (dm->lvl[f] >= 0) {
+                    continue;
+                }
+                int cand[2] = {0, 0}, nc = 0;
+                for (int k = 0; k < dm->nsh[t]; k++) {
+                    if (dm->lvl[mod((long)f - dm->sh[t][k], n)] > t) {
+                        cand[nc++] = k;
+                    }
+                }
+                if (nc != pass) {
+                    continue;
+                }
+                int k = cand[0];
+                if (nc == 2) {
+                    int d0 = circ(mod((long)f - dm->sh[t][0], n), n);
+                    int d1 = circ(mod((long)f - dm->sh[t][1], n), n);
+                    k = load[0] != load[1] ? load[1] < load[0] : d1 < d0;
+                }
+                load[k]++;
+                dm->lvl[f] = t;
+                dm->via[f] = k;
+            }
+        }
+    }
+    for (int f = 0; f < n; f++) {
+        if (dm->lvl[f] < 0) {
+            return TOPO_EINVAL; /* the shifts do not cover the ring */
+        }
+    }
+    /* Block order: for n = 3^s the sets are residue classes mod 3^(k+1), so
+     * with the ternary digits of the coordinate reversed every set is one
+     * contiguous run; other sizes keep the natural order. */
+    dm->inv = malloc(sizeof(int) * (size_t)n);
+    if (NULL == dm->inv) {
+        return TOPO_ENOMEM;
+    }
+    long p3 = 1;
+    for (int i = 0; i < dm->s; i++) {
+        p3 *= 3;
+    }
+    for (int q = 0; q < n; q++) {
+        int v = q;
+        if (p3 == n) {
+            v = 0;
+            for (int i = 0, x = q; i < dm->s; i++, x /= 3) {
+                v = v * 3 + x % 3;
+            }
+        }
+        dm->inv[q] = v;
+    }
+    dm->nops = dm->s;
+    return TOPO_OK;
+}
+
+/* lat: exact on 3^s and 2*3^(s-1) ranks, else fold onto P = 3^(s-1). */
+static int plan_lat(dim_t *dm, topo_shift_fn fn)
+{
+    const int n = dm->n, s = clog3(n);
+    long w = 1;
+    for (int i = 1; i < s; i++) {
+        w *= 3;
+    }
+    dm->fold = !(n == 3 * w || n == 2 * w);
+    dm->P = dm->fold ? (int)w : n;
+    dm->s = dm->fold ? s - 1 : s;
+    dm->nops = dm->s + (dm->fold ? 2 : 0);
+    dm->grp = malloc(sizeof(int) * (size_t)n);
+    dm->lead = malloc(sizeof(int) * (size_t)n);
+    if (!dm->grp || !dm->lead || dm->s > MAXSTEPS) {
+        return TOPO_ENOMEM;
+    }
+    for (int g = 0; g < dm->P; g++) {
+        int lo = (int)((long)g * n / dm->P), hi = (int)((long)(g + 1) * n / dm->P);
+        for (int v = lo; v < hi; v++) {
+            dm->grp[v] = g;
+        }
+        dm->lead[g] = lo + (hi - lo == 3); /* the middle one of three */
+    }
+    for (int t = 0; t < dm->s; t++) {
+        plan_shifts(dm, dm->P, t, 1, fn);
+    }
+    return TOPO_OK;
+}
+
+static int peer(const eng_t *e, int dim, int v)
+{
+    int r = 0;
+    for (int i = 0; i < e->nd; i++) {
+        r += (i == dim ? v : e->c[i]) * e->d[i].stride;
+    }
+    return r;
+}
+
+/* --- bw ---------------------------------------------------------------- */
+
+/* Fill the list of block positions of dimension i: in the step's dimension
+ * those of the coordinates v whose offset base - v joined at step t via
+ * shift k; elsewhere those the rank still holds (offset level >= cur). */
+static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *cur)
+{
+    const dim_t *dm = &e->d[i];
+    int *out = e->vals + e->voff[i], m = 0;
+    for (int q = 0; q < dm->n; q++) {
+        if (dm->n == 1) {
+            out[m++] = q;
+            continue;
+        }
+        int v = dm->inv[q];
+        int f = mod((long)(i == dim ? base : e->c[i]) - v, dm->n);
+        int in = i == dim ? (dm->lvl[f] == t && dm->via[f] == k) : dm->lvl[f] >= cur[i];
+        if (in) {
+            out[m++] = q;
+        }
+    }
+    e->nv[i] = m;
+    return m;
+}
+
+/* One transfer of the product of the value lists, blocks in ascending order. */
+static void transfer(eng_t *e, int lane, int to, int kind, int dim, int base, int t, int k,
+                     const int *cur)
+{
+    for (int i = 0; i < e->nd; i++) {
+        if (0 == values(e, i, dim, base, t, k, cur)) {
+            return;
+        }
+    }
+    if (kind == TOPO_XFER_SEND) {
+        topo_sched_send(e->s, to, 0, 0);
+    } else {
+        topo_sched_recv(e->s, to, (topo_xfer_kind_t)kind, 0, 0);
+    }
+    int idx[TOPO_MAX_DIMS] = {0};
+    for (;;) {
+        int b = lane * e->n;
+        for (int i = 0; i < e->nd; i++) {
+            b += e->vals[e->voff[i] + idx[i]] * e->d[i].stride;
+        }
+        topo_sched_range(e->s, b, 1);
+        int i = e->nd - 1;
+        while (i >= 0 && ++idx[i] == e->nv[i]) {
+            idx[i--] = 0;
+        }
+        if (i < 0) {
+            break;
+        }
+    }
+}
+
+/* The dimension (index into act) of lane l at step j, given the steps left. */
+static int pick(const eng_t *e, int l, int j, const int *left)
+{
+    for (int q = 0; q < e->nact; q++) {
+        int a = (l + j + q) % e->nact;
+        if (left[a] > 0) {
+            return a;
+        }
+    }
+    return -1;
+}
+
+static void lane_bw(eng_t *e, int l, int *seq, int *hist)
+{
+    int left[TOPO_MAX_DIMS], cur[TOPO_MAX_DIMS] = {0}, S = 0;
+    for (int a = 0; a < e->nact; a++) {
+        left[a] = e->d[e->act[a]].nops;
+        S += left[a];
+    }
+    topo_sched_lane(e->s);
+    for (int j = 0; j < S; j++) { /* reduce-scatter */
+        int a = pick(e, l, j, left), dim = e->act[a];
+        const dim_t *dm = &e->d[dim];
+        int t = cur[dim];
+        left[a]--;
+        seq[j] = dim;
+        memcpy(hist + (size_t)j * e->nd, cur, sizeof(int) * (size_t)e->nd);
+        topo_sched_step(e->s);
+        for (int k = 0; k < dm->nsh[t]; k++) {
+            int sh = dm->sh[t][k];
+            transfer(e, l, peer(e, dim, mod((long)e->c[dim] - sh, dm->n)), TOPO_XFER_SEND, dim,
+                     e->c[dim], t, k, cur);
+        }
+        for (int k = 0; k < dm->nsh[t]; k++) {
+            int sh = dm->sh[t][k], from = mod((long)e->c[dim] + sh, dm->n);
+            transfer(e, l, peer(e, dim, from), TOPO_XFER_RECV_REDUCE, dim, from, t, k, cur);
+        }
+        cur[dim]++;
+    }
+    for (int j = S - 1; j >= 0; j--) { /* allgather: the time reverse */
+        int dim = seq[j];
+        const dim_t *dm = &e->d[dim];
+        const int *h = hist + (size_t)j * e->nd;
+        int t = h[dim];
+        topo_sched_step(e->s);
+        for (int k = 0; k < dm->nsh[t]; k++) {
+            int to = mod((long)e->c[dim] + dm->sh[t][k], dm->n);
+            transfer(e, l, peer(e, dim, to), TOPO_XFER_SEND, dim, to, t, k, h);
+        }
+        for (int k = 0; k < dm->nsh[t]; k++) {
+            int from = mod((long)e->c[dim] - dm->sh[t][k], dm->n);
+            transfer(e, l, peer(e, dim, from), TOPO_XFER_RECV_COPY, dim, e->c[dim], t, k, h);
+        }
+    }
+}
+
+/* --- lat --------------------------------------------------------------- */
+
+/* Folded away in a dimension other than `dim` and not yet folded out. */
+static int sits_out(const eng_t *e, int dim, const int *done)
+{
+    for (int i = 0; i < e->nd; i++) {
+        const dim_t *dm = &e->d[i];
+        if (i != dim && dm->n > 1 && dm->fold && done[i] >= 1 && done[i] < dm->nops &&
+            dm->lead[dm->grp[e->c[i]]] != e->c[i]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void lane_lat(eng_t *e, int l)
+{
+    int left[TOPO_MAX_DIMS], done[TOPO_MAX_DIMS] = {0}, S = 0;
+    for (int a = 0; a < e->nact; a++) {
+        left[a] = e->d[e->act[a]].nops;
+        S += left[a];
+    }
+    topo_sched_lane(e->s);
+    for (int j = 0; j < S; j++) {
+        int a = pick(e, l, j, left), dim = e->act[a];
+        const dim_t *dm = &e->d[dim];
+        int op = done[dim] - dm->fold; /* core step, or a fold */
+        op = op < 0 ? OP_FOLD_IN : op >= dm->s ? OP_FOLD_OUT : op;
+        left[a]--;
+        topo_sched_step(e->s);
+        if (!sits_out(e, dim, done)) {
+            const int v = e->c[dim], g = dm->grp[v], ld = dm->lead[g];
+            if (op == OP_FOLD_IN || op == OP_FOLD_OUT) {
+                int in = op == OP_FOLD_IN;
+                if (v != ld) {
+                    if (in) {
+                        topo_sched_send(e->s, peer(e, dim, ld), l, 1);
+                    } else {
+                        topo_sched_recv(e->s, peer(e, dim, ld), TOPO_XFER_RECV_COPY, l, 1);
+                    }
+                } else {
+                    for (int u = v - 1; u <= v + 1; u++) {
+                        if (u >= 0 && u < dm->n && u != v && dm->grp[u] == g) {
+                            if (in) {
+                                topo_sched_recv(e->s, peer(e, dim, u), TOPO_XFER_RECV_REDUCE, l, 1);
+                            } else {
+                                topo_sched_send(e->s, peer(e, dim, u), l, 1);
+                            }
+                        }
+                    }
+                }
+            } else if (v == ld) {
+                for (int k = 0; k < dm->nsh[op]; k++) {
+                    topo_sched_send(e->s, peer(e, dim, dm->lead[mod((long)g + dm->sh[op][k], dm->P)]),
+                                    l, 1);
+                }
+                for (int k = 0; k < dm->nsh[op]; k++) {
+                    topo_sched_recv(e->s,
+                                    peer(e, dim, dm->lead[mod((long)g - dm->sh[op][k], dm->P)]),
+                                    TOPO_XFER_RECV_REDUCE, l, 1);
+                }
+            }
+        }
+        done[dim]++;
+    }
+}
+
+/* --- driver ------------------------------------------------------------ */
+
+static void eng_free(eng_t *e)
+{
+    for (int i = 0; i < e->nd; i++) {
+        free(e->d[i].lvl);
+        free(e->d[i].via);
+        free(e->d[i].inv);
+        free(e->d[i].grp);
+        free(e->d[i].lead);
+    }
+    free(e->vals);
+    free(e->voff);
+}
+
+int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat)
+{
+    const topo_topology_t *t = a->topo;
+    eng_t e;
+    memset(&e, 0, sizeof(e));
+    e.s = s;
+    e.lat = lat;
+    e.n = a->size;
+    int grid = (t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) &&
+               topo_topology_size(t) == a->size;
+    e.nd = grid ? t->ndims : 1;
+    int total = 0;
+    for (int i = e.nd - 1, stride = 1; i >= 0; i--) {
+        e.d[i].n = grid ? t->dims[i] : a->size;
+        e.d[i].stride = stride;
+        e.c[i] = (a->rank / stride) % e.d[i].n;
+        stride *= e.d[i].n;
+        total += e.d[i].n;
+    }
+    for (int i = 0; i < e.nd; i++) {
+        if (e.d[i].n > 1) {
+            e.act[e.nact++] = i;
+        }
+    }
+    const int nl = e.nact > 0 ? e.nact : 1;
+    topo_sched_init(s, a->size, a->rank, lat ? nl : nl * a->size);
+    e.voff = malloc(sizeof(int) * (size_t)(e.nd + 1));
+    e.vals = malloc(sizeof(int) * (size_t)total);
+    int rc = (e.voff && e.vals) ? TOPO_OK : TOPO_ENOMEM;
+    for (int i = 0, off = 0; i < e.nd && TOPO_OK == rc; i++) {
+        e.voff[i] = off;
+        off += e.d[i].n;
+        if (e.d[i].n > 1) {
+            rc = lat ? plan_lat(&e.d[i], fn) : plan_bw(&e.d[i], fn);
+        }
+    }
+    int S = 0;
+    for (int i = 0; i < e.nd; i++) {
+        S += e.d[i].n > 1 ? e.d[i].nops : 0;
+    }
+    int *seq = malloc(sizeof(int) * (size_t)(S + 1));
+    int *hist = malloc(sizeof(int) * (size_t)(S + 1) * (size_t)e.nd);
+    if (TOPO_OK == rc && (!seq || !hist)) {
+        rc = TOPO_ENOMEM;
+    }
+    for (int l = 0; l < e.nact && TOPO_OK == rc; l++) {
+        if (lat) {
+            lane_lat(&e, l);
+        } else {
+            lane_bw(&e, l, seq, hist);
+        }
+    }
+    free(seq);
+    free(hist);
+    eng_free(&e);
+    if (TOPO_OK != rc) {
+        s->err = s->err ? s->err : rc;
+    }
+    return topo_sched_finish(s);
+}
+
+int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return topo_gen_shift_allreduce(s, a, topo_trivance_shifts, 1);
+}
+
+int topo_gen_allreduce_trivance_bw(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return topo_gen_shift_allreduce(s, a, topo_trivance_shifts, 0);
+}

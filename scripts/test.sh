@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# The test suite, as CI runs it (.ci/run):
+#   1. installs the dependencies (scripts/install-deps.sh);
+#   2. a clean build with --enable-werror and "make check" (unit tests, MPI
+#      tests against the component just built, source-list check);
+#   3. a clean build with --enable-sanitizers running the unit tests only
+#      (AddressSanitizer + UndefinedBehaviorSanitizer);
+#   4. one small MPI test under valgrind memcheck, failing on any error or
+#      definite leak whose stack shows coll/topo (Open MPI's own noise is
+#      suppressed or ignored).
+# Every stage runs even if an earlier one failed; the exit status is
+# non-zero if anything failed.  The last line is "N passed, N failed".
+#
+#   bash scripts/test.sh            (from the repository root)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+builds="$root/_build"
+jobs=$(nproc 2>/dev/null || echo 2)
+passed=0
+failed=0
+skipped=0
+
+step() { printf '\n==== %s\n' "$*"; }
+
+# Open MPI's shared-memory segments of jobs that died (a killed test leaves
+# them behind and they fill /dev/shm): remove ours that no process maps.
+clean_shm() {
+    local in_use f
+    in_use=$(cat /proc/[0-9]*/maps 2>/dev/null | grep -o '/dev/shm/[^ ]*' | sort -u || true)
+    for f in /dev/shm/vader_segment.* /dev/shm/sm_segment.* /dev/shm/ompi.* /dev/shm/psm2_shm.*; do
+        [ -e "$f" ] && [ -O "$f" ] || continue
+        grep -qxF "$f" <<<"$in_use" || rm -f "$f"
+    done
+}
+
+# Add one automake test-suite.log's counts to the totals.
+count() {
+    local log=$1
+    [ -f "$log" ] || { failed=$((failed + 1)); return; }
+    field() {
+        local v
+        v=$(sed -n "s/^# $1: *\([0-9]*\)$/\1/p" "$log" | head -n 1)
+        echo "${v:-0}"
+    }
+    passed=$((passed + $(field PASS) + $(field XFAIL)))
+    failed=$((failed + $(field FAIL) + $(field ERROR) + $(field XPASS)))
+    skipped=$((skipped + $(field SKIP)))
+}
+
+# Print the logs of the failed tests of one test directory.
+show_failures() {
+    local log=$1
+    if [ -f "$log" ]; then
+        echo "---- $log"
+        cat "$log"
+    fi
+}
+
+step "installing dependencies"
+bash "$root/scripts/install-deps.sh"
+clean_shm
+
+step "generating configure"
+(cd "$root" && ./autogen.sh)
+
+# --- 1. -Werror build, make check -------------------------------------------
+step "build with --enable-werror, make check"
+werror="$builds/test-werror"
+rm -rf "$werror"
+mkdir -p "$werror"
+if (cd "$werror" && "$root/configure" --enable-werror && make -j"$jobs"); then
+    if ! (cd "$werror" && make check); then
+        show_failures "$werror/test/test-suite.log"
+    fi
+    count "$werror/test/test-suite.log"
+else
+    echo "test: the --enable-werror build failed" >&2
+    failed=$((failed + 1))
+fi
+clean_shm
+
+# --- 2. sanitizers, unit tests only ------------------------------------------
+step "build with --enable-sanitizers, unit tests"
+san="$builds/test-sanitizers"
+rm -rf "$san"
+mkdir -p "$san"
+if (cd "$san" && "$root/configure" --enable-sanitizers); then
+    if ! (cd "$san" && make -C test unit-check); then
+        show_failures "$san/test/test-suite.log"
+    fi
+    count "$san/test/test-suite.log"
+else
+    echo "test: configure --enable-sanitizers failed" >&2
+    failed=$((failed + 1))
+fi
+
+# --- 3. valgrind on a small MPI test -----------------------------------------
+step "valgrind memcheck: test_allreduce on 3 ranks"
+vgdir="$builds/valgrind"
+rm -rf "$vgdir"
+mkdir -p "$vgdir"
+prog="$werror/test/mpi/test_allreduce"
+component="$werror/ompi-coll-topo/.libs"
+if [ ! -x "$prog" ] || [ ! -f "$component/mca_coll_topo.so" ]; then
+    echo "test: valgrind stage needs $prog and $component/mca_coll_topo.so from the -Werror build" >&2
+    failed=$((failed + 1))
+else
+    ompi_pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
+    mpirun_args=(-np 3 --oversubscribe)
+    [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
+    mpirun_args+=(
+        --mca mca_component_path "$ompi_pkglibdir:$component"
+        --mca coll topo,tuned,basic,libnbc,self
+        --mca coll_topo_verbose 1
+        --mca btl self,vader
+    )
+    # --keep-debuginfo: Open MPI dlcloses its components at MPI_Finalize;
+    # without it the leak stacks of the component would read "???".
+    vg_args=(
+        --keep-debuginfo=yes
+        --leak-check=full
+        --show-leak-kinds=definite
+        --errors-for-leak-kinds=definite
+        --num-callers=40
+        --suppressions="$root/test/valgrind/openmpi.supp"
+        --log-file="$vgdir/vg.%p.log"
+    )
+    vg_ok=yes
+    if ! timeout 900 mpirun "${mpirun_args[@]}" valgrind "${vg_args[@]}" \
+            "$prog" --max-count 64 >"$vgdir/output.txt" 2>&1; then
+        cat "$vgdir/output.txt"
+        echo "test: test_allreduce failed under valgrind" >&2
+        vg_ok=no
+    elif ! grep -q 'coll:topo' "$vgdir/output.txt"; then
+        cat "$vgdir/output.txt"
+        echo "test: no 'coll:topo' line: the component did not run under valgrind" >&2
+        vg_ok=no
+    fi
+    # One error record = the lines of one "==PID== ..." block up to its
+    # blank "==PID==" line.  Count (and print) the records that show
+    # coll/topo: its .so, a glue file, a core function or file.
+    ours='mca_coll_topo|coll_topo_[a-z0-9_]*\.c|: topo_[a-z0-9_]+ \(|\((schedule|topology|catalog|verify|cost|links|algo_[a-z0-9_]+)\.c:'
+    total=0
+    mine=0
+    for log in "$vgdir"/vg.*.log; do
+        [ -e "$log" ] || continue
+        counts=$(OURS="$ours" HDR="---- $log" awk '
+            function flush() {
+                if (rec != "") {
+                    total++
+                    if (rec ~ ENVIRON["OURS"]) {
+                        mine++
+                        if (!shown++) print ENVIRON["HDR"] > "/dev/stderr"
+                        print rec > "/dev/stderr"
+                    }
+                }
+                rec = ""
+            }
+            /^==[0-9]+== *$/ { flush(); next }
+            /^==[0-9]+== / {
+                line = $0
+                sub(/^==[0-9]+== /, "", line)
+                # the summaries are not error records
+                if (line ~ /^(HEAP|LEAK|ERROR) SUMMARY|^ *(in use at exit|total heap usage|definitely|indirectly|possibly|still reachable|suppressed|of which reachable|Rerun with|For lists|For counts|All heap blocks|Reachable blocks|To see them)/) next
+                rec = rec $0 "\n"
+            }
+            END { flush(); printf "%d %d\n", total, mine }' "$log")
+        total=$((total + ${counts% *}))
+        mine=$((mine + ${counts#* }))
+    done
+    echo "valgrind: $mine error(s) in coll/topo, $((total - mine)) other unsuppressed record(s) ignored (logs: $vgdir)"
+    [ "$mine" -eq 0 ] || vg_ok=no
+    if [ "$vg_ok" = yes ]; then
+        echo "PASS: valgrind test_allreduce"
+        passed=$((passed + 1))
+    else
+        echo "FAIL: valgrind test_allreduce"
+        failed=$((failed + 1))
+    fi
+fi
+clean_shm
+
+step "summary"
+[ "$skipped" -eq 0 ] || echo "$skipped skipped"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,571 @@
+/* Unit tests: bucket (dimension-decomposed ring / open line on tori and
+ * meshes) and dbt (pipelined double binary tree) allreduce: verifier proofs
+ * over every size and many grid shapes, the restrictions, step counts,
+ * derived costs against the seeds' closed forms
+ * (shared/notes/cost-model-digest.md 1.9, 2.3, 5.2, 5.3) and link loads. */
+#include "cost.h"
+#include "links.h"
+#include "verify.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
+
+#define assert_near(x, y)                                                                \
+    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x), \
+                  (double)(y))
+
+static topo_topology_t topo(const char *str)
+{
+    topo_topology_t t;
+    char err[128];
+    ck_assert_msg(TOPO_OK == topo_topology_parse(str, &t, err, sizeof(err)), "%s", err);
+    return t;
+}
+
+static const topo_algo_t *algo(const char *name)
+{
+    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+static topo_sched_t *gen_all(const char *name, const topo_topology_t *t, int p)
+{
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
+        ck_assert_int_eq(topo_algo_generate(algo(name), &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+static void free_all(topo_sched_t *sc, int p)
+{
+    for (int r = 0; r < p; r++) {
+        topo_sched_free(&sc[r]);
+    }
+    free(sc);
+}
+
+static void affine(const char *name, const topo_topology_t *t, int p, double *lat, double *bw)
+{
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
+    ck_assert_int_eq(topo_cost_affine(algo(name), &a, &unit, lat, bw), TOPO_OK);
+}
+
+static int clog2(int p)
+{
+    int k = 0;
+    while ((1 << k) < p) {
+        k++;
+    }
+    return k;
+}
+
+static int flog2(int p)
+{
+    int k = 0;
+    while ((2 << k) <= p) {
+        k++;
+    }
+    return k;
+}
+
+/* --- dbt ---------------------------------------------------------------- */
+
+/* Every size 1..130 on a star, order-preserving (the verifier's ordered
+ * mode, since dbt does not carry TOPO_ALG_COMMUTATIVE); loop index = sizes
+ * congruent to it mod 8 (few forks: each costs an ASan process). */
+START_TEST(test_dbt_all_sizes)
+{
+    topo_topology_t star = topo("star"), fm = topo("fullmesh");
+    char msg[512];
+    ck_assert(!(algo("dbt")->flags & TOPO_ALG_COMMUTATIVE));
+    for (int p = 1 + _i; p <= 130; p += 8) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
+        int rc = topo_verify_algo(algo("dbt"), &a, msg, sizeof(msg));
+        ck_assert_msg(rc == TOPO_OK, "dbt p=%d: %s", p, msg);
+        /* the schedule does not depend on the topology */
+        a.topo = &fm;
+        ck_assert_int_eq(topo_verify_algo(algo("dbt"), &a, msg, sizeof(msg)), TOPO_OK);
+    }
+}
+END_TEST
+
+/* Shape: two lanes (one per tree) of S = 2 ceil(log2 p) segments each;
+ * lane l takes S + 2 H_l - 1 steps with H_0 = floor(log2 p) and H_1 =
+ * floor(log2 (p + 1)) (App. C: L + P - 1 slots, L = 2H). */
+START_TEST(test_dbt_steps)
+{
+    topo_topology_t star = topo("star");
+    for (int p = 1; p <= 130; p++) {
+        topo_sched_t *sc = gen_all("dbt", &star, p);
+        if (1 == p) {
+            ck_assert_int_eq(topo_sched_depth(&sc[0]), 0);
+            free_all(sc, p);
+            continue;
+        }
+        int S = 2 * clog2(p);
+        ck_assert_int_eq(sc[0].nlanes, 2);
+        ck_assert_int_eq(sc[0].nblocks, 2 * S);
+        ck_assert_int_eq(sc[0].lanes[0].nsteps, S + 2 * flog2(p) - 1);
+        ck_assert_int_eq(sc[0].lanes[1].nsteps, S + 2 * flog2(p + 1) - 1);
+        /* the taller tree is never taller than ceil(log2 p) */
+        ck_assert_int_le(flog2(p + 1), clog2(p));
+        ck_assert_int_le(topo_sched_depth(&sc[0]), 4 * clog2(p) - 1);
+        free_all(sc, p);
+    }
+    /* seed 001 sec. 5.2's N = 4: trees of depth 2, S = 4: 4 + 4 - 1 */
+    topo_sched_t *sc = gen_all("dbt", &star, 4);
+    ck_assert_int_eq(topo_sched_depth(&sc[0]), 7);
+    free_all(sc, 4);
+}
+END_TEST
+
+/* The trees are complementary: every rank reduces (is interior) in exactly
+ * one tree, and talks to at most 4 ranks (parent and two children in that
+ * tree, its parent in the other); per step it sends at most 4 messages. */
+START_TEST(test_dbt_trees_complementary)
+{
+    topo_topology_t star = topo("star");
+    for (int p = 2; p <= 130; p++) {
+        topo_sched_t *sc = gen_all("dbt", &star, p);
+        int root[2] = {-1, -1};
+        for (int r = 0; r < p; r++) {
+            const topo_sched_t *s = &sc[r];
+            int interior = 0, peers[8], npeers = 0;
+            for (int l = 0; l < s->nlanes; l++) {
+                int reduces = 0, copies = 0;
+                for (int st = 0; st < s->lanes[l].nsteps; st++) {
+                    const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                    for (int i = 0; i < step->nxfers; i++) {
+                        const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+                        reduces += x->kind == TOPO_XFER_RECV_REDUCE ||
+                                   x->kind == TOPO_XFER_RECV_REDUCE_POST;
+                        int known = 0;
+                        for (int k = 0; k < npeers; k++) {
+                            known |= peers[k] == x->peer;
+                        }
+                        if (!known) {
+                            ck_assert_int_lt(npeers, 4);
+                            peers[npeers++] = x->peer;
+                        }
+                    }
+                }
+                /* the root of a tree is the one rank that receives no
+                 * result from a parent */
+                for (int st = 0; st < s->lanes[l].nsteps; st++) {
+                    const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                    for (int i = 0; i < step->nxfers; i++) {
+                        copies += s->xfers[step->xfer0 + i].kind == TOPO_XFER_RECV_COPY;
+                    }
+                }
+                if (0 == copies) {
+                    ck_assert_msg(root[l] < 0, "p=%d: tree %d has two roots", p, l);
+                    root[l] = r;
+                }
+                interior += reduces > 0;
+            }
+            ck_assert_msg(interior == 1, "p=%d rank %d is interior in %d trees", p, r, interior);
+            for (int st = 0; st < topo_sched_depth(s); st++) {
+                int sends = 0;
+                for (int l = 0; l < s->nlanes; l++) {
+                    if (st < s->lanes[l].nsteps) {
+                        const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                        for (int i = 0; i < step->nxfers; i++) {
+                            sends += s->xfers[step->xfer0 + i].kind == TOPO_XFER_SEND;
+                        }
+                    }
+                }
+                ck_assert_int_le(sends, 4);
+            }
+        }
+        /* one root per tree, on different ranks */
+        ck_assert(root[0] >= 0 && root[1] >= 0 && root[0] != root[1]);
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* The verifier's ordered mode is not vacuous for dbt: swapping the side of
+ * one combination breaks rank order but not the sum. */
+START_TEST(test_dbt_order_mutation)
+{
+    topo_topology_t star = topo("star");
+    char msg[512];
+    for (int p = 3; p <= 40; p++) {
+        topo_sched_t *sc = gen_all("dbt", &star, p);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)), TOPO_OK);
+        /* first combining transfer of some rank: flip its side */
+        int done = 0;
+        for (int r = 0; r < p && !done; r++) {
+            for (int i = 0; i < sc[r].nxfers && !done; i++) {
+                topo_xfer_t *x = &sc[r].xfers[i];
+                if (x->kind == TOPO_XFER_RECV_REDUCE) {
+                    x->kind = TOPO_XFER_RECV_REDUCE_POST;
+                    done = 1;
+                }
+            }
+        }
+        ck_assert(done);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)),
+                         TOPO_EINVAL);
+        ck_assert_ptr_nonnull(strstr(msg, "rank order"));
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* Cost.  The seeds (digest 2.3, seed 001 sec. 5.2) give DBT pipelined as
+ * 2 ceil(log2 N) alpha + M/BW at the optimal P*, which is the App. C master
+ * formula t = (L + P - 1)(alpha + (M/2P)/BW) with L = 2H and the per-segment
+ * payload M/(2P) that sec. 5.2 prescribes (digest 8.1 item 5).  Our P = S is
+ * fixed (schedules are count-independent), so the exact form is the master
+ * formula itself: on a fabric with ports for every concurrent message
+ * (fullmesh, p >= 5) every step costs alpha + one segment. */
+START_TEST(test_dbt_cost_master_formula)
+{
+    topo_topology_t fm = topo("fullmesh");
+    for (int p = 5; p <= 130; p++) {
+        double lat, bw;
+        affine("dbt", &fm, p, &lat, &bw);
+        int L = 2 * flog2(p + 1), P = 2 * clog2(p);
+        assert_near(lat, L + P - 1);
+        assert_near(bw, (double)(L + P - 1) / (2.0 * P));
+        /* within (L - 1)/(2P) < 1/2 of the seeds' asymptotic M/BW floor;
+         * at P* the correction is 2 sqrt((L-1) alpha M/BW) instead */
+        ck_assert(bw < 1.0);
+    }
+}
+END_TEST
+
+/* On a one-port star a rank's sends serialise: an interior rank sends its
+ * half up once and down twice, a leaf its other half up once, 2M in all
+ * (seed 001 C.5: "near 2 M/BW in practice"), so the derived bandwidth term
+ * lies between the per-rank volume and 4 segments per step. */
+START_TEST(test_dbt_cost_star)
+{
+    topo_topology_t star = topo("star");
+    static const struct {
+        int p;
+        double lat, bw;
+    } c[] = {/* measured: 2 <= bw < 4 (L + P - 1)/(2P) */
+             {4, 7, 2.25},
+             {8, 11, 2.5},
+             {16, 15, 2.625},
+             {64, 23, 2.75},
+             {100, 25, 2.642857142857},
+             {128, 27, 2.785714285714}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        double lat, bw;
+        affine("dbt", &star, c[i].p, &lat, &bw);
+        assert_near(lat, c[i].lat);
+        ck_assert_msg(fabs(bw - c[i].bw) < 1e-9, "p=%d bw %.12g", c[i].p, bw);
+    }
+    for (int p = 3; p <= 130; p++) {
+        double lat, bw;
+        affine("dbt", &star, p, &lat, &bw);
+        int L = 2 * flog2(p + 1), P = 2 * clog2(p);
+        ck_assert_msg(bw >= 1.5 && bw <= 4.0 * (L + P - 1) / (2.0 * P), "p=%d bw=%g", p, bw);
+    }
+}
+END_TEST
+
+/* --- bucket ------------------------------------------------------------- */
+
+/* Verify bucket on one grid; returns the schedules' depth. */
+static int verify_grid(const char *str)
+{
+    topo_topology_t t = topo(str);
+    int p = topo_topology_size(&t);
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &t};
+    char msg[512];
+    int rc = topo_verify_algo(algo("bucket"), &a, msg, sizeof(msg));
+    ck_assert_msg(rc == TOPO_OK, "bucket on %s: %s", str, msg);
+    topo_sched_t s;
+    ck_assert_int_eq(topo_algo_generate(algo("bucket"), &a, &s), TOPO_OK);
+    int depth = topo_sched_depth(&s);
+    int want = 0, lanes = 0;
+    for (int i = 0; i < t.ndims; i++) {
+        want += 2 * (t.dims[i] - 1);
+        lanes += t.dims[i] > 1 ? (t.periodic[i] ? 2 : 1) : 0;
+    }
+    ck_assert_msg(depth == want, "%s: %d steps, expected 2 sum(d_i - 1) = %d", str, depth, want);
+    ck_assert_int_eq(s.nlanes, lanes);
+    for (int l = 0; l < s.nlanes; l++) {
+        ck_assert_int_eq(s.lanes[l].nsteps, want);
+    }
+    topo_sched_free(&s);
+    return depth;
+}
+
+/* 2-D tori and meshes a x b with a * b <= 130 (including size-1 and
+ * size-2 dimensions): every shape up to 64 ranks, and beyond that one of
+ * each transposed pair (a <= b; the generator treats the dimensions alike)
+ * and N x 1 only up to N = 16 (1 x N covers the lines and rings): a sweep
+ * that fits the ASan time budget.  Loop index = first dimensions congruent
+ * to it mod 8. */
+START_TEST(test_bucket_2d)
+{
+    char str[64];
+    for (int a = 1 + _i; a <= 130; a += 8) {
+        for (int b = 1; a * b <= 130; b++) {
+            if ((a * b > 64 && a > b) || (1 == b && a > 16)) {
+                continue;
+            }
+            snprintf(str, sizeof(str), "torus:%dx%d", a, b);
+            verify_grid(str);
+            snprintf(str, sizeof(str), "mesh:%dx%d", a, b);
+            verify_grid(str);
+        }
+    }
+}
+END_TEST
+
+/* Every 3-D shape up to 6x6x6; loop index = first dimension - 1. */
+START_TEST(test_bucket_3d)
+{
+    char str[64];
+    int a = _i + 1;
+    for (int b = 1; b <= 6; b++) {
+        for (int c = 1; c <= 6; c++) {
+            snprintf(str, sizeof(str), "torus:%dx%dx%d", a, b, c);
+            verify_grid(str);
+            snprintf(str, sizeof(str), "mesh:%dx%dx%d", a, b, c);
+            verify_grid(str);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_bucket_named_shapes)
+{
+    static const char *const s[] = {
+        "torus:1",     "mesh:1",       "torus:2",          "mesh:2",     "torus:7",
+        "mesh:7",      "torus:3x5",    "mesh:3x5",         "torus:2x8",  "mesh:2x8",
+        "torus:6x6x2", "mesh:6x6x2",   "torus:8x8x8",      "mesh:8x8x8", "torus:2x2x2x2",
+        "torus:3x1x4", "mesh:2x3x2x2", "torus:4x4,ports=1"};
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+        verify_grid(s[i]);
+    }
+    /* the seeds' counts: 2x2x2 -> 6, 4x4x4 -> 18, 8x8x8 -> 42 (seed 000 3.4) */
+    ck_assert_int_eq(verify_grid("torus:2x2x2"), 6);
+    ck_assert_int_eq(verify_grid("torus:4x4x4"), 18);
+    ck_assert_int_eq(verify_grid("torus:8x8x8"), 42);
+}
+END_TEST
+
+/* bucket combines cyclically (rings) and in a different dimension order per
+ * lane: commutative only, and the ordered verifier says so. */
+START_TEST(test_bucket_needs_commutative)
+{
+    char msg[512];
+    static const char *const s[] = {"torus:4", "torus:3x3", "mesh:3x3", "mesh:2x2"};
+    ck_assert(algo("bucket")->flags & TOPO_ALG_COMMUTATIVE);
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+        topo_topology_t t = topo(s[i]);
+        int p = topo_topology_size(&t);
+        topo_sched_t *sc = gen_all("bucket", &t, p);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)),
+                         TOPO_EINVAL);
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* A schedule that drops one receive must be caught (the sweep above is not
+ * vacuous). */
+START_TEST(test_bucket_mutation)
+{
+    char msg[512];
+    topo_topology_t t = topo("torus:3x4");
+    topo_sched_t *sc = gen_all("bucket", &t, 12);
+    /* rank 5's last allgather receive lands one chunk off */
+    topo_xfer_t *x = &sc[5].xfers[sc[5].nxfers - 1];
+    ck_assert_int_eq(x->kind, TOPO_XFER_RECV_COPY);
+    sc[5].ranges[x->range0].first ^= 1;
+    ck_assert_int_eq(topo_verify(sc, 12, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    free_all(sc, 12);
+    /* a mesh rank that reduces instead of copying in the allgather */
+    t = topo("mesh:4x3");
+    sc = gen_all("bucket", &t, 12);
+    int done = 0;
+    for (int i = sc[7].nxfers - 1; i >= 0 && !done; i--) {
+        if (sc[7].xfers[i].kind == TOPO_XFER_RECV_COPY) {
+            sc[7].xfers[i].kind = TOPO_XFER_RECV_REDUCE;
+            done = 1;
+        }
+    }
+    ck_assert(done);
+    ck_assert_int_eq(topo_verify(sc, 12, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "twice"));
+    free_all(sc, 12);
+}
+END_TEST
+
+/* Not a candidate off the grid, with a reason; the generator refuses rather
+ * than running a plain ring. */
+START_TEST(test_bucket_restrictions)
+{
+    char why[256];
+    const topo_algo_t *b = algo("bucket");
+    topo_topology_t star = topo("star"), fm = topo("fullmesh"), t44 = topo("torus:4x4"),
+                    m23 = topo("mesh:2x3");
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &star};
+    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
+    ck_assert_ptr_nonnull(strstr(why, "torus or mesh"));
+    ck_assert_ptr_nonnull(strstr(why, "bucket"));
+    a.topo = &fm;
+    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
+    a.topo = &t44;
+    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(b, &a, 0, why, sizeof(why)), 0);
+    ck_assert_ptr_nonnull(strstr(why, "commutative"));
+    a.size = 15; /* a 4x4 torus is not a 15-rank communicator */
+    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
+    a.topo = &m23;
+    a.size = 6;
+    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 1);
+    /* generating anyway fails cleanly */
+    topo_sched_t s;
+    a.topo = &star;
+    a.size = 16;
+    ck_assert_int_eq(topo_algo_generate(b, &a, &s), TOPO_ENOTSUP);
+    topo_sched_free(&s);
+    a.topo = &t44;
+    a.size = 8;
+    ck_assert_int_eq(topo_algo_generate(b, &a, &s), TOPO_ENOTSUP);
+    topo_sched_free(&s);
+    /* dbt has no restriction */
+    a.topo = &star;
+    a.size = 7;
+    ck_assert_int_eq(topo_algo_fits(algo("dbt"), &a, 0, why, sizeof(why)), 1);
+}
+END_TEST
+
+/* Costs vs digest 2.3 (dim-decomposed ring: 2 sum(d_i - 1) alpha +
+ * 2 (N-1)/N M/BW, single port) and the Swing digest's multiport form
+ * (2D lanes on a D-torus: 2 (N-1)/N (M/2D) beta). */
+START_TEST(test_bucket_cost)
+{
+    /* one port: exactly the closed form, any torus shape (every rank sends
+     * the same bytes in every step, so the busiest-rank sum telescopes) */
+    static const char *const one[] = {
+        "torus:8,ports=1",     "torus:4x4,ports=1",   "torus:3x5,ports=1",   "torus:2x8,ports=1",
+        "torus:6x6x2,ports=1", "torus:8x8x8,ports=1", "torus:2x2x2,ports=1", "torus:5x1x3,ports=1"};
+    for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+        topo_topology_t t = topo(one[i]);
+        int n = topo_topology_size(&t), sum = 0;
+        for (int d = 0; d < t.ndims; d++) {
+            sum += t.dims[d] - 1;
+        }
+        double lat, bw;
+        affine("bucket", &t, n, &lat, &bw);
+        assert_near(lat, 2.0 * sum);
+        assert_near(bw, 2.0 * (n - 1) / n);
+    }
+    /* all ports: equal dimensions keep every lane in a different dimension
+     * and direction, so each step costs one lane's message: the closed form
+     * divided by the ports (2D on a torus with d >= 3, one per d = 2 axis);
+     * an open line sends both ways at once, so a mesh gets D, not 2D
+     * (seed 000 4.2: the mesh has the unidirectional torus' cost) */
+    static const struct {
+        const char *t;
+        double div;
+    } all[] = {{"torus:8", 2},    {"torus:4x4", 4},   {"torus:8x8x8", 6}, {"torus:5x5x5", 6},
+               {"torus:2x2", 2},  {"torus:2x2x2", 3}, {"mesh:8", 1},      {"mesh:4x4", 2},
+               {"mesh:8x8x8", 3}, {"mesh:2x2x2", 3}};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        topo_topology_t t = topo(all[i].t);
+        int n = topo_topology_size(&t);
+        double lat, bw;
+        affine("bucket", &t, n, &lat, &bw);
+        ck_assert_msg(fabs(bw - 2.0 * (n - 1) / n / all[i].div) < 1e-9, "%s: bw %.12g", all[i].t,
+                      bw);
+    }
+    /* unequal dimensions: the lanes meet in one dimension now and then */
+    static const struct {
+        const char *t;
+        double bw;
+    } uneq[] = {{"torus:3x5", 0.6}, {"torus:2x8", 2.0 / 3.0}};
+    for (size_t i = 0; i < sizeof(uneq) / sizeof(uneq[0]); i++) {
+        topo_topology_t t = topo(uneq[i].t);
+        int n = topo_topology_size(&t);
+        double lat, bw;
+        affine("bucket", &t, n, &lat, &bw);
+        ck_assert_msg(fabs(bw - uneq[i].bw) < 1e-9, "%s: bw %.12g", uneq[i].t, bw);
+    }
+}
+END_TEST
+
+/* Link loads: every bucket message crosses one link; on equal dimensions no
+ * directed link carries more than one message's worth in any step. */
+START_TEST(test_bucket_links)
+{
+    static const struct {
+        const char *t;
+        double cong; /* max over steps of max_load / max_msg */
+    } c[] = {{"torus:8", 1},           {"torus:4x4", 1},   {"torus:8x8x8", 1},
+             {"torus:2x2x2", 1},       {"mesh:4x4", 1},    {"mesh:6x6x6", 1},
+             {"torus:3x5", 4.0 / 3.0}, {"torus:2x8", 1.5}, {"torus:6x6x2", 1.5},
+             {"mesh:3x5", 4.0 / 3.0}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        topo_topology_t t = topo(c[i].t);
+        int n = topo_topology_size(&t);
+        topo_sched_t *sc = gen_all("bucket", &t, n);
+        int depth = topo_sched_depth(&sc[0]);
+        topo_step_load_t *ld = calloc((size_t)depth, sizeof(*ld));
+        ck_assert_int_eq(topo_link_loads(&t, sc, n, ld, depth), TOPO_OK);
+        double cong = 0.0;
+        for (int s = 0; s < depth; s++) {
+            ck_assert_int_eq(ld[s].max_hops, 1);
+            ck_assert_int_gt(ld[s].messages, 0);
+            double q = ld[s].max_load / ld[s].max_msg;
+            cong = q > cong ? q : cong;
+        }
+        ck_assert_msg(fabs(cong - c[i].cong) < 1e-9, "%s: congestion %g", c[i].t, cong);
+        free(ld);
+        free_all(sc, n);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bucket_dbt");
+    TCase *dbt = tcase_create("dbt");
+    tcase_set_timeout(dbt, 300);
+    tcase_add_loop_test(dbt, test_dbt_all_sizes, 0, 8);
+    tcase_add_test(dbt, test_dbt_steps);
+    tcase_add_test(dbt, test_dbt_trees_complementary);
+    tcase_add_test(dbt, test_dbt_order_mutation);
+    tcase_add_test(dbt, test_dbt_cost_master_formula);
+    tcase_add_test(dbt, test_dbt_cost_star);
+    suite_add_tcase(s, dbt);
+    TCase *sweep = tcase_create("bucket_sweep");
+    tcase_set_timeout(sweep, 300);
+    tcase_add_loop_test(sweep, test_bucket_2d, 0, 8);
+    tcase_add_loop_test(sweep, test_bucket_3d, 0, 6);
+    tcase_add_test(sweep, test_bucket_named_shapes);
+    suite_add_tcase(s, sweep);
+    TCase *bucket = tcase_create("bucket");
+    tcase_set_timeout(bucket, 300);
+    tcase_add_test(bucket, test_bucket_needs_commutative);
+    tcase_add_test(bucket, test_bucket_mutation);
+    tcase_add_test(bucket, test_bucket_restrictions);
+    tcase_add_test(bucket, test_bucket_cost);
+    tcase_add_test(bucket, test_bucket_links);
+    suite_add_tcase(s, bucket);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

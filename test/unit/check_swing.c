@@ -1,0 +1,609 @@
+/* Unit tests: Swing allreduce (swing_lat, swing_bw; core/algo_swing.c)
+ * through the verifier on rings of every size 1..130 and on 2-D/3-D tori,
+ * the digest's property tests (shared/notes/swing-trivance-bfb-digest.md
+ * 1.7 and 4.4), per-step link loads against the digest's congestion
+ * figures (1.8), and derived costs against the closed forms. */
+#include "catalog.h"
+#include "cost.h"
+#include "links.h"
+#include "verify.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[] = {"swing_lat", "swing_bw"};
+
+static topo_topology_t topo(const char *str)
+{
+    topo_topology_t t;
+    char err[128];
+    ck_assert_int_eq(topo_topology_parse(str, &t, err, sizeof(err)), TOPO_OK);
+    return t;
+}
+
+static const topo_algo_t *algo(const char *name)
+{
+    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+/* All ranks' schedules of `name` on p ranks of topology t. */
+static topo_sched_t *gen_all(const char *name, int p, const topo_topology_t *t)
+{
+    const topo_algo_t *al = algo(name);
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    ck_assert_ptr_nonnull(sc);
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
+        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+static void free_all(topo_sched_t *sc, int p)
+{
+    for (int r = 0; r < p; r++) {
+        topo_sched_free(&sc[r]);
+    }
+    free(sc);
+}
+
+static void verify_on(const char *name, int p, const topo_topology_t *t, const char *label)
+{
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
+    char msg[512];
+    int rc = topo_verify_algo(algo(name), &a, msg, sizeof(msg));
+    ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
+}
+
+static int ceil_log2(int n)
+{
+    int l = 0;
+    while ((1 << l) < n) {
+        l++;
+    }
+    return l;
+}
+
+/* Swing sec. 3.1, corrected (digest 1.2): rho(s) = sum_{i<=s} (-2)^i and
+ * delta(s) = |rho(s)| = (2^(s+1) - (-1)^(s+1)) / 3, written independently of
+ * the generator. */
+static int rho(int s)
+{
+    return (1 - (int)pow(-2.0, s + 1)) / 3;
+}
+
+static int delta(int s)
+{
+    return ((1 << (s + 1)) - (s % 2 ? 1 : -1)) / 3;
+}
+
+/* ---- correctness: the verifier ----------------------------------------- */
+
+/* Both algorithms on a ring (star topology: one 1-D ring) of every size
+ * 1..130, ten sizes per test. */
+START_TEST(test_ring_all_sizes)
+{
+    topo_topology_t star = topo("star");
+    for (int p = _i / 2 * 10 + 1; p <= _i / 2 * 10 + 10; p++) {
+        verify_on(names[_i % 2], p, &star, "star");
+    }
+}
+END_TEST
+
+/* Tori and meshes: unequal, odd, size-2 and size-1 dimensions. */
+static const char *const shapes[] = {
+    "torus:3x5",     "torus:2x8",   "torus:6x6x2", "torus:4x4",     "torus:8x8",   "torus:2x2x2",
+    "torus:3x3",     "torus:2x3",   "torus:2x2",   "torus:7x9",     "torus:5x5x5", "torus:3x3x3",
+    "torus:6x10",    "torus:16x32", "torus:4x64",  "torus:2x256",   "torus:11x13", "torus:9x9x6",
+    "torus:2x3x5x2", "torus:1x8",   "torus:8x1x3", "torus:4x4x4x2", "torus:8x8x8", "torus:12x12",
+    "torus:7x73",    "mesh:4x6",    "mesh:3x5",    "mesh:2x2x2",    "torus:27x27",
+};
+
+START_TEST(test_tori)
+{
+    topo_topology_t t = topo(shapes[_i / 2]);
+    verify_on(names[_i % 2], topo_topology_size(&t), &t, shapes[_i / 2]);
+}
+END_TEST
+
+/* A topology that does not cover the communicator: Swing runs on one ring. */
+START_TEST(test_grid_of_other_size)
+{
+    topo_topology_t t = topo("torus:4x4");
+    for (int i = 0; i < 2; i++) {
+        verify_on(names[i], 12, &t, "torus:4x4 (12 ranks)");
+        verify_on(names[i], 17, &t, "torus:4x4 (17 ranks)");
+    }
+}
+END_TEST
+
+/* The verifier does catch a broken Swing schedule: an allgather copy
+ * turned into a reduction counts a contribution twice, and a reduce-scatter
+ * reduction turned into a copy loses contributions. */
+START_TEST(test_mutations_rejected)
+{
+    topo_topology_t star = topo("star");
+    const int p = 10;
+    char msg[512];
+    for (int mut = 0; mut < 2; mut++) {
+        topo_sched_t *sc = gen_all("swing_bw", p, &star);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
+        int from = mut ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY;
+        int to = mut ? TOPO_XFER_RECV_COPY : TOPO_XFER_RECV_REDUCE;
+        int changed = 0;
+        for (int i = 0; i < sc[3].nxfers && !changed; i++) {
+            if (sc[3].xfers[i].kind == from) {
+                sc[3].xfers[i].kind = (uint8_t)to;
+                changed = 1;
+            }
+        }
+        ck_assert(changed);
+        ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)),
+                         TOPO_EINVAL);
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* ---- properties (digest 1.7, 4.4) -------------------------------------- */
+
+/* Peers: on a ring of p = 2^k the plain lane (0) of an even rank r talks to
+ * r + rho(s) at step s and an odd one to r - rho(s); the mirrored lane (1)
+ * the other way; both lanes of both algorithms. */
+START_TEST(test_peers_follow_rho)
+{
+    topo_topology_t star = topo("star");
+    for (int ni = 0; ni < 2; ni++) {
+        for (int p = 2; p <= 64; p *= 2) {
+            topo_sched_t *sc = gen_all(names[ni], p, &star);
+            int L = ceil_log2(p);
+            for (int r = 0; r < p; r++) {
+                ck_assert_int_eq(sc[r].nlanes, 2);
+                for (int l = 0; l < 2; l++) {
+                    for (int s = 0; s < L; s++) {
+                        int sign = (r % 2 ? -1 : 1) * (l ? -1 : 1);
+                        int want = ((r + sign * rho(s)) % p + p) % p;
+                        const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                        ck_assert_int_ge(st->nxfers, 1);
+                        for (int i = 0; i < st->nxfers; i++) {
+                            ck_assert_int_eq(sc[r].xfers[st->xfer0 + i].peer, want);
+                        }
+                    }
+                }
+            }
+            free_all(sc, p);
+        }
+    }
+}
+END_TEST
+
+/* For even p every step of every lane is a perfect matching (pi is an
+ * involution): each rank sends to and receives from exactly one peer, whose
+ * peer it is.  For any p, a rank never sends twice to one peer in a step. */
+static void check_matching(const char *name, int p)
+{
+    topo_topology_t star = topo("star");
+    topo_sched_t *sc = gen_all(name, p, &star);
+    for (int r = 0; r < p; r++) {
+        for (int l = 0; l < sc[r].nlanes; l++) {
+            for (int s = 0; s < sc[r].lanes[l].nsteps; s++) {
+                const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                int peer = -1, sends = 0, recvs = 0;
+                for (int i = 0; i < st->nxfers; i++) {
+                    const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                    sends += x->kind == TOPO_XFER_SEND;
+                    recvs += x->kind != TOPO_XFER_SEND;
+                    for (int j = 0; j < i; j++) {
+                        const topo_xfer_t *y = &sc[r].xfers[st->xfer0 + j];
+                        ck_assert(!(y->peer == x->peer && y->kind == x->kind));
+                    }
+                    if (p % 2 == 0 && (0 == (p & (p - 1)) || !strcmp(name, "swing_bw"))) {
+                        ck_assert(peer < 0 || peer == x->peer);
+                        peer = x->peer;
+                    }
+                }
+                if (peer >= 0) {
+                    ck_assert_int_eq(sends, 1);
+                    ck_assert_int_eq(recvs, 1);
+                    const topo_step_t *ps = topo_sched_lane_step(&sc[peer], l, s);
+                    ck_assert_int_eq(sc[peer].xfers[ps->xfer0].peer, r);
+                }
+            }
+        }
+    }
+    free_all(sc, p);
+}
+
+START_TEST(test_matching)
+{
+    for (int p = 2; p <= 64; p++) {
+        check_matching("swing_lat", p);
+        check_matching("swing_bw", p);
+    }
+}
+END_TEST
+
+/* Step counts.  swing_bw: 2 ceil(log2 p) for even p, 2 ceil(log2 (p-1)) for
+ * odd p (the extra rank talks to several ranks per step); swing_lat:
+ * log2 p for powers of two, else the fold adds a step in and out.  On
+ * tori the steps add over the dimensions. */
+START_TEST(test_step_counts)
+{
+    topo_topology_t star = topo("star");
+    for (int p = 1; p <= 130; p++) {
+        topo_sched_t *sc = gen_all("swing_bw", p, &star);
+        int want = p == 1 ? 0 : 2 * ceil_log2(p % 2 ? p - 1 : p);
+        ck_assert_msg(topo_sched_depth(&sc[p - 1]) == want, "swing_bw p=%d: %d steps, want %d", p,
+                      topo_sched_depth(&sc[p - 1]), want);
+        free_all(sc, p);
+        sc = gen_all("swing_lat", p, &star);
+        int p2 = 1 << (ceil_log2(p + 1) - 1);
+        want = ceil_log2(p2) + (p2 == p ? 0 : 2);
+        ck_assert_msg(topo_sched_depth(&sc[0]) == want, "swing_lat p=%d: %d steps, want %d", p,
+                      topo_sched_depth(&sc[0]), want);
+        free_all(sc, p);
+    }
+    static const struct {
+        const char *shape;
+        int bw, lat, lanes;
+    } c[] = {
+        {"torus:4x4", 8, 4, 4}, {"torus:2x8", 8, 4, 4},    {"torus:64x64", 24, 12, 4},
+        {"torus:3x5", 6, 7, 4}, {"torus:8x8x8", 18, 9, 6}, {"torus:6x6x2", 14, 9, 6},
+        {"torus:1x8", 6, 3, 2}, {"torus:2x2x2", 6, 3, 6},  {"torus:3x3", 4, 6, 4},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        topo_topology_t t = topo(c[i].shape);
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, topo_topology_size(&t), 0, 0, &t};
+        topo_sched_t s;
+        ck_assert_int_eq(topo_algo_generate(algo("swing_bw"), &a, &s), TOPO_OK);
+        ck_assert_msg(topo_sched_depth(&s) == c[i].bw, "swing_bw %s: %d", c[i].shape,
+                      topo_sched_depth(&s));
+        ck_assert_int_eq(s.nlanes, c[i].lanes);
+        topo_sched_free(&s);
+        ck_assert_int_eq(topo_algo_generate(algo("swing_lat"), &a, &s), TOPO_OK);
+        ck_assert_msg(topo_sched_depth(&s) == c[i].lat, "swing_lat %s: %d", c[i].shape,
+                      topo_sched_depth(&s));
+        ck_assert_int_eq(s.nlanes, c[i].lanes);
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
+/* swing_bw message sizes: with 2D lanes of p blocks each (n/2D per lane),
+ * reduce-scatter step s moves (n/2D)/2^(s+1) per lane (p / 2^(s+1) blocks)
+ * for powers of two, the allgather the same in reverse; on a 1-D power of
+ * two every transfer is a single contiguous range (the laminar order). */
+START_TEST(test_message_sizes)
+{
+    static const char *const shapes_p2[] = {"star", "torus:8x8", "torus:4x4x4", "torus:2x16"};
+    for (size_t i = 0; i < sizeof(shapes_p2) / sizeof(shapes_p2[0]); i++) {
+        topo_topology_t t = topo(shapes_p2[i]);
+        int p = topo_topology_size(&t) ? topo_topology_size(&t) : 64;
+        topo_sched_t *sc = gen_all("swing_bw", p, &t);
+        int L = ceil_log2(p);
+        for (int r = 0; r < p; r++) {
+            ck_assert_int_eq(sc[r].nblocks, sc[r].nlanes * p);
+            for (int l = 0; l < sc[r].nlanes; l++) {
+                ck_assert_int_eq(sc[r].lanes[l].nsteps, 2 * L);
+                for (int s = 0; s < 2 * L; s++) {
+                    int k = s < L ? s : 2 * L - 1 - s;
+                    const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                    ck_assert_int_eq(st->nxfers, 2);
+                    for (int j = 0; j < 2; j++) {
+                        const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + j];
+                        ck_assert_int_eq(x->nblk, p >> (k + 1));
+                        if (0 == i) {
+                            ck_assert_int_eq(x->nranges, 1);
+                        }
+                    }
+                }
+            }
+        }
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* Bandwidth optimality at every size: in the reduce-scatter every rank
+ * sends exactly p-1 of each lane's p blocks (keep-latest sends each block
+ * once; the extra rank of odd p sends p-1 single blocks; the others send
+ * p-2 blocks on the even ring plus one to the extra rank). */
+START_TEST(test_blocks_sent)
+{
+    topo_topology_t star = topo("star");
+    for (int p = 2; p <= 130; p++) {
+        topo_sched_t *sc = gen_all("swing_bw", p, &star);
+        for (int r = 0; r < p; r++) {
+            for (int l = 0; l < sc[r].nlanes; l++) {
+                int L = sc[r].lanes[l].nsteps / 2, sent = 0, got = 0;
+                for (int s = 0; s < L; s++) {
+                    const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                    for (int i = 0; i < st->nxfers; i++) {
+                        const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                        if (x->kind == TOPO_XFER_SEND) {
+                            sent += x->nblk;
+                        } else {
+                            got += x->nblk;
+                        }
+                    }
+                }
+                ck_assert_msg(sent == p - 1, "p=%d rank %d lane %d sends %d blocks", p, r, l, sent);
+                ck_assert_int_ge(got, p - 1);
+            }
+        }
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* Digest 1.7 item 6: on square tori the 2D lanes of a step use 2D distinct
+ * ports (dimension, direction) on every rank. */
+START_TEST(test_ports_distinct)
+{
+    static const char *const sq[] = {"torus:4x4", "torus:8x8", "torus:4x4x4", "torus:16x16"};
+    for (size_t i = 0; i < sizeof(sq) / sizeof(sq[0]); i++) {
+        topo_topology_t t = topo(sq[i]);
+        int p = topo_topology_size(&t);
+        for (int ni = 0; ni < 2; ni++) {
+            topo_sched_t *sc = gen_all(names[ni], p, &t);
+            for (int r = 0; r < p; r++) {
+                int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
+                topo_topology_coords(&t, r, c);
+                for (int s = 0; s < topo_sched_depth(&sc[r]); s++) {
+                    int used[2 * TOPO_MAX_DIMS] = {0};
+                    for (int l = 0; l < sc[r].nlanes; l++) {
+                        const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                        for (int j = 0; j < st->nxfers; j++) {
+                            const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + j];
+                            if (x->kind != TOPO_XFER_SEND) {
+                                continue;
+                            }
+                            topo_topology_coords(&t, x->peer, d);
+                            int dim = -1, dir = 0;
+                            for (int k = 0; k < t.ndims; k++) {
+                                if (c[k] != d[k]) {
+                                    ck_assert_int_eq(dim, -1);
+                                    int n = t.dims[k], fwd = ((d[k] - c[k]) % n + n) % n;
+                                    ck_assert_int_ne(2 * fwd, n); /* no ties here */
+                                    dim = k;
+                                    dir = 2 * fwd < n ? 0 : 1;
+                                }
+                            }
+                            ck_assert_int_ge(dim, 0);
+                            ck_assert_msg(!used[2 * dim + dir],
+                                          "%s %s rank %d step %d: port reused", names[ni], sq[i], r,
+                                          s);
+                            used[2 * dim + dir] = 1;
+                        }
+                    }
+                }
+            }
+            free_all(sc, p);
+        }
+    }
+}
+END_TEST
+
+/* ---- congestion (digest 1.8) ------------------------------------------- */
+
+/* Per-step loads of `name` on a torus; returns D * sum of max loads. */
+static double congestion(const char *name, const char *shape, topo_step_load_t **out, int *depth)
+{
+    topo_topology_t t = topo(shape);
+    int p = topo_topology_size(&t);
+    topo_sched_t *sc = gen_all(name, p, &t);
+    *depth = topo_sched_depth(&sc[0]);
+    *out = calloc((size_t)*depth, sizeof(**out));
+    ck_assert_int_eq(topo_link_loads(&t, sc, p, *out, *depth), TOPO_OK);
+    free_all(sc, p);
+    double sum = 0.0;
+    for (int s = 0; s < *depth; s++) {
+        sum += (*out)[s].max_load;
+    }
+    return sum * t.ndims;
+}
+
+/* 64x64: reduce-scatter step s puts delta(floor(s/2)) messages of
+ * (n/4)/2^(s+1) on the busiest link (plain + mirrored collectives in the
+ * same dimension, opposite directions), the allgather mirrors it; the
+ * congestion deficiency Xi = D * sum of per-step max loads (in units of
+ * n) = sum_s delta(floor(s/D)) / 2^(s+1) = 1.1843, the paper's "1.19"
+ * (Table 2, with the digest's factor 2 for reduce-scatter + allgather). */
+START_TEST(test_congestion_64x64)
+{
+    topo_step_load_t *o;
+    int depth;
+    double xi = congestion("swing_bw", "torus:64x64", &o, &depth);
+    ck_assert_int_eq(depth, 24);
+    double want = 0.0;
+    for (int s = 0; s < 12; s++) {
+        int sig = s / 2;
+        double msg = 0.25 / (double)(2 << s);
+        want += delta(sig) / (double)(2 << s);
+        for (int k = 0; k < 2; k++) {
+            const topo_step_load_t *st = &o[k ? 23 - s : s];
+            ck_assert_msg(fabs(st->max_msg - msg) < 1e-12, "step %d: message %g", s, st->max_msg);
+            ck_assert_msg(fabs(st->max_load / st->max_msg - delta(sig)) < 1e-9,
+                          "step %d: congestion %g, want %d", k ? 23 - s : s,
+                          st->max_load / st->max_msg, delta(sig));
+            ck_assert_int_eq(st->max_hops, delta(sig));
+        }
+    }
+    ck_assert_msg(fabs(xi - want) < 1e-9, "Xi %g != %g", xi, want);
+    ck_assert_msg(xi > 1.18 && xi < 1.19, "Xi %g, the digest says 1.184", xi);
+    free(o);
+    /* swing_lat: the whole part n/4 every step, delta(floor(s/2)) per link
+     * (digest 1.8: c_s ~ delta); sum of loads = (n/4) * sum_s delta. */
+    double lat = congestion("swing_lat", "torus:64x64", &o, &depth) / 2;
+    ck_assert_int_eq(depth, 12);
+    double lwant = 0.0;
+    for (int s = 0; s < 12; s++) {
+        ck_assert(fabs(o[s].max_load / o[s].max_msg - delta(s / 2)) < 1e-9);
+        lwant += 0.25 * delta(s / 2);
+    }
+    ck_assert_msg(fabs(lat - lwant) < 1e-9, "swing_lat load %g != %g", lat, lwant);
+    free(o);
+}
+END_TEST
+
+/* 3-D 8x8x8: the same sum over s = 0..8 with delta(floor(s/3)). */
+START_TEST(test_congestion_8x8x8)
+{
+    topo_step_load_t *o;
+    int depth;
+    double xi = congestion("swing_bw", "torus:8x8x8", &o, &depth);
+    double want = 0.0;
+    for (int s = 0; s < 9; s++) {
+        want += delta(s / 3) / (double)(2 << s);
+    }
+    ck_assert_int_eq(depth, 18);
+    ck_assert_msg(fabs(xi - want) < 1e-9, "Xi %g != %g", xi, want);
+    ck_assert(xi < 1.037); /* below the p -> infinity value of Table 2 */
+    free(o);
+}
+END_TEST
+
+/* Rectangular 2-D tori (sec. 4.2): the first 2 log2 d_min steps are those of
+ * the d_min x d_min torus; then all 2D lanes continue in the long dimension
+ * (the two plain lanes on the same links, as do the two mirrored ones).
+ * Eq. (3) as printed, Xi_Q = 1/(2 d_min^D) sum_{s=log2 d_min}^{log2 d_max - 1}
+ * delta(s) / 2^(s+1-log2 d_min) (digest: 0.021, 0.083, 0.25 for 64x16,
+ * 128x8, 256x4), is the reduce-scatter's busiest-link load in units of n;
+ * on the scale of Table 2 (x2 for the allgather, / (n/D)) it is 4 Xi_Q, and
+ * the measured tail matches that exactly. */
+START_TEST(test_congestion_rectangular)
+{
+    static const struct {
+        const char *shape;
+        int dmax, dmin;
+    } c[] = {{"torus:64x16", 64, 16}, {"torus:128x8", 128, 8}, {"torus:256x4", 256, 4}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        topo_step_load_t *o;
+        int depth, lmin = ceil_log2(c[i].dmin), lmax = ceil_log2(c[i].dmax);
+        double xi = congestion("swing_bw", c[i].shape, &o, &depth);
+        free(o);
+        double square = 0.0, q = 0.0;
+        for (int s = 0; s < 2 * lmin; s++) {
+            square += delta(s / 2) / (double)(2 << s);
+        }
+        for (int s = lmin; s < lmax; s++) {
+            q += delta(s) / (double)(2 << (s - lmin));
+        }
+        q /= 2.0 * c[i].dmin * c[i].dmin;
+        ck_assert_msg(fabs(xi - (square + 4 * q)) < 1e-9, "%s: Xi %g, square %g + 4 x %g",
+                      c[i].shape, xi, square, q);
+    }
+}
+END_TEST
+
+/* ---- derived costs (cost.h) vs closed forms ----------------------------- */
+
+#define assert_near(x, y) \
+    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%.12g != %.12g", (double)(x), (double)(y))
+
+static void affine(const char *name, int p, const topo_topology_t *t, double *lat, double *bw)
+{
+    static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
+    ck_assert_int_eq(topo_cost_affine(algo(name), &a, &unit, lat, bw), TOPO_OK);
+}
+
+/* Contention-free closed forms (digest 4.2, 1.8 explicit forms).  On a
+ * single-port star both lanes share the port: swing_bw 2 log2 p alpha +
+ * 2(p-1)/p M/BW (as Rabenseifner), swing_lat log2 p (alpha + M/BW).  On a
+ * torus with 2D ports: swing_bw 2 log2 p alpha + (1/D)(p-1)/p M/BW (Psi =
+ * 1), swing_lat log2 p alpha + log2 p / (2D) M/BW. */
+START_TEST(test_costs)
+{
+    topo_topology_t star = topo("star");
+    double lat, bw;
+    for (int k = 1; k <= 7; k++) {
+        int p = 1 << k;
+        affine("swing_bw", p, &star, &lat, &bw);
+        assert_near(lat, 2.0 * k);
+        assert_near(bw, 2.0 * (p - 1) / p);
+        affine("swing_lat", p, &star, &lat, &bw);
+        assert_near(lat, k);
+        assert_near(bw, k);
+    }
+    static const char *const tori[] = {"torus:16", "torus:8x8", "torus:16x16", "torus:4x4x4"};
+    for (size_t i = 0; i < sizeof(tori) / sizeof(tori[0]); i++) {
+        topo_topology_t t = topo(tori[i]);
+        int p = topo_topology_size(&t), L = ceil_log2(p), D = t.ndims;
+        affine("swing_bw", p, &t, &lat, &bw);
+        assert_near(lat, 2.0 * L);
+        assert_near(bw, (p - 1) / (double)p / D);
+        affine("swing_lat", p, &t, &lat, &bw);
+        assert_near(lat, L);
+        assert_near(bw, L / (2.0 * D));
+    }
+    /* Even p, not a power of two (keep-latest): as many steps as the next
+     * power of two and still exactly the optimal 2(p-1)/p.  Odd p (the
+     * extra rank): 2 ceil(log2(p-1)) steps; every rank sends p-1 blocks in
+     * all, but a contacted rank sends one block of n/p more than the others
+     * in each step, so at most 2L/p over the optimum (folding would add 2). */
+    for (int p = 3; p <= 130; p++) {
+        if (0 == (p & (p - 1))) {
+            continue;
+        }
+        int L = ceil_log2(p % 2 ? p - 1 : p);
+        affine("swing_bw", p, &star, &lat, &bw);
+        assert_near(lat, 2.0 * L);
+        if (p % 2 == 0) {
+            assert_near(bw, 2.0 * (p - 1) / p);
+        } else {
+            ck_assert(bw >= 2.0 * (p - 1) / p - 1e-12);
+            ck_assert_msg(bw <= 2.0 * (p - 1 + L) / p + 1e-12, "p=%d: %g", p, bw);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_catalog)
+{
+    topo_topology_t star = topo("star");
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 7, 0, 0, &star};
+    char why[256];
+    for (int i = 0; i < 2; i++) {
+        const topo_algo_t *al = algo(names[i]);
+        ck_assert(al->flags & TOPO_ALG_COMMUTATIVE);
+        ck_assert(!(al->flags & TOPO_ALG_GRID));
+        ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 1);
+        ck_assert_int_eq(topo_algo_fits(al, &a, 0, why, sizeof(why)), 0);
+        ck_assert_ptr_nonnull(strstr(why, "commutative"));
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("swing");
+    TCase *tc = tcase_create("swing");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_ring_all_sizes, 0, 2 * 13);
+    tcase_add_loop_test(tc, test_tori, 0, 2 * (int)(sizeof(shapes) / sizeof(shapes[0])));
+    tcase_add_test(tc, test_grid_of_other_size);
+    tcase_add_test(tc, test_mutations_rejected);
+    tcase_add_test(tc, test_peers_follow_rho);
+    tcase_add_test(tc, test_matching);
+    tcase_add_test(tc, test_step_counts);
+    tcase_add_test(tc, test_message_sizes);
+    tcase_add_test(tc, test_blocks_sent);
+    tcase_add_test(tc, test_ports_distinct);
+    tcase_add_test(tc, test_congestion_64x64);
+    tcase_add_test(tc, test_congestion_8x8x8);
+    tcase_add_test(tc, test_congestion_rectangular);
+    tcase_add_test(tc, test_costs);
+    tcase_add_test(tc, test_catalog);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,686 @@
+/* Unit tests: Trivance (trivance_lat, trivance_bw) and Bruck (bruck), seed
+ * 002 and shared/notes/swing-trivance-bfb-digest.md part 2 and 4.2-4.5:
+ * verifier proofs on rings 1..130 and tori, the digest's property tests,
+ * per-step link loads against the congestion the paper derives, and the
+ * derived cost against its closed forms.  The shift engine is reached
+ * through algo.h in one test (a wrong distance rule must be refused). */
+#include "algo.h"
+#include "cost.h"
+#include "links.h"
+#include "verify.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[] = {"trivance_lat", "trivance_bw", "bruck"};
+#define NALGS 3
+
+static topo_topology_t topo(const char *str)
+{
+    topo_topology_t t;
+    char err[128];
+    ck_assert_msg(topo_topology_parse(str, &t, err, sizeof(err)) == TOPO_OK, "%s", err);
+    return t;
+}
+
+static const topo_algo_t *algo(const char *name)
+{
+    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+static topo_sched_t *gen_all(const char *name, const topo_topology_t *t, int p)
+{
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
+        ck_assert_int_eq(topo_algo_generate(algo(name), &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+static void free_all(topo_sched_t *sc, int p)
+{
+    for (int r = 0; r < p; r++) {
+        topo_sched_free(&sc[r]);
+    }
+    free(sc);
+}
+
+static int clog3(int n)
+{
+    int s = 0;
+    for (long p = 1; p < n; p *= 3) {
+        s++;
+    }
+    return s;
+}
+
+static int pow3(int k)
+{
+    int p = 1;
+    while (k-- > 0) {
+        p *= 3;
+    }
+    return p;
+}
+
+/* Steps of trivance_lat in one dimension of n: ceil(log3 n), plus one when
+ * n is neither 3^s nor 2*3^(s-1) (fold in and out around s - 1 steps). */
+static int lat_steps(int n)
+{
+    int s = clog3(n);
+    return n == 1 ? 0 : s + !(n == pow3(s) || n == 2 * pow3(s - 1));
+}
+
+#define assert_near(x, y)                                                                          \
+    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x),           \
+                  (double)(y))
+
+/* --- correctness ------------------------------------------------------- */
+
+/* Every algorithm, every ring size 1..130 (a star topology: one ring). */
+START_TEST(test_rings)
+{
+    topo_topology_t star = topo("star");
+    const char *name = names[_i];
+    for (int p = 1; p <= 130; p++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
+        char msg[512];
+        ck_assert_msg(topo_verify_algo(algo(name), &a, msg, sizeof(msg)) == TOPO_OK,
+                      "%s p=%d: %s", name, p, msg);
+    }
+}
+END_TEST
+
+static const char *const shapes[] = {
+    "torus:3x5",  "torus:2x8",   "torus:6x6x2", "torus:3x3",   "torus:9x9",  "torus:2x3",
+    "torus:2x2x2", "torus:27x27", "torus:4x5x7", "mesh:4x5x7", "mesh:3x9",   "torus:1x7",
+    "torus:7x1x4", "torus:10x4",  "torus:3x3x3", "torus:2x18", "torus:8x16", "torus:5x2x2x3",
+};
+#define NSHAPES ((int)(sizeof(shapes) / sizeof(shapes[0])))
+
+START_TEST(test_tori)
+{
+    const char *name = names[_i];
+    for (int k = 0; k < NSHAPES; k++) {
+        topo_topology_t t = topo(shapes[k]);
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, topo_topology_size(&t), 0, 0, &t};
+        char msg[512];
+        ck_assert_msg(topo_verify_algo(algo(name), &a, msg, sizeof(msg)) == TOPO_OK,
+                      "%s %s: %s", name, shapes[k], msg);
+        /* one lane per dimension of size > 1 */
+        topo_sched_t s;
+        ck_assert_int_eq(topo_algo_generate(algo(name), &a, &s), TOPO_OK);
+        int D = 0;
+        for (int i = 0; i < t.ndims; i++) {
+            D += t.dims[i] > 1;
+        }
+        ck_assert_int_eq(s.nlanes, D);
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
+/* Cyclic windows: not order-preserving (hence TOPO_ALG_COMMUTATIVE), and
+ * the verifier sees it. */
+START_TEST(test_commutative_only)
+{
+    topo_topology_t star = topo("star");
+    char msg[512];
+    for (int i = 0; i < NALGS; i++) {
+        const topo_algo_t *al = algo(names[i]);
+        ck_assert(al->flags & TOPO_ALG_COMMUTATIVE);
+        ck_assert(!(al->flags & TOPO_ALG_GRID));
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 9, 0, 0, &star};
+        ck_assert_int_eq(topo_algo_fits(al, &a, 1, msg, sizeof(msg)), 1);
+        ck_assert_int_eq(topo_algo_fits(al, &a, 0, msg, sizeof(msg)), 0);
+        topo_sched_t *sc = gen_all(names[i], &star, 9);
+        ck_assert_int_eq(topo_verify(sc, 9, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
+        ck_assert_int_eq(topo_verify(sc, 9, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)),
+                         TOPO_EINVAL);
+        ck_assert_ptr_nonnull(strstr(msg, "rank order"));
+        free_all(sc, 9);
+    }
+}
+END_TEST
+
+/* The joint reduction really is two receive-reduces into the same blocks:
+ * turning either into a copy loses contributions. */
+START_TEST(test_joint_reduction_needed)
+{
+    topo_topology_t star = topo("star");
+    char msg[512];
+    for (int which = 0; which < 2; which++) {
+        topo_sched_t *sc = gen_all("trivance_bw", &star, 9);
+        const topo_step_t *st = topo_sched_lane_step(&sc[4], 0, 0);
+        int seen = 0;
+        for (int i = 0; i < st->nxfers; i++) {
+            topo_xfer_t *x = &sc[4].xfers[st->xfer0 + i];
+            if (x->kind == TOPO_XFER_RECV_REDUCE && seen++ == which) {
+                x->kind = TOPO_XFER_RECV_COPY;
+            }
+        }
+        ck_assert_int_eq(seen, 2);
+        ck_assert_int_eq(topo_verify(sc, 9, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)),
+                         TOPO_EINVAL);
+        free_all(sc, 9);
+    }
+}
+END_TEST
+
+/* Whole-vector exchange at the paper's n = 7 distances (1, then 2: sec.
+ * 4.4, fig. 4) counts contributions twice (digest 2.6): the reason
+ * trivance_lat folds such sizes. */
+START_TEST(test_lat_unfolded_double_counts)
+{
+    topo_sched_t sc[7];
+    char msg[512];
+    for (int r = 0; r < 7; r++) {
+        topo_sched_init(&sc[r], 7, r, 1);
+        for (int d = 1; d <= 2; d++) {
+            topo_sched_step(&sc[r]);
+            topo_sched_send(&sc[r], (r + d) % 7, 0, 1);
+            topo_sched_send(&sc[r], (r + 7 - d) % 7, 0, 1);
+            topo_sched_recv(&sc[r], (r + 7 - d) % 7, TOPO_XFER_RECV_REDUCE, 0, 1);
+            topo_sched_recv(&sc[r], (r + d) % 7, TOPO_XFER_RECV_REDUCE, 0, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&sc[r]), TOPO_OK);
+    }
+    ck_assert_int_eq(topo_verify(sc, 7, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "twice"));
+    for (int r = 0; r < 7; r++) {
+        topo_sched_free(&sc[r]);
+    }
+}
+END_TEST
+
+/* Sec. 4.4's printed final distance ceil((3^ceil(log3 n) - n) / 2) does not
+ * cover the ring (digest 2.6; it is even 0 for n = 3^s): the engine refuses
+ * it instead of emitting a wrong schedule; the corrected rule works.  (Some
+ * sizes survive it by luck: n = 32 gets 25 = -7 mod 32, which covers.) */
+static int printed_shifts(int n, int s, int t, int lat, int *sh)
+{
+    int d = pow3(t);
+    if (!lat && t == s - 1) {
+        d = (pow3(s) - n + 1) / 2;
+    }
+    sh[0] = d % n;
+    sh[1] = (n - d % n) % n;
+    return 2;
+}
+
+START_TEST(test_printed_distance_rejected)
+{
+    topo_topology_t star = topo("star");
+    static const int bad[] = {3, 7, 8, 9, 27, 64};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, bad[i], 0, 0, &star};
+        topo_sched_t s;
+        ck_assert_int_ne(topo_gen_shift_allreduce(&s, &a, printed_shifts, 0), TOPO_OK);
+        topo_sched_free(&s);
+        ck_assert_int_eq(topo_gen_shift_allreduce(&s, &a, topo_trivance_shifts, 0), TOPO_OK);
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
+/* --- the digest's property tests ------------------------------------- */
+
+/* The peers of a step, from one rank's schedule (distinct, send side). */
+static int step_peers(const topo_sched_t *s, int lane, int step, int *peers)
+{
+    const topo_step_t *st = topo_sched_lane_step(s, lane, step);
+    int n = 0;
+    for (int i = 0; i < st->nxfers; i++) {
+        const topo_xfer_t *x = &s->xfers[st->xfer0 + i];
+        if (x->kind == TOPO_XFER_SEND) {
+            peers[n++] = x->peer;
+        }
+    }
+    return n;
+}
+
+/* pi(r,k,n) = (r - 3^k, r + 3^k); the left peer of r's right peer is r. */
+START_TEST(test_peers)
+{
+    topo_topology_t star = topo("star");
+    static const int ns[] = {3, 9, 27, 81, 243};
+    for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+        int n = ns[i];
+        topo_sched_t *sc = gen_all("trivance_lat", &star, n);
+        for (int r = 0; r < n; r++) {
+            ck_assert_int_eq(topo_sched_depth(&sc[r]), clog3(n));
+            for (int k = 0; k < clog3(n); k++) {
+                int p[4], q[4], d = pow3(k);
+                ck_assert_int_eq(step_peers(&sc[r], 0, k, p), 2);
+                ck_assert_int_eq(p[0], (r + d) % n); /* right */
+                ck_assert_int_eq(p[1], (r + n - d) % n); /* left */
+                ck_assert_int_eq(step_peers(&sc[p[0]], 0, k, q), 2);
+                ck_assert_int_eq(q[1], r);
+            }
+        }
+        free_all(sc, n);
+    }
+}
+END_TEST
+
+/* Lemma 4.2 / Thm 4.3 through the schedule: following trivance_lat's
+ * receives, after step k rank r holds each rank within distance
+ * R_k = (3^(k+1) - 1) / 2 exactly once and nothing else (reach multiset);
+ * after the last step, every rank once (n = 3^s). */
+START_TEST(test_reach_multiset)
+{
+    topo_topology_t star = topo("star");
+    for (int s = 1; s <= 4; s++) {
+        int n = pow3(s);
+        topo_sched_t *sc = gen_all("trivance_lat", &star, n);
+        int *cnt = calloc((size_t)n * n, sizeof(int)), *nxt = calloc((size_t)n * n, sizeof(int));
+        for (int r = 0; r < n; r++) {
+            cnt[r * n + r] = 1;
+        }
+        for (int k = 0; k < s; k++) {
+            memcpy(nxt, cnt, sizeof(int) * (size_t)n * n);
+            for (int r = 0; r < n; r++) {
+                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+                for (int i = 0; i < st->nxfers; i++) {
+                    const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                    if (x->kind == TOPO_XFER_RECV_REDUCE) {
+                        for (int o = 0; o < n; o++) {
+                            nxt[r * n + o] += cnt[x->peer * n + o];
+                        }
+                    }
+                }
+            }
+            memcpy(cnt, nxt, sizeof(int) * (size_t)n * n);
+            int R = (pow3(k + 1) - 1) / 2;
+            for (int r = 0; r < n; r++) {
+                for (int o = 0; o < n; o++) {
+                    int dist = abs(o - r) < n - abs(o - r) ? abs(o - r) : n - abs(o - r);
+                    ck_assert_int_eq(cnt[r * n + o], dist <= R);
+                }
+            }
+        }
+        free(cnt);
+        free(nxt);
+        free_all(sc, n);
+    }
+}
+END_TEST
+
+/* Blocks sent in the reduce-scatter (n = 3^s): each block but one exactly
+ * once, 3^(s-1-k) per peer at step k (Pi with bounds k+1..s-1), as one
+ * contiguous run; the block kept is the one both peers send in the last
+ * step; the allgather mirrors it. */
+START_TEST(test_rs_block_sets)
+{
+    topo_topology_t star = topo("star");
+    for (int s = 1; s <= 5; s++) {
+        int n = pow3(s);
+        topo_sched_t *sc = gen_all("trivance_bw", &star, n);
+        int *sent = malloc(sizeof(int) * (size_t)n);
+        for (int r = 0; r < n; r += (n > 27 ? 7 : 1)) {
+            memset(sent, 0, sizeof(int) * (size_t)n);
+            int kept = -1;
+            ck_assert_int_eq(topo_sched_depth(&sc[r]), 2 * s);
+            for (int k = 0; k < s; k++) {
+                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+                const topo_step_t *ag = topo_sched_lane_step(&sc[r], 0, 2 * s - 1 - k);
+                ck_assert_int_eq(st->nxfers, 4);
+                ck_assert_int_eq(ag->nxfers, 4);
+                for (int i = 0; i < 4; i++) {
+                    const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                    const topo_xfer_t *y = &sc[r].xfers[ag->xfer0 + i];
+                    ck_assert_int_eq(x->nblk, pow3(s - 1 - k));
+                    ck_assert_int_eq(x->nranges, 1);
+                    ck_assert_int_eq(y->nblk, x->nblk);
+                    ck_assert_int_eq(y->kind == TOPO_XFER_SEND, x->kind == TOPO_XFER_SEND);
+                    const topo_range_t *rg = &sc[r].ranges[x->range0];
+                    for (int b = rg->first; b < rg->first + rg->count; b++) {
+                        if (x->kind == TOPO_XFER_SEND) {
+                            sent[b]++;
+                        } else if (k == s - 1) {
+                            kept = b;
+                        }
+                    }
+                }
+            }
+            for (int b = 0; b < n; b++) {
+                ck_assert_int_eq(sent[b], b != kept);
+            }
+        }
+        free(sent);
+        free_all(sc, n);
+    }
+}
+END_TEST
+
+/* Non-powers of three (digest 2.6): the distances are 1, 3, ..., 3^(s-2)
+ * and d_f = ceil((n - 3^(s-1)) / 2) (n = 7 -> 2, 32 -> 3, 8 -> 3, 16 -> 4,
+ * 64 -> 19), in ascending order (algo_trivance.c: the paper puts d_f last),
+ * and every rank still sends exactly n - 1 blocks per phase (keep-latest:
+ * no block twice), for Bruck too. */
+START_TEST(test_non_power_of_three)
+{
+    topo_topology_t star = topo("star");
+    static const struct {
+        int n, dist[4];
+    } c[] = {{7, {1, 2}},       {32, {1, 3, 3, 9}}, {8, {1, 3}}, {16, {1, 3, 4}},
+             {64, {1, 3, 9, 19}}, {28, {1, 1, 3, 9}}, {2, {1}},    {81, {1, 3, 9, 27}}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        int n = c[i].n, s = clog3(n);
+        topo_sched_t *sc = gen_all("trivance_bw", &star, n);
+        for (int k = 0; k < s; k++) {
+            int p[4], np = step_peers(&sc[0], 0, k, p), d = c[i].dist[k];
+            ck_assert_int_ge(np, 1);
+            for (int j = 0; j < np; j++) {
+                ck_assert_msg(p[j] == d || p[j] == n - d, "n=%d step %d peer %d", n, k, p[j]);
+            }
+        }
+        free_all(sc, n);
+    }
+    for (int n = 2; n <= 130; n++) {
+        int s = clog3(n);
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, n / 3, 0, &star};
+        for (int i = 1; i < NALGS; i++) {
+            topo_sched_t sc;
+            ck_assert_int_eq(topo_algo_generate(algo(names[i]), &a, &sc), TOPO_OK);
+            ck_assert_int_eq(topo_sched_depth(&sc), 2 * s);
+            int out[2] = {0, 0};
+            for (int k = 0; k < 2 * s; k++) {
+                const topo_step_t *st = topo_sched_lane_step(&sc, 0, k);
+                for (int j = 0; j < st->nxfers; j++) {
+                    const topo_xfer_t *x = &sc.xfers[st->xfer0 + j];
+                    out[k >= s] += x->kind == TOPO_XFER_SEND ? x->nblk : 0;
+                }
+            }
+            ck_assert_int_eq(out[0], n - 1);
+            ck_assert_int_eq(out[1], n - 1);
+            topo_sched_free(&sc);
+        }
+    }
+}
+END_TEST
+
+/* Steps: trivance_bw and bruck 2 sum ceil(log3 d_i); trivance_lat
+ * sum ceil(log3 d_i), +1 per dimension that is not 3^s or 2*3^(s-1). */
+START_TEST(test_step_counts)
+{
+    topo_topology_t star = topo("star");
+    for (int n = 1; n <= 130; n++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, n - 1, 0, &star};
+        for (int i = 0; i < NALGS; i++) {
+            topo_sched_t s;
+            ck_assert_int_eq(topo_algo_generate(algo(names[i]), &a, &s), TOPO_OK);
+            ck_assert_int_eq(topo_sched_depth(&s), i == 0 ? lat_steps(n) : 2 * clog3(n));
+            topo_sched_free(&s);
+        }
+    }
+    for (int k = 0; k < NSHAPES; k++) {
+        topo_topology_t t = topo(shapes[k]);
+        int lat = 0, bw = 0;
+        for (int i = 0; i < t.ndims; i++) {
+            lat += lat_steps(t.dims[i]);
+            bw += 2 * clog3(t.dims[i]);
+        }
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, topo_topology_size(&t), 1, 0, &t};
+        for (int i = 0; i < NALGS; i++) {
+            topo_sched_t s;
+            ck_assert_int_eq(topo_algo_generate(algo(names[i]), &a, &s), TOPO_OK);
+            for (int l = 0; l < s.nlanes; l++) {
+                ck_assert_int_eq(s.lanes[l].nsteps, i == 0 ? lat : bw);
+            }
+            topo_sched_free(&s);
+        }
+    }
+}
+END_TEST
+
+/* Message sizes on square tori of 3^s per side: lane step j of the
+ * reduce-scatter moves (m/D) / 3^(j+1) to each of two peers; the lanes
+ * use distinct dimensions in every step (j -> dimension (c + j) mod D). */
+START_TEST(test_message_sizes)
+{
+    static const char *const sq[] = {"torus:27", "torus:9x9", "torus:3x3x3", "torus:27x27"};
+    for (size_t q = 0; q < sizeof(sq) / sizeof(sq[0]); q++) {
+        topo_topology_t t = topo(sq[q]);
+        int n = topo_topology_size(&t), D = t.ndims;
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, n / 2, 0, &t};
+        topo_sched_t s;
+        ck_assert_int_eq(topo_algo_generate(algo("trivance_bw"), &a, &s), TOPO_OK);
+        int c[TOPO_MAX_DIMS];
+        topo_topology_coords(&t, a.rank, c);
+        int S = s.lanes[0].nsteps / 2;
+        for (int l = 0; l < s.nlanes; l++) {
+            for (int j = 0; j < S; j++) {
+                const topo_step_t *st = topo_sched_lane_step(&s, l, j);
+                int sends = 0;
+                for (int i = 0; i < st->nxfers; i++) {
+                    const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
+                    assert_near((double)x->nblk / s.nblocks, 1.0 / D / pow3(j + 1));
+                    if (x->kind == TOPO_XFER_SEND) {
+                        sends++;
+                        /* the peer differs from us in dimension (l + j) mod D only */
+                        int pc[TOPO_MAX_DIMS], dim = (l + j) % D, d = pow3(j / D);
+                        topo_topology_coords(&t, x->peer, pc);
+                        for (int i2 = 0; i2 < D; i2++) {
+                            int diff = (pc[i2] - c[i2] + t.dims[i2]) % t.dims[i2];
+                            ck_assert_int_eq(diff, i2 != dim ? 0 : diff);
+                            if (i2 == dim) {
+                                ck_assert(diff == d || diff == t.dims[i2] - d);
+                            }
+                        }
+                    }
+                }
+                ck_assert_int_eq(sends, 2);
+            }
+        }
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
+/* --- link loads (links.h): congestion and Theta ------------------------ */
+
+static void loads(const char *name, const char *shape, topo_step_load_t **out, int *depth)
+{
+    topo_topology_t t = topo(shape);
+    int n = topo_topology_size(&t);
+    topo_sched_t *sc = gen_all(name, &t, n);
+    *depth = topo_sched_depth(&sc[0]);
+    *out = calloc((size_t)*depth + 1, sizeof(**out));
+    ck_assert_int_eq(topo_link_loads(&t, sc, n, *out, *depth), TOPO_OK);
+    free_all(sc, n);
+}
+
+/* Rings of 3^s (sec. 4.1, App. B.1): Trivance congestion 3^k in step k
+ * (and the allgather in reverse), Theta = (2/3) log3 n for (B) and
+ * sum 3^k = (n - 1) / 2 ~ n/2 for (L).  Bruck sends 3^k and 2*3^k the same
+ * way: congestion 3 * 3^k (App. B.1), except that links.h routes minimally
+ * (as the paper's evaluation does, sec. 6), so in the last step 2*3^(s-1)
+ * > n/2 goes the other way round and the congestion is 3^(s-1): Theta =
+ * 2 (s - 1 + 1/3) instead of Table 1's 2 log3 n. */
+START_TEST(test_ring_congestion)
+{
+    for (int s = 3; s <= 5; s++) {
+        int n = pow3(s), depth;
+        char shape[32];
+        snprintf(shape, sizeof(shape), "torus:%d", n);
+        topo_step_load_t *o;
+        loads("trivance_bw", shape, &o, &depth);
+        ck_assert_int_eq(depth, 2 * s);
+        double theta = 0;
+        for (int k = 0; k < 2 * s; k++) {
+            int kk = k < s ? k : 2 * s - 1 - k;
+            assert_near(o[k].max_load / o[k].max_msg, pow3(kk));
+            assert_near(o[k].max_msg, 1.0 / pow3(kk + 1));
+            ck_assert_int_eq(o[k].max_hops, pow3(kk));
+            ck_assert_int_eq(o[k].messages, 2 * n);
+            theta += o[k].max_load;
+        }
+        assert_near(theta, 2.0 / 3.0 * s);
+        free(o);
+        loads("trivance_lat", shape, &o, &depth);
+        ck_assert_int_eq(depth, s);
+        theta = 0;
+        for (int k = 0; k < s; k++) {
+            assert_near(o[k].max_load / o[k].max_msg, pow3(k));
+            theta += o[k].max_load;
+        }
+        assert_near(theta, (n - 1) / 2.0);
+        free(o);
+        loads("bruck", shape, &o, &depth);
+        theta = 0;
+        for (int k = 0; k < 2 * s; k++) {
+            int kk = k < s ? k : 2 * s - 1 - k;
+            assert_near(o[k].max_load / o[k].max_msg, kk < s - 1 ? 3 * pow3(kk) : pow3(kk));
+            theta += o[k].max_load;
+        }
+        assert_near(theta, 2.0 * (s - 1 + 1.0 / 3.0));
+        free(o);
+    }
+    /* n = 28 with the distances ascending (1, 1, 3, 9): as cheap as 27; the
+     * paper's order (d_f = 1 last) would give 4.0 */
+    topo_step_load_t *o;
+    int depth;
+    double theta = 0;
+    loads("trivance_bw", "torus:28", &o, &depth);
+    for (int k = 0; k < depth; k++) {
+        theta += o[k].max_load;
+    }
+    assert_near(theta, 2.0);
+    free(o);
+}
+END_TEST
+
+/* Square tori (App. B.2): lane c's step j runs in dimension (c + j) mod D
+ * with congestion 3^floor(j/D) on (m/D) / 3^(j+1), and the lanes never share
+ * a link, so Theta relative to m beta / D is exactly
+ * 2 sum_d sum_k 3^k / 3^(1+d+Dk) (-> (3^D - 1) / (3^D - 3): 1.33 for D = 2).
+ * Bruck: 3x that for every step but each dimension's last (see above). */
+START_TEST(test_torus_theta)
+{
+    static const struct {
+        const char *shape;
+        int D, s;
+    } c[] = {{"torus:9x9", 2, 2}, {"torus:27x27", 2, 3}, {"torus:3x3x3", 3, 1},
+             {"torus:9x9x9", 3, 2}};
+    for (size_t q = 0; q < sizeof(c) / sizeof(c[0]); q++) {
+        const int D = c[q].D, s = c[q].s;
+        double want_t = 0, want_b = 0;
+        for (int d = 0; d < D; d++) {
+            for (int k = 0; k < s; k++) {
+                double x = (double)pow3(k) / pow3(1 + d + D * k);
+                want_t += 2 * x;
+                want_b += 2 * x * (k < s - 1 ? 3 : 1);
+            }
+        }
+        topo_step_load_t *o;
+        int depth;
+        double theta = 0;
+        loads("trivance_bw", c[q].shape, &o, &depth);
+        ck_assert_int_eq(depth, 2 * D * s);
+        for (int k = 0; k < depth; k++) {
+            theta += o[k].max_load * D;
+        }
+        assert_near(theta, want_t);
+        free(o);
+        theta = 0;
+        loads("bruck", c[q].shape, &o, &depth);
+        for (int k = 0; k < depth; k++) {
+            theta += o[k].max_load * D;
+        }
+        assert_near(theta, want_b);
+        free(o);
+    }
+}
+END_TEST
+
+/* --- derived cost (cost.h) vs closed forms ------------------------------ */
+
+static void affine(const char *name, const char *shape, double *lat, double *bw)
+{
+    static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
+    topo_topology_t t = topo(shape);
+    int n = topo_topology_size(&t);
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, 0, 0, &t};
+    ck_assert_int_eq(topo_cost_affine(algo(name), &a, &unit, lat, bw), TOPO_OK);
+}
+
+/* Table 1 / digest 2.7 alpha-beta forms, on a ring with its two ports
+ * (cost.h prices ports, not link sharing, so Theta is tested above):
+ *  (B) 2s alpha + m (1 - 1/n) beta (Lemma 4.1: m (1 - 1/n) per phase over
+ *      two ports): Lambda = 2, Delta = 1; Bruck (B) the same;
+ *  (L) s alpha + s m beta: Lambda = 1, Delta = log3 n.
+ * Any n: trivance_bw sends ceil((n-1)/2) blocks per port and phase (the two
+ * ports balanced but for offset n/2), i.e. 2 ceil((n-1)/2)/n M; Bruck within
+ * one block of (n-1)/n; a folded trivance_lat moves M per step, one step
+ * more. */
+START_TEST(test_cost_closed_forms)
+{
+    char shape[32];
+    double lat, bw;
+    for (int n = 2; n <= 130; n++) {
+        int s = clog3(n);
+        snprintf(shape, sizeof(shape), "torus:%d", n);
+        affine("trivance_bw", shape, &lat, &bw);
+        assert_near(lat, 2 * s);
+        assert_near(bw, 2.0 * (n / 2) / n);
+        affine("bruck", shape, &lat, &bw);
+        assert_near(lat, 2 * s);
+        ck_assert(bw > (n - 1.0) / n - 1e-12 && bw < (n - 1.0) / n + 1.0 / n + 1e-12);
+        if (n == pow3(s)) {
+            assert_near(bw, (n - 1.0) / n);
+        }
+        affine("trivance_lat", shape, &lat, &bw);
+        assert_near(lat, lat_steps(n));
+        assert_near(bw, lat_steps(n));
+    }
+    /* the star has one port: the two messages of a step serialize */
+    topo_topology_t star = topo("star");
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 27, 0, 0, &star};
+    static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
+    ck_assert_int_eq(topo_cost_affine(algo("trivance_bw"), &a, &unit, &lat, &bw), TOPO_OK);
+    assert_near(lat, 6);
+    assert_near(bw, 2 * 26.0 / 27);
+    /* 2-D (4 ports, one lane per dimension): optimal 2 (n-1)/n / (2D) */
+    affine("trivance_bw", "torus:9x9", &lat, &bw);
+    assert_near(lat, 8);
+    assert_near(bw, 80.0 / 162);
+    affine("trivance_lat", "torus:9x9", &lat, &bw);
+    assert_near(lat, 4);
+    assert_near(bw, 4 * 0.5);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("trivance");
+    TCase *tc = tcase_create("trivance");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_rings, 0, NALGS);
+    tcase_add_loop_test(tc, test_tori, 0, NALGS);
+    tcase_add_test(tc, test_commutative_only);
+    tcase_add_test(tc, test_joint_reduction_needed);
+    tcase_add_test(tc, test_lat_unfolded_double_counts);
+    tcase_add_test(tc, test_printed_distance_rejected);
+    tcase_add_test(tc, test_peers);
+    tcase_add_test(tc, test_reach_multiset);
+    tcase_add_test(tc, test_rs_block_sets);
+    tcase_add_test(tc, test_non_power_of_three);
+    tcase_add_test(tc, test_step_counts);
+    tcase_add_test(tc, test_message_sizes);
+    tcase_add_test(tc, test_ring_congestion);
+    tcase_add_test(tc, test_torus_theta);
+    tcase_add_test(tc, test_cost_closed_forms);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
