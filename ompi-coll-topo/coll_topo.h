@@ -95,10 +95,23 @@ extern const int mca_coll_topo_nserved;
 /* ------------------------------------------------------------------ */
 /* Module                                                             */
 
-/* The module that served a primitive before us (our fallback). */
+/* The function slots we occupy: one per primitive (indexed by topo_prim_t),
+ * plus MPI_Reduce_scatter_block, which is the reduce_scatter primitive with
+ * equal counts. */
+#define COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK ((int)TOPO_PRIM_COUNT)
+#define COLL_TOPO_NSLOTS ((int)TOPO_PRIM_COUNT + 1)
+
+/* The module that served a slot before us (our fallback). */
 typedef struct {
     union {
         mca_coll_base_module_allreduce_fn_t allreduce;
+        mca_coll_base_module_reduce_scatter_fn_t reduce_scatter;
+        mca_coll_base_module_reduce_scatter_block_fn_t reduce_scatter_block;
+        mca_coll_base_module_allgather_fn_t allgather;
+        mca_coll_base_module_bcast_fn_t bcast;
+        mca_coll_base_module_reduce_fn_t reduce;
+        mca_coll_base_module_alltoall_fn_t alltoall;
+        mca_coll_base_module_barrier_fn_t barrier;
         void (*any)(void);
     } fn;
     mca_coll_base_module_t *module; /* retained */
@@ -125,7 +138,7 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
 
     bool enabled;
-    mca_coll_topo_fallback_t prev[TOPO_PRIM_COUNT];
+    mca_coll_topo_fallback_t prev[COLL_TOPO_NSLOTS]; /* by slot */
 
     /* Resolved at the communicator's first collective call (Cartesian
      * information is attached only after coll selection). */
@@ -159,9 +172,14 @@ typedef struct mca_coll_topo_module_t {
     int32_t *req_lane;
     size_t cap_reqs;
 
-    /* Staging buffer for derived datatypes (packed to a predefined type). */
+    /* Staging buffer: a work buffer the user's buffers cannot serve as
+     * (packed derived datatypes, reduce_scatter, alltoall, reduce at a
+     * non-root). */
     char *stage;
     size_t cap_stage;
+    /* Unit sizes of the current call, in executor elements. */
+    size_t *units;
+    size_t cap_units; /* bytes */
 } mca_coll_topo_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_topo_module_t);
@@ -196,6 +214,85 @@ const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_c
                                         const topo_gen_args_t *args, int commutative, size_t bytes,
                                         double *predicted);
 
+/* coll_topo_call.c: what every primitive does around the executor.
+ *
+ * A call describes the work buffer the executor runs on, in the user's
+ * datatype: `count` elements, or units (one per rank for allgather and
+ * reduce_scatter, one per block group for alltoall).  COLL_TOPO_BEGIN picks
+ * the algorithm and its schedule, lays the data out on its blocks and says
+ * so in the verbose output, or hands the call to the previous module; the
+ * primitive then says where its input comes from and where its output goes
+ * (spans), and mca_coll_topo_execute does the rest. */
+typedef struct {
+    /* in (set by the primitive) */
+    topo_prim_t prim;
+    int root;                      /* rooted primitives; 0 otherwise */
+    struct ompi_datatype_t *dtype; /* the work buffer's datatype; NULL: none */
+    struct ompi_op_t *op;          /* NULL for primitives that do not reduce */
+    size_t count;                  /* elements of dtype, when units are not used */
+    const int *counts;             /* per-rank units (reduce_scatter), or NULL */
+    size_t unit;                   /* every unit's elements when counts is NULL;
+                                      0 = no units (one vector of count) */
+    /* out (set by mca_coll_topo_begin) */
+    mca_coll_topo_module_t *m;
+    struct ompi_communicator_t *comm;
+    const mca_coll_topo_fallback_t *prev; /* the previous module's function */
+    const topo_algo_t *algo;
+    const topo_sched_t *sched;
+    struct ompi_datatype_t *edt; /* the executor's element type */
+    size_t k;                    /* executor elements per dtype element */
+    ptrdiff_t eext;              /* extent of edt */
+    size_t n;                    /* executor elements in the work buffer */
+    const size_t *units;         /* NULL or the module's units array */
+    char reason[320];            /* why the call falls back */
+} mca_coll_topo_call_t;
+
+/* What mca_coll_topo_begin answers besides Open MPI codes (OMPI_SUCCESS:
+ * nothing moves, the call is complete; negative: an error to return). */
+enum {
+    COLL_TOPO_RUN = 1,     /* run the schedule */
+    COLL_TOPO_FALLBACK = 2 /* hand the call to the previous module */
+};
+
+/* Decide how to serve the call on `slot` (every rank reaches the same
+ * answer: it depends only on the primitive, root, payload, operation and
+ * unit counts).  Prints the "uses" line, or the "falls back" line with
+ * call->reason. */
+int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module, int slot);
+
+/* Start a call in a coll_topo_<primitive>.c entry point: return from it
+ * with the previous module's `name` function applied to the arguments
+ * (then the module) when the call falls back, or with begin's code when
+ * nothing is to run. */
+#define COLL_TOPO_BEGIN(call, comm, module, slot, name, ...)                          \
+    do {                                                                               \
+        const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot)); \
+        if (COLL_TOPO_FALLBACK == coll_topo_rc_) {                                     \
+            return (call)->prev->fn.name(__VA_ARGS__, (call)->prev->module);          \
+        }                                                                              \
+        if (COLL_TOPO_RUN != coll_topo_rc_) {                                          \
+            return coll_topo_rc_;                                                      \
+        }                                                                              \
+    } while (0)
+
+/* A user buffer and where it sits in the work buffer: `count` elements of
+ * `dtype` at `buf` are elements [at, at + n) of the call's dtype there. */
+typedef struct {
+    const void *buf;
+    int count;
+    struct ompi_datatype_t *dtype;
+    size_t at, n;
+} mca_coll_topo_span_t;
+
+/* Run the chosen schedule: the work buffer is `user` itself when the
+ * executor runs on the user's datatype and user is not NULL, else the
+ * module's staging buffer; `in` (if not NULL) is copied in first, the
+ * result is copied to `out` (if not NULL) last; a copy onto the same
+ * memory is skipped. */
+int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
+                          const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out);
+
 /* coll_topo_exec_pml.c */
 /*
  * Run schedule `s` of this rank over the PML.  `work` holds `count`
@@ -214,6 +311,26 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
 int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_topo_bcast_intra(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_topo_reduce_intra(const void *sbuf, void *rbuf, int count,
+                               struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_topo_allgather_intra(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                  void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_topo_reduce_scatter_intra(const void *sbuf, void *rbuf, const int *rcounts,
+                                       struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                       struct ompi_communicator_t *comm,
+                                       mca_coll_base_module_t *module);
+int mca_coll_topo_reduce_scatter_block_intra(const void *sbuf, void *rbuf, int rcount,
+                                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                             struct ompi_communicator_t *comm,
+                                             mca_coll_base_module_t *module);
+int mca_coll_topo_alltoall_intra(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                 void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_topo_barrier_intra(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
 END_C_DECLS
 

@@ -36,10 +36,18 @@
 #define TOPO_HELP_DIR "" /* by-hand build: show_help searches its own dir */
 #endif
 
-/* The primitives we serve.  Serving another one is a row here, a fallback
- * slot in coll_topo_module.c and its coll_topo_<prim>.c. */
+/* The primitives we serve, one MCA parameter each (reduce_scatter's serves
+ * MPI_Reduce_scatter and MPI_Reduce_scatter_block).  Serving another one is
+ * a row here, a fallback slot in coll_topo_module.c and its
+ * coll_topo_<prim>.c. */
 const mca_coll_topo_served_t mca_coll_topo_served[] = {
     {TOPO_PRIM_ALLREDUCE, "allreduce_algorithm"},
+    {TOPO_PRIM_REDUCE_SCATTER, "reduce_scatter_algorithm"},
+    {TOPO_PRIM_ALLGATHER, "allgather_algorithm"},
+    {TOPO_PRIM_BCAST, "bcast_algorithm"},
+    {TOPO_PRIM_REDUCE, "reduce_algorithm"},
+    {TOPO_PRIM_ALLTOALL, "alltoall_algorithm"},
+    {TOPO_PRIM_BARRIER, "barrier_algorithm"},
 };
 const int mca_coll_topo_nserved =
     (int)(sizeof(mca_coll_topo_served) / sizeof(mca_coll_topo_served[0]));
@@ -110,7 +118,8 @@ static int topo_register(void)
     (void)mca_base_component_var_register(
         c, "priority",
         "Priority of the coll/topo component; the highest-priority module serves each "
-        "collective it provides (tuned is 30, so the default 40 takes over allreduce)",
+        "collective it provides (tuned is 30, so the default 40 takes over allreduce, "
+        "reduce_scatter(_block), allgather, bcast, reduce, alltoall and barrier)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.priority);
 
@@ -144,7 +153,11 @@ static int topo_register(void)
                          "of: %s.  A forced algorithm that does not fit a call (for example "
                          "one needing a commutative operation) hands that call to the "
                          "previous module",
-                         topo_prim_name(prim), NULL != names ? names : "?")) {
+                         topo_prim_name(prim),
+                         NULL == names ? "?"
+                         : '\0' != names[0]
+                             ? names
+                             : "(none yet: every call goes to the previous module)")) {
             help = NULL;
         }
         mca_coll_topo_component.algorithm[prim] = "auto";

@@ -18,8 +18,10 @@
  *   (copied or reduced) at the end of the step;
  * - a local copy goes through temporary storage, so overlapping source and
  *   destination ranges behave as if copied at once.
- * Transfers of zero elements are skipped by both ends; transfers larger than
- * coll_topo_segment_size are sent as several messages posted in order.
+ * Transfers of zero elements are skipped by both ends, except in `sync`
+ * schedules (barrier), where the message itself is the point: they are sent
+ * as one empty message.  Transfers larger than coll_topo_segment_size are
+ * sent as several messages posted in order.
  */
 #include "ompi_config.h"
 
@@ -145,11 +147,13 @@ static int push_req(exec_t *x, ompi_request_t *req, int lane)
     return OMPI_SUCCESS;
 }
 
-/* Post `n` elements at `buf` to/from `peer`, split into segments. */
+/* Post `n` elements at `buf` to/from `peer`, split into segments (one empty
+ * message when n is 0). */
 static int post(exec_t *x, int lane, bool send, char *buf, size_t n, int peer)
 {
     const int tag = x->tag - lane;
-    for (size_t done = 0; done < n;) {
+    size_t done = 0;
+    do {
         size_t len = n - done < x->seg_elems ? n - done : x->seg_elems;
         ompi_request_t *req = NULL;
         int rc;
@@ -170,7 +174,7 @@ static int post(exec_t *x, int lane, bool send, char *buf, size_t n, int peer)
             return rc;
         }
         done += len;
-    }
+    } while (done < n);
     return OMPI_SUCCESS;
 }
 
@@ -214,7 +218,7 @@ static int post_step(exec_t *x, int lane, const topo_step_t *st)
             size_t tn = xfer_tmp_elems(x, t);
             size_t n = xfer_elems(x, t);
             char *slot = slot_at(x, lane, tn, &pos);
-            if (0 == n) {
+            if (0 == n && !s->sync) {
                 continue;
             }
             if (0 == pass && is_recv(t->kind)) {

@@ -25,10 +25,10 @@ static void topo_module_construct(mca_coll_topo_module_t *m)
 
 static void topo_module_destruct(mca_coll_topo_module_t *m)
 {
-    for (int p = 0; p < TOPO_PRIM_COUNT; p++) {
-        if (NULL != m->prev[p].module) {
-            OBJ_RELEASE(m->prev[p].module);
-            m->prev[p].module = NULL;
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        if (NULL != m->prev[i].module) {
+            OBJ_RELEASE(m->prev[i].module);
+            m->prev[i].module = NULL;
         }
     }
     for (int i = 0; i < m->nscheds; i++) {
@@ -54,6 +54,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
     free(m->reqs);
     free(m->req_lane);
     free(m->stage);
+    free(m->units);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_topo_module_t, mca_coll_base_module_t, topo_module_construct,
@@ -80,24 +81,44 @@ mca_coll_base_module_t *mca_coll_topo_comm_query(struct ompi_communicator_t *com
     m->super.coll_module_enable = topo_module_enable;
     m->super.coll_module_disable = topo_module_disable;
     m->super.coll_allreduce = mca_coll_topo_allreduce_intra;
+    m->super.coll_reduce_scatter = mca_coll_topo_reduce_scatter_intra;
+    m->super.coll_reduce_scatter_block = mca_coll_topo_reduce_scatter_block_intra;
+    m->super.coll_allgather = mca_coll_topo_allgather_intra;
+    m->super.coll_bcast = mca_coll_topo_bcast_intra;
+    m->super.coll_reduce = mca_coll_topo_reduce_intra;
+    m->super.coll_alltoall = mca_coll_topo_alltoall_intra;
+    m->super.coll_barrier = mca_coll_topo_barrier_intra;
     return &m->super;
 }
 
-/* Save the function and module that served `prim` before us. */
-static void save_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                          topo_prim_t prim)
+/* The MPI name of a function slot. */
+static const char *slot_name(int slot)
 {
-    mca_coll_topo_fallback_t *f = &m->prev[prim];
-    switch (prim) {
-    case TOPO_PRIM_ALLREDUCE:
-        f->fn.allreduce = comm->c_coll->coll_allreduce;
-        f->module = comm->c_coll->coll_allreduce_module;
-        break;
-    default:
-        f->fn.any = NULL;
-        f->module = NULL;
-        break;
+    return COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == slot ? "reduce_scatter_block"
+                                                      : topo_prim_name((topo_prim_t)slot);
+}
+
+/* Save the function and module that served `slot` before us. */
+static void save_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, int slot)
+{
+    mca_coll_topo_fallback_t *f = &m->prev[slot];
+#define TOPO_SAVE(name)                          \
+    f->fn.name = comm->c_coll->coll_##name;      \
+    f->module = comm->c_coll->coll_##name##_module
+    f->fn.any = NULL;
+    f->module = NULL;
+    switch (slot) {
+    case TOPO_PRIM_ALLREDUCE: TOPO_SAVE(allreduce); break;
+    case TOPO_PRIM_REDUCE_SCATTER: TOPO_SAVE(reduce_scatter); break;
+    case COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK: TOPO_SAVE(reduce_scatter_block); break;
+    case TOPO_PRIM_ALLGATHER: TOPO_SAVE(allgather); break;
+    case TOPO_PRIM_BCAST: TOPO_SAVE(bcast); break;
+    case TOPO_PRIM_REDUCE: TOPO_SAVE(reduce); break;
+    case TOPO_PRIM_ALLTOALL: TOPO_SAVE(alltoall); break;
+    case TOPO_PRIM_BARRIER: TOPO_SAVE(barrier); break;
+    default: break;
     }
+#undef TOPO_SAVE
     if (NULL == f->fn.any || NULL == f->module) {
         f->fn.any = NULL;
         f->module = NULL;
@@ -108,12 +129,12 @@ static void save_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t 
 
 static void drop_fallbacks(mca_coll_topo_module_t *m)
 {
-    for (int p = 0; p < TOPO_PRIM_COUNT; p++) {
-        if (NULL != m->prev[p].module) {
-            OBJ_RELEASE(m->prev[p].module);
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        if (NULL != m->prev[i].module) {
+            OBJ_RELEASE(m->prev[i].module);
         }
-        m->prev[p].module = NULL;
-        m->prev[p].fn.any = NULL;
+        m->prev[i].module = NULL;
+        m->prev[i].fn.any = NULL;
     }
 }
 
@@ -124,15 +145,14 @@ static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_commun
     int ok = 1, ncat;
 
     (void)topo_catalog(&ncat);
-    for (int i = 0; i < mca_coll_topo_nserved; i++) {
-        topo_prim_t prim = mca_coll_topo_served[i].prim;
-        save_fallback(m, comm, prim);
-        if (NULL == m->prev[prim].fn.any) {
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        save_fallback(m, comm, i);
+        if (NULL == m->prev[i].fn.any) {
             /* Every rank has the same component list, so every rank ends
              * up here: no agreement is needed to back out. */
             if (!said_no_fallback) {
                 said_no_fallback = true;
-                opal_show_help(COLL_TOPO_HELP_FILE, "no-fallback", true, topo_prim_name(prim));
+                opal_show_help(COLL_TOPO_HELP_FILE, "no-fallback", true, slot_name(i));
             }
             drop_fallbacks(m);
             return OMPI_ERR_NOT_AVAILABLE;

@@ -16,6 +16,7 @@ packages=(
     check
     libsubunit-dev
     valgrind
+    gnuplot-nox
     procps
 )
 

@@ -34,12 +34,44 @@ int topo_trivance_shifts(int n, int s, int t, int lat, int *shift);
  * (reduce-scatter + allgather) variant, one lane per torus dimension. */
 int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn,
                              int lat);
+/* The same engine for `prim`: allreduce as above; reduce_scatter or
+ * allgather (!lat): one half alone, unit-major blocks, nparts = lanes;
+ * barrier (lat): the unfolded latency pattern, one knowledge block. */
+int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat,
+                   topo_prim_t prim);
+
+/* reduce_scatter */
+int topo_gen_reduce_scatter_swing(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_scatter_trivance(topo_sched_t *s, const topo_gen_args_t *a);
+
+/* allgather */
+int topo_gen_allgather_swing(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allgather_trivance(topo_sched_t *s, const topo_gen_args_t *a);
 
 /* alltoall */
 int topo_gen_alltoall_pairwise(topo_sched_t *s, const topo_gen_args_t *a);
 
 /* barrier */
 int topo_gen_barrier_dissemination(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_barrier_trivance(topo_sched_t *s, const topo_gen_args_t *a);
+
+/* The classic schedules of the other primitives (seed 001 sec. 3, 4, 6, 7,
+ * App. B.4, B.5): algo_binomial.c, algo_chain.c, algo_scatter_allgather.c,
+ * algo_reduce_rabenseifner.c, algo_ring_agrs.c, algo_recursive_agrs.c,
+ * algo_bruck_allgather.c, algo_bruck_alltoall.c. */
+int topo_gen_bcast_binomial(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_bcast_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_binomial(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_rabenseifner(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allgather_ring(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allgather_bruck(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_scatter_ring(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_alltoall_bruck(topo_sched_t *s, const topo_gen_args_t *a);
 
 /*
  * Folding a communicator of any size onto a power of two (seed 001 B.3,

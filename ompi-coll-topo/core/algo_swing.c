@@ -473,9 +473,10 @@ static void layout_init(lane_layout_t *ll, const geom_t *g, int first)
 
 /* Append to the last transfer the blocks (runs of dimension k) x (live set
  * of every other dimension j after cnt[j] of its steps), from axis i
- * onwards, at block offset off. */
+ * onwards, at block offset off; with umap (unit-major blocks) the lane index
+ * off is block umap[off] instead. */
 static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
-                     int k, const rxfer_t *x, const int *cnt, int i, int off)
+                     int k, const rxfer_t *x, const int *cnt, int i, int off, const int *umap)
 {
     const int j = ll->axis[i];
     const topo_range_t *r;
@@ -488,12 +489,16 @@ static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, 
         nr = rg[j].lv0[cnt[j] + 1] - rg[j].lv0[cnt[j]];
     }
     for (int u = 0; u < nr; u++) {
-        if (i == g->nd - 1) {
+        if (i == g->nd - 1 && NULL == umap) {
             topo_sched_range(s, off + r[u].first, r[u].count);
             continue;
         }
         for (int b = r[u].first; b < r[u].first + r[u].count; b++) {
-            emit_box(s, g, ll, rg, k, x, cnt, i + 1, off + b * ll->stride[i]);
+            if (i == g->nd - 1) {
+                topo_sched_range(s, umap[off + b], 1);
+            } else {
+                emit_box(s, g, ll, rg, k, x, cnt, i + 1, off + b * ll->stride[i], umap);
+            }
         }
     }
 }
@@ -501,7 +506,7 @@ static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, 
 /* One step of a lane in dimension k, at dimension step cnt[k]; reverse
  * gives the allgather's mirror image of the reduce-scatter step. */
 static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
-                    int k, const int *cnt, int base, int reverse)
+                    int k, const int *cnt, int base, int reverse, const int *umap)
 {
     const ring_t *r = &rg[k];
     topo_sched_step(s);
@@ -513,19 +518,50 @@ static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, c
         } else {
             topo_sched_send(s, peer, 0, 0);
         }
-        emit_box(s, g, ll, rg, k, x, cnt, 0, base);
+        emit_box(s, g, ll, rg, k, x, cnt, 0, base, umap);
     }
 }
 
-int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
+/* The rank a lane-local block index stands for: the position tuple of
+ * index idx in ll, each position mapped to its ring node (the mirrored
+ * orientation computes as phi(a), so its position q holds node phi(order[q])
+ * at the end). */
+static int unit_of(const geom_t *g, const lane_layout_t *ll, const ring_t *rg, int mirror,
+                   int idx)
+{
+    int co[TOPO_MAX_DIMS];
+    for (int i = 0; i < g->nd; i++) {
+        const int k = ll->axis[i];
+        const ring_t *r = &rg[k];
+        int c = r->order[(idx / ll->stride[i]) % g->dims[k]];
+        co[k] = (mirror && c != r->x) ? (r->m - c) % r->m : c;
+    }
+    return NULL == g->grid ? co[0] : topo_topology_rank(g->grid, co);
+}
+
+/* Swing bandwidth schedules: the reduce-scatter (RS), the allgather (AG),
+ * or both (allreduce).  Allreduce numbers the blocks lane-major in the
+ * laminar order; the RS and AG alone number them as their primitives
+ * demand, unit-major (rank u's blocks are [u*nl, (u+1)*nl), lane l owning
+ * part l of every unit), through a per-lane map; then every block is its
+ * own range (the executor packs). */
+static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim)
 {
     geom_t g;
     geom_init(&g, a);
-    const int p = a->size, nl = 2 * g.D;
+    const int p = a->size, nl = 2 * g.D, unit = prim != TOPO_PRIM_ALLREDUCE;
+    const int rs = prim != TOPO_PRIM_ALLGATHER, ag = prim != TOPO_PRIM_REDUCE_SCATTER;
     topo_sched_init(s, p, a->rank, nl > 0 ? nl * p : 1);
+    if (unit && nl > 0) {
+        s->nparts = nl;
+    }
     ring_t rg[2][TOPO_MAX_DIMS];
     memset(rg, 0, sizeof(rg));
     int rc = TOPO_OK, steps[TOPO_MAX_DIMS];
+    int *umap = unit ? malloc(sizeof(int) * (size_t)p) : NULL;
+    if (unit && NULL == umap) {
+        rc = TOPO_ENOMEM;
+    }
     for (int o = 0; o < 2 && nl > 0; o++) {
         for (int k = 0; k < g.nd; k++) {
             int e = ring_build(&rg[o][k], g.dims[k], g.coords[k], o);
@@ -534,19 +570,24 @@ int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
         }
     }
     for (int l = 0; l < nl && TOPO_OK == rc; l++) {
-        const int o = l >= g.D, base = l * p;
-        int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
+        const int o = l >= g.D;
+        int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0}, base = unit ? 0 : l * p;
         int n = lane_dims(&g, g.start[l % g.D], steps, seq);
         lane_layout_t ll;
         layout_init(&ll, &g, g.start[l % g.D]);
+        for (int idx = 0; unit && idx < p; idx++) {
+            umap[idx] = unit_of(&g, &ll, rg[o], o, idx) * nl + l;
+        }
         topo_sched_lane(s);
         for (int i = 0; i < n; i++) {
-            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 0);
+            if (rs) {
+                bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 0, umap);
+            }
             cnt[seq[i]]++;
         }
-        for (int i = n - 1; i >= 0; i--) {
+        for (int i = n - 1; i >= 0 && ag; i--) {
             cnt[seq[i]]--;
-            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 1);
+            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 1, umap);
         }
     }
     for (int o = 0; o < 2; o++) {
@@ -554,10 +595,26 @@ int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
             ring_free(&rg[o][k]);
         }
     }
+    free(umap);
     if (TOPO_OK != rc) {
         return rc;
     }
     return topo_sched_finish(s);
+}
+
+int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return swing_bw_gen(s, a, TOPO_PRIM_ALLREDUCE);
+}
+
+int topo_gen_reduce_scatter_swing(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return swing_bw_gen(s, a, TOPO_PRIM_REDUCE_SCATTER);
+}
+
+int topo_gen_allgather_swing(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return swing_bw_gen(s, a, TOPO_PRIM_ALLGATHER);
 }
 
 /* --- swing_lat ---------------------------------------------------------- */
@@ -650,6 +707,77 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
                 topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)),
                                 TOPO_XFER_RECV_COPY, l, 1);
             }
+        }
+    }
+    return topo_sched_finish(s);
+}
+
+/* --- barrier ------------------------------------------------------------ */
+
+/* Swing barrier: the latency-optimal peer sequence with zero-byte
+ * messages, one lane (one knowledge block, merged by receive-reduce),
+ * steps round-robin over the dimensions (lane_dims), no folding:
+ *  - a ring of even d: L = ceil(log2 d) plain Swing steps.  Knowledge is
+ *    union, so repeats are harmless, and it reaches everyone: on the
+ *    integers (peer r + rho(s) for even r, r - rho(s) for odd r) an even
+ *    node knows, after steps 0..t-1, the 2^t consecutive nodes
+ *    [a_t, b_t] + r (an odd one the reflection), by induction: [0,0],
+ *    and rho(t) = 2 b_t + 1 for even t, 2 a_t - 1 for odd t (both follow
+ *    from rho(t+1) = rho(t) + (-2)^(t+1) and b_t - a_t = 2^t - 1), so the
+ *    step-t peer's interval is adjacent to ours.  Mod an even d the ring
+ *    is the image of the integers (parities agree), so after L steps a node
+ *    knows the image of 2^L >= d consecutive nodes: all of them.
+ *  - a ring of odd d >= 3: the even ring on the core m = d - 1 plus the
+ *    extra node x = d - 1, which signals core nodes 0 and pi(0,0) = 1 in
+ *    step 0 and waits for core nodes 0 and pi(0,L-1) in step L-1
+ *    (L = ceil(log2 m); d = 3: one step does both).  Core nodes 0 and 1
+ *    together know after step 0 what 0 alone knew before it, which reaches
+ *    every core node, so x's signal does; x hears the union of what 0 and
+ *    its last peer knew before the last step, which is what 0 knows at the
+ *    end: every core node.  x posts two messages per step, the others at
+ *    most one more than the even ring.
+ *  - a torus: peers in dimension k depend only on coordinate k, so what a
+ *    node knows at the end is the product of the 1-D sets: everyone.
+ * Steps: sum ceil(log2 e_i), e_i = d_i, or d_i - 1 if odd. */
+int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    geom_t g;
+    geom_init(&g, a);
+    topo_sched_init(s, a->size, a->rank, 1);
+    s->sync = 1;
+    int steps[TOPO_MAX_DIMS], seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
+    for (int k = 0; k < g.nd; k++) {
+        steps[k] = ceil_log2(g.dims[k] > 1 && g.dims[k] % 2 ? g.dims[k] - 1 : g.dims[k]);
+    }
+    if (0 == g.D) {
+        return topo_sched_finish(s);
+    }
+    int n = lane_dims(&g, g.start[0], steps, seq);
+    topo_sched_lane(s);
+    for (int i = 0; i < n; i++) {
+        const int k = seq[i], d = g.dims[k], c = g.coords[k], t = cnt[k]++;
+        const int odd = d % 2, m = odd ? d - 1 : d, L = steps[k];
+        topo_sched_step(s);
+        if (odd && c == m) { /* the extra node */
+            if (0 == t) {
+                topo_sched_send(s, geom_peer(&g, k, 0), 0, 1);
+                topo_sched_send(s, geom_peer(&g, k, swing_peer(m, 0, 0, 1)), 0, 1);
+            }
+            if (L - 1 == t) {
+                topo_sched_recv(s, geom_peer(&g, k, 0), TOPO_XFER_RECV_REDUCE, 0, 1);
+                topo_sched_recv(s, geom_peer(&g, k, swing_peer(m, 0, L - 1, 1)),
+                                TOPO_XFER_RECV_REDUCE, 0, 1);
+            }
+            continue;
+        }
+        const int q = geom_peer(&g, k, swing_peer(m, c, t, 1));
+        topo_sched_send(s, q, 0, 1);
+        if (odd && L - 1 == t && (0 == c || swing_peer(m, 0, L - 1, 1) == c)) {
+            topo_sched_send(s, geom_peer(&g, k, m), 0, 1);
+        }
+        topo_sched_recv(s, q, TOPO_XFER_RECV_REDUCE, 0, 1);
+        if (odd && 0 == t && (0 == c || swing_peer(m, 0, 0, 1) == c)) {
+            topo_sched_recv(s, geom_peer(&g, k, m), TOPO_XFER_RECV_REDUCE, 0, 1);
         }
     }
     return topo_sched_finish(s);

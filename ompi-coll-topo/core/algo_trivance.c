@@ -80,7 +80,8 @@ typedef struct {
 
 typedef struct {
     topo_sched_t *s;
-    int lat, nd, n;
+    topo_prim_t prim; /* allreduce, or one half (RS, AG) of bw, or lat as a barrier */
+    int lat, nd, n, nl;
     dim_t d[TOPO_MAX_DIMS];
     int act[TOPO_MAX_DIMS], nact; /* dimensions of size > 1 */
     int c[TOPO_MAX_DIMS];         /* this rank's coordinates */
@@ -219,15 +220,16 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     return TOPO_OK;
 }
 
-/* lat: exact on 3^s and 2*3^(s-1) ranks, else fold onto P = 3^(s-1). */
-static int plan_lat(dim_t *dm, topo_shift_fn fn)
+/* lat: exact on 3^s and 2*3^(s-1) ranks, else fold onto P = 3^(s-1);
+ * never folded for a barrier (nofold: knowledge merges, repeats are fine). */
+static int plan_lat(dim_t *dm, topo_shift_fn fn, int nofold)
 {
     const int n = dm->n, s = clog3(n);
     long w = 1;
     for (int i = 1; i < s; i++) {
         w *= 3;
     }
-    dm->fold = !(n == 3 * w || n == 2 * w);
+    dm->fold = !nofold && !(n == 3 * w || n == 2 * w);
     dm->P = dm->fold ? (int)w : n;
     dm->s = dm->fold ? s - 1 : s;
     dm->nops = dm->s + (dm->fold ? 2 : 0);
@@ -283,7 +285,10 @@ static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *c
     return m;
 }
 
-/* One transfer of the product of the value lists, blocks in ascending order. */
+/* One transfer of the product of the value lists, blocks in ascending
+ * position order: lane-major for allreduce, unit-major (the rank's block
+ * of lane `lane` is rank * nl + lane) for the reduce-scatter or allgather
+ * alone. */
 static void transfer(eng_t *e, int lane, int to, int kind, int dim, int base, int t, int k,
                      const int *cur)
 {
@@ -299,10 +304,13 @@ static void transfer(eng_t *e, int lane, int to, int kind, int dim, int base, in
     }
     int idx[TOPO_MAX_DIMS] = {0};
     for (;;) {
-        int b = lane * e->n;
+        int b = 0;
         for (int i = 0; i < e->nd; i++) {
-            b += e->vals[e->voff[i] + idx[i]] * e->d[i].stride;
+            int q = e->vals[e->voff[i] + idx[i]];
+            b += (e->prim == TOPO_PRIM_ALLREDUCE || e->d[i].n == 1 ? q : e->d[i].inv[q]) *
+                 e->d[i].stride;
         }
+        b = e->prim == TOPO_PRIM_ALLREDUCE ? lane * e->n + b : b * e->nl + lane;
         topo_sched_range(e->s, b, 1);
         int i = e->nd - 1;
         while (i >= 0 && ++idx[i] == e->nv[i]) {
@@ -341,6 +349,10 @@ static void lane_bw(eng_t *e, int l, int *seq, int *hist)
         left[a]--;
         seq[j] = dim;
         memcpy(hist + (size_t)j * e->nd, cur, sizeof(int) * (size_t)e->nd);
+        if (e->prim == TOPO_PRIM_ALLGATHER) { /* the allgather alone: only the sequence */
+            cur[dim]++;
+            continue;
+        }
         topo_sched_step(e->s);
         for (int k = 0; k < dm->nsh[t]; k++) {
             int sh = dm->sh[t][k];
@@ -353,7 +365,8 @@ static void lane_bw(eng_t *e, int l, int *seq, int *hist)
         }
         cur[dim]++;
     }
-    for (int j = S - 1; j >= 0; j--) { /* allgather: the time reverse */
+    for (int j = S - 1; j >= 0 && e->prim != TOPO_PRIM_REDUCE_SCATTER; j--) {
+        /* allgather: the time reverse */
         int dim = seq[j];
         const dim_t *dm = &e->d[dim];
         const int *h = hist + (size_t)j * e->nd;
@@ -454,10 +467,17 @@ static void eng_free(eng_t *e)
 
 int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat)
 {
+    return topo_gen_shift(s, a, fn, lat, TOPO_PRIM_ALLREDUCE);
+}
+
+int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat,
+                   topo_prim_t prim)
+{
     const topo_topology_t *t = a->topo;
     eng_t e;
     memset(&e, 0, sizeof(e));
     e.s = s;
+    e.prim = prim;
     e.lat = lat;
     e.n = a->size;
     int grid = (t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) &&
@@ -476,8 +496,16 @@ int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shi
             e.act[e.nact++] = i;
         }
     }
-    const int nl = e.nact > 0 ? e.nact : 1;
-    topo_sched_init(s, a->size, a->rank, lat ? nl : nl * a->size);
+    const int nl = e.nact > 0 ? e.nact : 1, barrier = prim == TOPO_PRIM_BARRIER;
+    e.nl = nl;
+    topo_sched_init(s, a->size, a->rank, barrier ? 1 : lat ? nl : nl * a->size);
+    s->sync = (uint8_t)barrier;
+    if (prim == TOPO_PRIM_REDUCE_SCATTER || prim == TOPO_PRIM_ALLGATHER) {
+        s->nparts = nl;
+    }
+    if ((barrier && !lat) || (!barrier && prim != TOPO_PRIM_ALLREDUCE && lat)) {
+        s->err = TOPO_EINVAL; /* no such combination */
+    }
     e.voff = malloc(sizeof(int) * (size_t)(e.nd + 1));
     e.vals = malloc(sizeof(int) * (size_t)total);
     int rc = (e.voff && e.vals) ? TOPO_OK : TOPO_ENOMEM;
@@ -485,7 +513,7 @@ int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shi
         e.voff[i] = off;
         off += e.d[i].n;
         if (e.d[i].n > 1) {
-            rc = lat ? plan_lat(&e.d[i], fn) : plan_bw(&e.d[i], fn);
+            rc = lat ? plan_lat(&e.d[i], fn, barrier) : plan_bw(&e.d[i], fn);
         }
     }
     int S = 0;
@@ -497,7 +525,7 @@ int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shi
     if (TOPO_OK == rc && (!seq || !hist)) {
         rc = TOPO_ENOMEM;
     }
-    for (int l = 0; l < e.nact && TOPO_OK == rc; l++) {
+    for (int l = 0; l < (barrier ? e.nact > 0 : e.nact) && TOPO_OK == rc; l++) {
         if (lat) {
             lane_lat(&e, l);
         } else {
@@ -521,4 +549,19 @@ int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a)
 int topo_gen_allreduce_trivance_bw(topo_sched_t *s, const topo_gen_args_t *a)
 {
     return topo_gen_shift_allreduce(s, a, topo_trivance_shifts, 0);
+}
+
+int topo_gen_reduce_scatter_trivance(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return topo_gen_shift(s, a, topo_trivance_shifts, 0, TOPO_PRIM_REDUCE_SCATTER);
+}
+
+int topo_gen_allgather_trivance(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return topo_gen_shift(s, a, topo_trivance_shifts, 0, TOPO_PRIM_ALLGATHER);
+}
+
+int topo_gen_barrier_trivance(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return topo_gen_shift(s, a, topo_trivance_shifts, 1, TOPO_PRIM_BARRIER);
 }

@@ -51,12 +51,81 @@ static const topo_algo_t table[] = {
      "Bruck (B): reduce-scatter + allgather with r + 3^k and r + 2*3^k (one direction), one "
      "lane per torus dimension: 2 sum ceil(log3 d_i) steps, bandwidth-optimal",
      "seed 002 sec. 2.4, App. B", topo_gen_allreduce_bruck, NULL},
+    {"swing", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
+     "the reduce-scatter half of swing_bw (2D lanes, keep-latest, odd extension): "
+     "sum ceil(log2 e_i) steps, every rank sends (p-1)/p of the vector",
+     "seed 004 sec. 3.1.1, 3.2, 4, 6", topo_gen_reduce_scatter_swing, NULL},
+    {"trivance", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
+     "the reduce-scatter half of trivance_bw (r -/+ d_k, joint reduction, one lane per "
+     "dimension): sum ceil(log3 d_i) steps, every rank sends (p-1)/p of the vector",
+     "seed 002 sec. 4.1, 4.4, 5", topo_gen_reduce_scatter_trivance, NULL},
+    {"swing", TOPO_PRIM_ALLGATHER, 0,
+     "the allgather half of swing_bw (2D lanes, far peers first): sum ceil(log2 e_i) steps, "
+     "every rank sends (p-1)/p of the vector",
+     "seed 004 sec. 3.1.1, 3.2, 4, 6", topo_gen_allgather_swing, NULL},
+    {"trivance", TOPO_PRIM_ALLGATHER, 0,
+     "the allgather half of trivance_bw (r -/+ d_k, one lane per dimension): "
+     "sum ceil(log3 d_i) steps, every rank receives (p-1)/p of the vector once",
+     "seed 002 sec. 4.1, 4.4, 5", topo_gen_allgather_trivance, NULL},
     {"pairwise", TOPO_PRIM_ALLTOALL, 0,
      "pairwise exchange: p-1 steps, at step t send to r+t and receive from r-t",
      "seed 001 sec. 7.2", topo_gen_alltoall_pairwise, NULL},
     {"dissemination", TOPO_PRIM_BARRIER, 0,
      "dissemination: ceil(log2 p) steps, signal r+2^k and wait for r-2^k",
      "Hensgen-Finkel-Manber 1988", topo_gen_barrier_dissemination, NULL},
+    {"swing", TOPO_PRIM_BARRIER, 0,
+     "Swing peers r +- rho(s), zero-byte, one lane over the torus dimensions: "
+     "sum ceil(log2 e_i) steps (e_i = d_i, or d_i - 1 if odd: the extra rank signals two)",
+     "seed 004 sec. 3.1.2, 4, 6", topo_gen_barrier_swing, NULL},
+    {"trivance", TOPO_PRIM_BARRIER, 0,
+     "Trivance peers r -/+ 3^k, zero-byte, both directions, one lane over the torus "
+     "dimensions: sum ceil(log3 d_i) steps, any size unfolded",
+     "seed 002 sec. 4.2, 5", topo_gen_barrier_trivance, NULL},
+    {"binomial", TOPO_PRIM_BCAST, 0,
+     "binomial tree: ceil(log2 p) steps of the whole vector, every holder sends to one "
+     "new rank per step; latency-optimal",
+     "seed 001 sec. 3.2", topo_gen_bcast_binomial, NULL},
+    {"pipelined_chain", TOPO_PRIM_BCAST, 0,
+     "chain from the root around the ring, 8 segments streamed: p + 6 steps of M/8, "
+     "bandwidth term (p + 6)/8 M",
+     "seed 001 sec. 3.1, App. C", topo_gen_bcast_pipelined_chain, NULL},
+    {"scatter_allgather", TOPO_PRIM_BCAST, 0,
+     "van de Geijn: binomial scatter of p blocks + ring allgather: ceil(log2 p) + p - 1 "
+     "steps, about 2(p-1)/p M per rank",
+     "seed 001 sec. 3, 6", topo_gen_bcast_scatter_allgather, NULL},
+    {"binomial", TOPO_PRIM_REDUCE, 0,
+     "binomial tree on rank intervals: ceil(log2 p) steps of the whole vector, "
+     "order-preserving",
+     "seed 001 sec. 4.2", topo_gen_reduce_binomial, NULL},
+    {"pipelined_chain", TOPO_PRIM_REDUCE, 0,
+     "chains from both ends toward the root, 8 segments streamed: max(root, p-1-root) + 7 "
+     "steps of M/8, order-preserving",
+     "seed 001 sec. 4.1, App. C", topo_gen_reduce_pipelined_chain, NULL},
+    {"rabenseifner", TOPO_PRIM_REDUCE, 0,
+     "recursive-halving reduce-scatter + binomial gather to the root: 2 log2 p steps "
+     "(+1 if p is not a power of two), 2(p-1)/p M per rank, order-preserving",
+     "seed 001 App. B.2, B.3, B.4", topo_gen_reduce_rabenseifner, NULL},
+    {"ring", TOPO_PRIM_ALLGATHER, 0,
+     "ring: p-1 steps of one block to the right neighbour, bandwidth-optimal",
+     "seed 001 sec. 6", topo_gen_allgather_ring, NULL},
+    {"recursive_doubling", TOPO_PRIM_ALLGATHER, 0,
+     "exchange with rank XOR 2^k, payload doubling: log2 p steps (+2 folding steps if p is "
+     "not a power of two), (p-1)/p M for p = 2^k",
+     "seed 001 App. B.4, B.3", topo_gen_allgather_recursive_doubling, NULL},
+    {"bruck", TOPO_PRIM_ALLGATHER, 0,
+     "Bruck concatenation: ceil(log2 p) steps for any p, send to r-2^k, (p-1)/p M per rank",
+     "seed 001 App. A, B.4; Bruck et al. 1997", topo_gen_allgather_bruck, NULL},
+    {"ring", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
+     "ring: p-1 steps of one block to the right neighbour, bandwidth-optimal",
+     "seed 001 sec. 6", topo_gen_reduce_scatter_ring, NULL},
+    {"recursive_halving", TOPO_PRIM_REDUCE_SCATTER, 0,
+     "exchange with rank XOR 2^k from distance 1 up, payload halving: log2 p steps (+2 "
+     "folding steps if p is not a power of two), order-preserving",
+     "seed 001 App. B.4, B.3", topo_gen_reduce_scatter_recursive_halving, NULL},
+    {"bruck", TOPO_PRIM_ALLTOALL, 0,
+     "Bruck: ceil(log2 p) rounds for any p, slots with bit k set to r+2^k; "
+     "ceil(log2 p)/2 M per rank for p = 2^k, rotations folded into the addressing",
+     "seed 001 App. B.5", topo_gen_alltoall_bruck, NULL},
 };
 
 const topo_algo_t *topo_catalog(int *n)

@@ -8,26 +8,78 @@
  * a rank with P ports sends (and, full duplex, receives) on up to P links
  * at once, so its time is beta * max(largest message, bytes / P) in each
  * direction, plus gamma per byte it reduces.  Lanes run in lockstep for
- * pricing: step s of every lane forms one step.  (Link contention on the
- * real topology is the decision issue's extension of this function.)
+ * pricing: step s of every lane forms one step.
+ *
+ * Contention (grid topologies of the communicator's size): no rank's bytes
+ * move faster than the most loaded link they cross, so the port term is
+ * raised to the step's maximum directed link load L (links.c routes the
+ * sends), and the longest route H adds hop * (H - 1).
+ *
+ * Memory.  The schedules are generated one rank at a time (pass 1: port
+ * terms, hops).  Link loads need every rank's sends of a step together, so
+ * links.c accumulates an array of link loads per step: when depth * links
+ * fits the budget this happens in pass 1 itself.  Otherwise pass 1 also
+ * finds the steps whose messages all cross a single link without a split
+ * ("direct" steps: a link then carries only its own node's messages, and L
+ * is the largest such per-link sum, known from one rank at a time), and the
+ * remaining steps are accumulated in windows of budget / links steps, each
+ * window generating the schedules of all ranks again.
  */
 #include "cost.h"
 
+#include "links.h"
+
 #include <stdlib.h>
 #include <string.h>
+
+static size_t link_budget = (size_t)1 << 22;
+
+size_t topo_cost_link_budget(size_t doubles)
+{
+    size_t old = link_budget;
+    if (doubles > 0) {
+        link_budget = doubles;
+    }
+    return old;
+}
 
 typedef struct {
     double send_sum, send_max, recv_sum, recv_max, reduce;
     int active;
 } rank_step_t;
 
-static void price_rank(const topo_sched_t *s, int ports, int depth, double *step_bytes,
-                       double *step_any, const topo_cost_params_t *p)
+/* What pass 1 gathers per step, maxima over the ranks. */
+typedef struct {
+    double port_time; /* beta * port_r + gamma * reduce_r */
+    double port;      /* port_r, units of M */
+    double reduce;    /* gamma * reduce_r */
+    double direct;    /* the most loaded link among the direct messages */
+    int hops;
+    int active;
+    int routed;       /* some message is not direct */
+} pass1_t;
+
+typedef struct {
+    const topo_topology_t *t;
+    const topo_cost_params_t *p;
+    int ports;
+    int links; /* contention is modelled */
+} ctx_t;
+
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t *acc)
 {
     const double share = s->nblocks ? 1.0 / s->nblocks : 0.0;
     for (int st = 0; st < depth; st++) {
         rank_step_t t;
+        double own[2 * TOPO_MAX_DIMS];
+        int hops = 0, routed = 0;
         memset(&t, 0, sizeof(t));
+        memset(own, 0, sizeof(own));
         for (int l = 0; l < s->nlanes; l++) {
             if (st >= s->lanes[l].nsteps) {
                 continue;
@@ -39,33 +91,85 @@ static void price_rank(const topo_sched_t *s, int ports, int depth, double *step
                 t.active = 1;
                 if (x->kind == TOPO_XFER_SEND) {
                     t.send_sum += bytes;
-                    t.send_max = bytes > t.send_max ? bytes : t.send_max;
+                    t.send_max = dmax(bytes, t.send_max);
+                    int h = c->links ? topo_topology_hops(c->t, s->rank, x->peer)
+                                     : x->peer != s->rank;
+                    hops = h > hops ? h : hops;
+                    if (c->links && h > 0) {
+                        int d = topo_link_direct(c->t, s->rank, x->peer);
+                        if (d < 0) {
+                            routed = 1;
+                        } else {
+                            own[d] += bytes;
+                        }
+                    }
                 } else if (x->kind != TOPO_XFER_COPY) {
                     t.recv_sum += bytes;
-                    t.recv_max = bytes > t.recv_max ? bytes : t.recv_max;
+                    t.recv_max = dmax(bytes, t.recv_max);
                     if (x->kind != TOPO_XFER_RECV_COPY) {
                         t.reduce += bytes;
                     }
                 }
             }
         }
-        double out = t.send_sum / ports > t.send_max ? t.send_sum / ports : t.send_max;
-        double in = t.recv_sum / ports > t.recv_max ? t.recv_sum / ports : t.recv_max;
-        double time = p->beta * (out > in ? out : in) + p->gamma * t.reduce;
-        if (time > step_bytes[st]) {
-            step_bytes[st] = time;
+        const int ports = c->ports;
+        double out = dmax(t.send_sum / ports, t.send_max);
+        double in = dmax(t.recv_sum / ports, t.recv_max);
+        pass1_t *a = &acc[st];
+        a->port = dmax(a->port, dmax(out, in));
+        a->port_time = dmax(a->port_time, c->p->beta * dmax(out, in) + c->p->gamma * t.reduce);
+        a->reduce = dmax(a->reduce, c->p->gamma * t.reduce);
+        for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
+            a->direct = dmax(a->direct, own[d]);
         }
-        step_any[st] = step_any[st] || t.active;
+        a->hops = hops > a->hops ? hops : a->hops;
+        a->active = a->active || t.active;
+        a->routed = a->routed || routed;
     }
 }
 
-int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a,
-                     const topo_cost_params_t *p, double *lat, double *per_byte)
+/* Generate the schedules of all ranks again and accumulate the link loads
+ * of `steps` (n of them) into link[steps[k]]. */
+static int window(const topo_algo_t *algo, const topo_gen_args_t *a, const int *steps, int n,
+                  double *link)
 {
-    double *bytes = NULL, *any = NULL;
+    topo_link_acc_t *acc;
+    topo_step_load_t *out = malloc(sizeof(*out) * (size_t)n);
+    int rc = NULL == out ? TOPO_ENOMEM : topo_link_acc_create(a->topo, a->size, steps, n, &acc);
+    if (TOPO_OK != rc) {
+        free(out);
+        return rc;
+    }
+    for (int r = 0; r < a->size && TOPO_OK == rc; r++) {
+        topo_sched_t s;
+        topo_gen_args_t ar = *a;
+        ar.rank = r;
+        if (TOPO_OK == (rc = topo_algo_generate(algo, &ar, &s))) {
+            topo_link_acc_add(acc, &s);
+            topo_sched_free(&s);
+        }
+    }
+    if (TOPO_OK == rc) {
+        topo_link_acc_loads(acc, out);
+        for (int k = 0; k < n; k++) {
+            link[steps[k]] = out[k].max_load;
+        }
+    }
+    topo_link_acc_free(acc);
+    free(out);
+    return rc;
+}
+
+/* Pass 1 over all ranks; fills *accp (depth entries) and, when the link
+ * loads of all steps fit the budget, link (*linkp, depth entries). */
+static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
+                 pass1_t **accp, double **linkp, int *depthp, int *whole)
+{
+    pass1_t *acc = NULL;
+    topo_link_acc_t *la = NULL;
     int depth = 0, rc = TOPO_OK;
-    const int ports = topo_topology_ports(a->topo, a->size);
-    *lat = *per_byte = 0.0;
+    const size_t nlinks = c->links ? topo_link_count(a->topo, a->size) : 0;
+    *whole = 0;
     for (int r = 0; r < a->size && TOPO_OK == rc; r++) {
         topo_sched_t s;
         topo_gen_args_t ar = *a;
@@ -75,33 +179,143 @@ int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a,
         }
         int d = topo_sched_depth(&s);
         if (d > depth) {
-            double *nb = realloc(bytes, sizeof(double) * (size_t)d);
-            double *na = nb ? realloc(any, sizeof(double) * (size_t)d) : NULL;
-            if (nb) {
-                bytes = nb;
-            }
+            pass1_t *na = realloc(acc, sizeof(*acc) * (size_t)d);
             if (NULL == na) {
                 rc = TOPO_ENOMEM;
             } else {
-                any = na;
-                for (int i = depth; i < d; i++) {
-                    bytes[i] = any[i] = 0.0;
+                acc = na;
+                memset(acc + depth, 0, sizeof(*acc) * (size_t)(d - depth));
+                /* every rank has the depth of rank 0; should one not, its
+                 * link loads are left to the windows */
+                topo_link_acc_free(la);
+                la = NULL;
+                if (0 == r && c->links && (size_t)d * nlinks <= link_budget) {
+                    rc = topo_link_acc_create(a->topo, a->size, NULL, d, &la);
                 }
                 depth = d;
             }
         }
         if (TOPO_OK == rc) {
-            price_rank(&s, ports, d, bytes, any, p);
+            price_rank(&s, c, d, acc);
+            if (NULL != la) {
+                topo_link_acc_add(la, &s);
+            }
         }
         topo_sched_free(&s);
     }
-    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-        *lat += any[st] ? p->alpha : 0.0;
-        *per_byte += bytes[st];
+    double *link = NULL;
+    if (TOPO_OK == rc && depth > 0 && NULL == (link = calloc((size_t)depth, sizeof(double)))) {
+        rc = TOPO_ENOMEM;
     }
-    free(bytes);
-    free(any);
-    return rc;
+    if (TOPO_OK == rc && NULL != la) {
+        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)depth);
+        if (NULL == out) {
+            rc = TOPO_ENOMEM;
+        } else {
+            topo_link_acc_loads(la, out);
+            for (int st = 0; st < depth; st++) {
+                link[st] = out[st].max_load;
+            }
+            *whole = 1;
+            free(out);
+        }
+    }
+    topo_link_acc_free(la);
+    if (TOPO_OK != rc) {
+        free(acc);
+        free(link);
+        return rc;
+    }
+    *accp = acc;
+    *linkp = link;
+    *depthp = depth;
+    return TOPO_OK;
+}
+
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                    const topo_cost_params_t *p, const topo_cost_net_t *net,
+                    topo_cost_step_t **stepsp, int *depthp)
+{
+    const double hop = NULL != net ? net->hop : 0.0;
+    const topo_topology_t *t = a->topo;
+    const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
+    ctx_t c = {t, p, topo_topology_ports(t, a->size),
+               grid && topo_topology_size(t) == a->size && (NULL == net || !net->no_links)};
+    pass1_t *acc = NULL;
+    double *link = NULL;
+    int depth = 0, whole = 0;
+    *stepsp = NULL;
+    *depthp = 0;
+    int rc = pass1(algo, a, &c, &acc, &link, &depth, &whole);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    if (c.links && !whole && depth > 0) {
+        /* direct steps are known; the others go through the windows */
+        int *routed = malloc(sizeof(int) * (size_t)depth), n = 0;
+        size_t w = link_budget / topo_link_count(t, a->size);
+        w = w < 1 ? 1 : w;
+        rc = NULL == routed ? TOPO_ENOMEM : TOPO_OK;
+        for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+            link[st] = acc[st].direct;
+            if (acc[st].routed) {
+                routed[n++] = st;
+            }
+        }
+        for (int k = 0; k < n && TOPO_OK == rc; k += (int)w) {
+            int m = n - k < (int)w ? n - k : (int)w;
+            rc = window(algo, a, routed + k, m, link);
+        }
+        free(routed);
+    }
+    topo_cost_step_t *out = NULL;
+    if (TOPO_OK == rc && depth > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth))) {
+        rc = TOPO_ENOMEM;
+    }
+    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+        const pass1_t *s1 = &acc[st];
+        topo_cost_step_t *o = &out[st];
+        o->active = s1->active;
+        o->max_hops = s1->hops;
+        o->port = s1->port;
+        o->link = c.links ? link[st] : 0.0;
+        o->lat = (s1->active ? p->alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0);
+        o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
+    }
+    free(acc);
+    free(link);
+    if (TOPO_OK != rc) {
+        free(out);
+        return rc;
+    }
+    *stepsp = out;
+    *depthp = depth;
+    return TOPO_OK;
+}
+
+int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a,
+                     const topo_cost_params_t *p, double *lat, double *per_byte)
+{
+    return topo_cost_affine_net(algo, a, p, NULL, lat, per_byte);
+}
+
+int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,
+                         const topo_cost_params_t *p, const topo_cost_net_t *net, double *lat,
+                         double *per_byte)
+{
+    topo_cost_step_t *steps;
+    int depth;
+    *lat = *per_byte = 0.0;
+    int rc = topo_cost_steps(algo, a, p, net, &steps, &depth);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    for (int st = 0; st < depth; st++) {
+        *lat += steps[st].lat;
+        *per_byte += steps[st].per_byte;
+    }
+    free(steps);
+    return TOPO_OK;
 }
 
 double topo_cost_algo(const topo_algo_t *algo, const topo_gen_args_t *a, size_t count,

@@ -1,10 +1,29 @@
 /*
  * The cost model: prices a schedule, derived from the schedule itself.
  *
- * Per step (in step order, lanes in lockstep) the time is alpha (if any rank
- * transfers), plus beta times the bytes of the busiest rank's busiest port,
- * plus gamma times the bytes it reduces; a call costs the sum over steps.
- * Costs are computed by streaming the schedules of all ranks, one at a time.
+ * Per step (in step order, lanes in lockstep) the time is
+ *
+ *   alpha                       if any rank transfers in the step
+ * + hop * (H - 1)               H: the longest route of a message (links)
+ * + max over ranks r of  beta * max(port_r, L) + gamma * reduce_r
+ *
+ * where hop comes from topo_cost_net_t, port_r is rank r's busiest port, max(largest message, bytes / P) in
+ * either direction with P ports, reduce_r the bytes r reduces, and L the
+ * load of the most loaded directed link under the routing of links.h
+ * (dimension order, minimal, ties split).  L and H count on grid
+ * topologies (torus, mesh) whose size is the communicator's: there a
+ * message over several links shares them with the messages routed across
+ * the same links (recursive doubling on a torus), while single-hop
+ * schedules (ring, bucket) load each link with one message and cost the
+ * same as without contention.  On star and full mesh every message has its
+ * own links (L never exceeds the port term, H = 1), and on a grid of
+ * another size the placement is unknown: both cost as before, port terms
+ * only.  A call costs the sum over steps.  Costs are computed by streaming
+ * the schedules of all ranks, one at a time.
+ *
+ * Not modelled: per-link-class parameters (intra-host vs network links),
+ * pipelining across steps, and the lanes of multiport schedules running
+ * out of lockstep.
  */
 #ifndef TOPO_COST_H
 #define TOPO_COST_H
@@ -21,10 +40,52 @@ typedef struct {
     double gamma; /* seconds per reduced byte */
 } topo_cost_params_t;
 
+/* The network's parameters beyond the triple above (a struct of its own so
+ * that three-value initializers of topo_cost_params_t stay complete);
+ * NULL or all zeros: the defaults. */
+typedef struct {
+    double hop;   /* seconds per link a message crosses beyond the first
+                     (grid topologies); default 0 */
+    int no_links; /* 1: price the ports only, without link sharing and hops
+                     (the contention-free closed forms); default 0 */
+} topo_cost_net_t;
+
+/* One step of a priced schedule.  Byte terms are in units of the payload M
+ * (the step's time is lat + per_byte * M). */
+typedef struct {
+    double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1) */
+    double per_byte; /* seconds per byte of M: the bandwidth and reduction term */
+    double port;     /* the busiest port of any rank, units of M */
+    double link;     /* the most loaded directed link, units of M (0 where
+                        links are not modelled: see above) */
+    int max_hops;    /* the longest route of a message (0: no message) */
+    int active;      /* some rank transfers or copies in the step */
+} topo_cost_step_t;
+
+/* The priced steps of `algo`: *steps (malloc'ed, the caller frees; NULL
+ * when *depth is 0) gets *depth entries, one per step.  Returns TOPO_OK
+ * or an error. */
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                    const topo_cost_params_t *p, const topo_cost_net_t *net,
+                    topo_cost_step_t **steps, int *depth);
+
+/* topo_cost_affine with the network parameters (NULL: defaults). */
+int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,
+                         const topo_cost_params_t *p, const topo_cost_net_t *net,
+                         double *lat, double *per_byte);
+
+/* The memory the link loads may take, in doubles (default 1 << 22, i.e.
+ * 32 MiB): schedules deeper than budget / links are priced in windows of
+ * steps, each window generating the schedules of all ranks again.  Returns
+ * the previous value; 0 leaves it unchanged.  For tests and tools, not
+ * thread-safe. */
+size_t topo_cost_link_budget(size_t doubles);
+
 /* The cost of `algo` as an affine function of the payload M in bytes
  * (M as the primitive defines it: the vector for allreduce): predicted
  * seconds = *lat + *per_byte * M.  Blocks are priced at their exact share of
- * M, so the function is affine.  Returns TOPO_OK or an error. */
+ * M, so the function is affine.  The network parameters are the defaults
+ * (topo_cost_affine_net sets them).  Returns TOPO_OK or an error. */
 int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a,
                      const topo_cost_params_t *p, double *lat,
                      double *per_byte);

@@ -5,30 +5,44 @@
  * `node` in dimension `dim`, towards + (dir 0) or - (dir 1).  On a star
  * every rank has an uplink and a downlink to the switch; on a full mesh
  * every ordered pair has its own link.
+ *
+ * The accumulator holds one array of link loads per step of its window and
+ * the step statistics; schedules are fed to it one rank at a time, so a
+ * caller never needs the schedules of all ranks at once.
  */
 #include "links.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
+struct topo_link_acc {
     const topo_topology_t *t;
-    double *load;
-    double max;
-} router_t;
+    int size, grid, nsteps;
+    size_t nlinks;
+    int *steps;             /* the window: step indices */
+    double *load;           /* nsteps * nlinks */
+    topo_step_load_t *out;  /* nsteps: max_load tracked as loads grow */
+};
 
-static void add(router_t *rt, size_t link, double w)
+/* Add w to `link` of window slot k. */
+static void add(topo_link_acc_t *acc, int k, size_t link, double w)
 {
-    rt->load[link] += w;
-    if (rt->load[link] > rt->max) {
-        rt->max = rt->load[link];
+    double *l = &acc->load[(size_t)k * acc->nlinks + link];
+    *l += w;
+    if (*l > acc->out[k].max_load) {
+        acc->out[k].max_load = *l;
     }
 }
 
-/* Walk the route from coordinates c to d, dimension `dim` onwards. */
-static void route(router_t *rt, int *c, const int *d, int dim, double w)
+static size_t grid_link(const topo_topology_t *t, const int *c, int dim, int dir)
 {
-    const topo_topology_t *t = rt->t;
+    return ((size_t)topo_topology_rank(t, c) * t->ndims + dim) * 2 + dir;
+}
+
+/* Walk the route from coordinates c to d, dimension `dim` onwards. */
+static void route(topo_link_acc_t *acc, int k, int *c, const int *d, int dim, double w)
+{
+    const topo_topology_t *t = acc->t;
     for (; dim < t->ndims; dim++) {
         int n = t->dims[dim], fwd = ((d[dim] - c[dim]) % n + n) % n;
         if (0 == fwd) {
@@ -40,12 +54,11 @@ static void route(router_t *rt, int *c, const int *d, int dim, double w)
                 for (int way = 0; way < 2; way++) {
                     int e[TOPO_MAX_DIMS];
                     memcpy(e, c, sizeof(int) * (size_t)t->ndims);
-                    for (int k = 0; k < fwd; k++) {
-                        add(rt, ((size_t)topo_topology_rank(t, e) * t->ndims + dim) * 2 + way,
-                            w / 2);
+                    for (int j = 0; j < fwd; j++) {
+                        add(acc, k, grid_link(t, e, dim, way), w / 2);
                         e[dim] = (e[dim] + (way ? n - 1 : 1)) % n;
                     }
-                    route(rt, e, d, dim + 1, w / 2);
+                    route(acc, k, e, d, dim + 1, w / 2);
                 }
                 return;
             }
@@ -55,65 +68,158 @@ static void route(router_t *rt, int *c, const int *d, int dim, double w)
             dir = d[dim] > c[dim] ? 0 : 1;
             steps = abs(d[dim] - c[dim]);
         }
-        for (int k = 0; k < steps; k++) {
-            add(rt, ((size_t)topo_topology_rank(t, c) * t->ndims + dim) * 2 + dir, w);
+        for (int j = 0; j < steps; j++) {
+            add(acc, k, grid_link(t, c, dim, dir), w);
             c[dim] = (c[dim] + (dir ? n - 1 : 1)) % n;
         }
+    }
+}
+
+static int is_grid(const topo_topology_t *t)
+{
+    return t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
+}
+
+size_t topo_link_count(const topo_topology_t *t, int size)
+{
+    if (is_grid(t)) {
+        return (size_t)size * (size_t)t->ndims * 2;
+    }
+    return t->kind == TOPO_NET_FULLMESH ? (size_t)size * (size_t)size : (size_t)size * 2;
+}
+
+int topo_link_direct(const topo_topology_t *t, int src, int dst)
+{
+    if (!is_grid(t) || src == dst) {
+        return -1;
+    }
+    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], link = -1;
+    topo_topology_coords(t, src, c);
+    topo_topology_coords(t, dst, d);
+    for (int i = 0; i < t->ndims; i++) {
+        if (c[i] == d[i]) {
+            continue;
+        }
+        int n = t->dims[i], fwd = ((d[i] - c[i]) % n + n) % n;
+        if (link >= 0) {
+            return -1; /* a second dimension */
+        }
+        if (t->periodic[i]) {
+            if (2 * fwd == n || (1 != fwd && n - 1 != fwd)) {
+                return -1; /* a split tie (ring of 2), or more than one hop */
+            }
+            link = i * 2 + (1 == fwd ? 0 : 1);
+        } else {
+            if (1 != abs(d[i] - c[i])) {
+                return -1;
+            }
+            link = i * 2 + (d[i] > c[i] ? 0 : 1);
+        }
+    }
+    return link;
+}
+
+int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, int nsteps,
+                         topo_link_acc_t **accp)
+{
+    const int grid = is_grid(t);
+    *accp = NULL;
+    if ((grid && topo_topology_size(t) != size) || size < 1 || nsteps < 0) {
+        return TOPO_EINVAL;
+    }
+    topo_link_acc_t *acc = calloc(1, sizeof(*acc));
+    if (NULL == acc) {
+        return TOPO_ENOMEM;
+    }
+    acc->t = t;
+    acc->size = size;
+    acc->grid = grid;
+    acc->nsteps = nsteps;
+    acc->nlinks = topo_link_count(t, size);
+    acc->steps = malloc(sizeof(int) * (size_t)(nsteps + 1));
+    acc->load = calloc((size_t)nsteps * acc->nlinks + 1, sizeof(double));
+    acc->out = calloc((size_t)nsteps + 1, sizeof(topo_step_load_t));
+    if (NULL == acc->steps || NULL == acc->load || NULL == acc->out) {
+        topo_link_acc_free(acc);
+        return TOPO_ENOMEM;
+    }
+    for (int k = 0; k < nsteps; k++) {
+        acc->steps[k] = steps ? steps[k] : k;
+    }
+    *accp = acc;
+    return TOPO_OK;
+}
+
+void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
+{
+    const topo_topology_t *t = acc->t;
+    const double share = s->nblocks ? 1.0 / s->nblocks : 0.0;
+    const int r = s->rank;
+    int c0[TOPO_MAX_DIMS];
+    if (acc->grid) {
+        topo_topology_coords(t, r, c0);
+    }
+    for (int k = 0; k < acc->nsteps; k++) {
+        const int st = acc->steps[k];
+        topo_step_load_t *o = &acc->out[k];
+        for (int l = 0; l < s->nlanes; l++) {
+            if (st >= s->lanes[l].nsteps) {
+                continue;
+            }
+            const topo_step_t *step = topo_sched_lane_step(s, l, st);
+            for (int i = 0; i < step->nxfers; i++) {
+                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+                if (x->kind != TOPO_XFER_SEND) {
+                    continue;
+                }
+                double w = x->nblk * share;
+                int hops = topo_topology_hops(t, r, x->peer);
+                o->messages++;
+                o->max_msg = w > o->max_msg ? w : o->max_msg;
+                o->max_hops = hops > o->max_hops ? hops : o->max_hops;
+                if (acc->grid) {
+                    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
+                    memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
+                    topo_topology_coords(t, x->peer, d);
+                    route(acc, k, c, d, 0, w);
+                } else if (t->kind == TOPO_NET_FULLMESH) {
+                    add(acc, k, (size_t)r * acc->size + x->peer, w);
+                } else { /* star: the sender's uplink, the receiver's downlink */
+                    add(acc, k, (size_t)r * 2, w);
+                    add(acc, k, (size_t)x->peer * 2 + 1, w);
+                }
+            }
+        }
+    }
+}
+
+void topo_link_acc_loads(const topo_link_acc_t *acc, topo_step_load_t *out)
+{
+    memcpy(out, acc->out, sizeof(*out) * (size_t)acc->nsteps);
+}
+
+void topo_link_acc_free(topo_link_acc_t *acc)
+{
+    if (NULL != acc) {
+        free(acc->steps);
+        free(acc->load);
+        free(acc->out);
+        free(acc);
     }
 }
 
 int topo_link_loads(const topo_topology_t *t, const topo_sched_t *scheds, int size,
                     topo_step_load_t *out, int depth)
 {
-    const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
-    if (grid && topo_topology_size(t) != size) {
-        return TOPO_EINVAL;
+    topo_link_acc_t *acc;
+    int rc = topo_link_acc_create(t, size, NULL, depth, &acc);
+    if (TOPO_OK != rc) {
+        return rc;
     }
-    size_t nlinks = grid ? (size_t)size * t->ndims * 2
-                         : (t->kind == TOPO_NET_FULLMESH ? (size_t)size * size : (size_t)size * 2);
-    router_t rt = {t, calloc(nlinks + 1, sizeof(double)), 0.0};
-    if (NULL == rt.load) {
-        return TOPO_ENOMEM;
+    for (int r = 0; r < size; r++) {
+        topo_link_acc_add(acc, &scheds[r]);
     }
-    for (int st = 0; st < depth; st++) {
-        topo_step_load_t *o = &out[st];
-        memset(o, 0, sizeof(*o));
-        memset(rt.load, 0, sizeof(double) * nlinks);
-        rt.max = 0.0;
-        for (int r = 0; r < size; r++) {
-            const topo_sched_t *s = &scheds[r];
-            const double share = s->nblocks ? 1.0 / s->nblocks : 0.0;
-            for (int l = 0; l < s->nlanes; l++) {
-                if (st >= s->lanes[l].nsteps) {
-                    continue;
-                }
-                const topo_step_t *step = topo_sched_lane_step(s, l, st);
-                for (int i = 0; i < step->nxfers; i++) {
-                    const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
-                    if (x->kind != TOPO_XFER_SEND) {
-                        continue;
-                    }
-                    double w = x->nblk * share;
-                    int hops = topo_topology_hops(t, r, x->peer);
-                    o->messages++;
-                    o->max_msg = w > o->max_msg ? w : o->max_msg;
-                    o->max_hops = hops > o->max_hops ? hops : o->max_hops;
-                    if (grid) {
-                        int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
-                        topo_topology_coords(t, r, c);
-                        topo_topology_coords(t, x->peer, d);
-                        route(&rt, c, d, 0, w);
-                    } else if (t->kind == TOPO_NET_FULLMESH) {
-                        add(&rt, (size_t)r * size + x->peer, w);
-                    } else { /* star: the sender's uplink, the receiver's downlink */
-                        add(&rt, (size_t)r * 2, w);
-                        add(&rt, (size_t)x->peer * 2 + 1, w);
-                    }
-                }
-            }
-        }
-        o->max_load = rt.max;
-    }
-    free(rt.load);
+    topo_link_acc_loads(acc, out);
+    topo_link_acc_free(acc);
     return TOPO_OK;
 }

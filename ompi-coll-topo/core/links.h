@@ -25,6 +25,32 @@ typedef struct {
     int messages;     /* messages in the step (all ranks) */
 } topo_step_load_t;
 
+/* Directed links the routing distinguishes for `size` ranks on t: 2 per
+ * rank and dimension on a grid, size * size on a full mesh, 2 per rank
+ * (up, down) on a star. */
+size_t topo_link_count(const topo_topology_t *t, int size);
+
+/* The link of a message from src to dst that crosses exactly one link of a
+ * grid without a split (a neighbour in one dimension that is not the tie of
+ * a ring of 2): dim * 2 + dir (dir 0 = +, 1 = -), the index of that link
+ * among src's own.  -1 otherwise (several links, or not a grid). */
+int topo_link_direct(const topo_topology_t *t, int src, int dst);
+
+/* Streaming accumulation, one rank's schedule at a time, so the callers
+ * hold one schedule and the link array of the steps asked for: memory
+ * nsteps * topo_link_count doubles.  steps lists the step indices to
+ * account (NULL: 0 .. nsteps-1); step s of every lane of a schedule counts
+ * as step s.  Steps a schedule lacks are skipped. */
+typedef struct topo_link_acc topo_link_acc_t;
+/* TOPO_EINVAL for a grid topology whose size is not `size`. */
+int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, int nsteps,
+                         topo_link_acc_t **acc);
+/* Route the sends of s (s->rank is the sender) into the window. */
+void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s);
+/* out[k] for steps[k], k < nsteps. */
+void topo_link_acc_loads(const topo_link_acc_t *acc, topo_step_load_t *out);
+void topo_link_acc_free(topo_link_acc_t *acc);
+
 /* Per-step loads of the schedules of all ranks (scheds[r] for r < size),
  * lanes in lockstep (step s of every lane is step s).  out has room for
  * depth = max over ranks of topo_sched_depth entries.  The congestion of

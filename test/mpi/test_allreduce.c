@@ -48,20 +48,30 @@ typedef struct {
 static ttype_t types[T_COUNT] = {
     [T_INT] = {"MPI_INT", MPI_DATATYPE_NULL, K_INT, sizeof(int), 1, {0}, sizeof(int)},
     [T_FLOAT] = {"MPI_FLOAT", MPI_DATATYPE_NULL, K_FLOAT, sizeof(float), 1, {0}, sizeof(float)},
-    [T_DOUBLE] = {"MPI_DOUBLE", MPI_DATATYPE_NULL, K_DOUBLE, sizeof(double), 1, {0},
-                  sizeof(double)},
-    [T_LL] = {"MPI_LONG_LONG", MPI_DATATYPE_NULL, K_LL, sizeof(long long), 1, {0},
-              sizeof(long long)},
+    [T_DOUBLE] =
+        {"MPI_DOUBLE", MPI_DATATYPE_NULL, K_DOUBLE, sizeof(double), 1, {0}, sizeof(double)},
+    [T_LL] =
+        {"MPI_LONG_LONG", MPI_DATATYPE_NULL, K_LL, sizeof(long long), 1, {0}, sizeof(long long)},
     /* (value, index) */
-    [T_2INT] = {"MPI_2INT", MPI_DATATYPE_NULL, K_INT, sizeof(int), 2, {0, sizeof(int)},
-                2 * sizeof(int)},
+    [T_2INT] =
+        {"MPI_2INT", MPI_DATATYPE_NULL, K_INT, sizeof(int), 2, {0, sizeof(int)}, 2 * sizeof(int)},
     /* contiguous(2, MPI_INT): an affine map (a, b) */
-    [T_PAIR] = {"contig(2,MPI_INT)", MPI_DATATYPE_NULL, K_INT, sizeof(int), 2,
-                {0, sizeof(int)}, 2 * sizeof(int)},
+    [T_PAIR] = {"contig(2,MPI_INT)",
+                MPI_DATATYPE_NULL,
+                K_INT,
+                sizeof(int),
+                2,
+                {0, sizeof(int)},
+                2 * sizeof(int)},
     /* vector(2,1,2,MPI_INT) resized to 4 ints: ints 0 and 2 are data, ints 1
      * and 3 are gaps that must never be written */
-    [T_VEC] = {"resized(vector(2,1,2,MPI_INT),16)", MPI_DATATYPE_NULL, K_INT, sizeof(int), 2,
-               {0, 2 * sizeof(int)}, 4 * sizeof(int)},
+    [T_VEC] = {"resized(vector(2,1,2,MPI_INT),16)",
+               MPI_DATATYPE_NULL,
+               K_INT,
+               sizeof(int),
+               2,
+               {0, 2 * sizeof(int)},
+               4 * sizeof(int)},
 };
 
 static void types_create(void)
@@ -115,10 +125,16 @@ enum {
     O_COUNT
 };
 
-static const char *op_names[O_COUNT] = {
-    "MPI_SUM",  "MPI_PROD",   "MPI_MAX",    "MPI_MIN",
-    "MPI_BAND", "MPI_BXOR",   "MPI_MINLOC", "MPI_MAXLOC",
-    "user-commutative(sum mod 65521)", "user-noncommutative(affine composition)"};
+static const char *op_names[O_COUNT] = {"MPI_SUM",
+                                        "MPI_PROD",
+                                        "MPI_MAX",
+                                        "MPI_MIN",
+                                        "MPI_BAND",
+                                        "MPI_BXOR",
+                                        "MPI_MINLOC",
+                                        "MPI_MAXLOC",
+                                        "user-commutative(sum mod 65521)",
+                                        "user-noncommutative(affine composition)"};
 static MPI_Op ops[O_COUNT];
 
 #define USUM_MOD 65521u
@@ -216,15 +232,15 @@ static const struct {
     int type, op;
     long max_count;
 } combos[] = {
-    {T_INT, O_SUM, COUNT_BIG},      {T_INT, O_PROD, 1000},       {T_INT, O_MAX, 1000},
-    {T_INT, O_MIN, 1000},           {T_INT, O_BAND, 1000},       {T_INT, O_BXOR, COUNT_MID},
-    {T_INT, O_USUM, 1000},          {T_FLOAT, O_SUM, COUNT_MID}, {T_FLOAT, O_PROD, 1000},
-    {T_FLOAT, O_MAX, 1000},         {T_FLOAT, O_MIN, 1000},      {T_DOUBLE, O_SUM, COUNT_BIG},
-    {T_DOUBLE, O_PROD, 1000},       {T_DOUBLE, O_MAX, 1000},     {T_DOUBLE, O_MIN, 1000},
-    {T_LL, O_SUM, COUNT_MID},       {T_LL, O_PROD, 1000},        {T_LL, O_MAX, 1000},
-    {T_LL, O_MIN, 1000},            {T_LL, O_BAND, 1000},        {T_LL, O_BXOR, 1000},
-    {T_2INT, O_MINLOC, 1000},       {T_2INT, O_MAXLOC, COUNT_MID}, {T_PAIR, O_AFFINE, COUNT_MID},
-    {T_VEC, O_USUM, COUNT_BIG},     {T_VEC, O_AFFINE, COUNT_MID},
+    {T_INT, O_SUM, COUNT_BIG},  {T_INT, O_PROD, 1000},         {T_INT, O_MAX, 1000},
+    {T_INT, O_MIN, 1000},       {T_INT, O_BAND, 1000},         {T_INT, O_BXOR, COUNT_MID},
+    {T_INT, O_USUM, 1000},      {T_FLOAT, O_SUM, COUNT_MID},   {T_FLOAT, O_PROD, 1000},
+    {T_FLOAT, O_MAX, 1000},     {T_FLOAT, O_MIN, 1000},        {T_DOUBLE, O_SUM, COUNT_BIG},
+    {T_DOUBLE, O_PROD, 1000},   {T_DOUBLE, O_MAX, 1000},       {T_DOUBLE, O_MIN, 1000},
+    {T_LL, O_SUM, COUNT_MID},   {T_LL, O_PROD, 1000},          {T_LL, O_MAX, 1000},
+    {T_LL, O_MIN, 1000},        {T_LL, O_BAND, 1000},          {T_LL, O_BXOR, 1000},
+    {T_2INT, O_MINLOC, 1000},   {T_2INT, O_MAXLOC, COUNT_MID}, {T_PAIR, O_AFFINE, COUNT_MID},
+    {T_VEC, O_USUM, COUNT_BIG}, {T_VEC, O_AFFINE, COUNT_MID},
 };
 #define NCOMBOS ((int)(sizeof combos / sizeof combos[0]))
 
@@ -285,10 +301,18 @@ static inline void gen_slot(int t, int op, int g, long e, int s, uint64_t salt, 
         break;
     }
     switch (ty->kind) {
-    case K_INT: *(int *)out = (int)v; break;
-    case K_FLOAT: *(float *)out = (float)v; break;
-    case K_DOUBLE: *(double *)out = (double)v; break;
-    case K_LL: *(long long *)out = v; break;
+    case K_INT:
+        *(int *)out = (int)v;
+        break;
+    case K_FLOAT:
+        *(float *)out = (float)v;
+        break;
+    case K_DOUBLE:
+        *(double *)out = (double)v;
+        break;
+    case K_LL:
+        *(long long *)out = v;
+        break;
     }
 }
 
@@ -300,22 +324,30 @@ static void gen_packed(int t, int op, int g, long count, uint64_t salt, char *ou
             gen_slot(t, op, g, e, s, salt, out + ((size_t)e * ty->nslots + s) * ty->ssize);
 }
 
-#define ELEMENTWISE(T, EXPR)                                                                    \
-    do {                                                                                        \
-        T *a = (T *)acc;                                                                        \
-        const T *b = (const T *)in;                                                             \
-        for (size_t i = 0; i < n; i++) {                                                        \
-            T x = a[i], y = b[i];                                                               \
-            a[i] = (EXPR);                                                                      \
-        }                                                                                       \
+#define ELEMENTWISE(T, EXPR)             \
+    do {                                 \
+        T *a = (T *)acc;                 \
+        const T *b = (const T *)in;      \
+        for (size_t i = 0; i < n; i++) { \
+            T x = a[i], y = b[i];        \
+            a[i] = (EXPR);               \
+        }                                \
     } while (0)
 
-#define ARITH(T)                                                                                \
-    switch (op) {                                                                               \
-    case O_SUM: ELEMENTWISE(T, x + y); break;                                                   \
-    case O_PROD: ELEMENTWISE(T, x * y); break;                                                  \
-    case O_MAX: ELEMENTWISE(T, x > y ? x : y); break;                                           \
-    case O_MIN: ELEMENTWISE(T, x < y ? x : y); break;                                           \
+#define ARITH(T)                       \
+    switch (op) {                      \
+    case O_SUM:                        \
+        ELEMENTWISE(T, x + y);         \
+        break;                         \
+    case O_PROD:                       \
+        ELEMENTWISE(T, x *y);          \
+        break;                         \
+    case O_MAX:                        \
+        ELEMENTWISE(T, x > y ? x : y); \
+        break;                         \
+    case O_MIN:                        \
+        ELEMENTWISE(T, x < y ? x : y); \
+        break;                         \
     }
 
 /* acc = acc op in, elementwise over packed data; acc holds the lower ranks. */
@@ -357,7 +389,7 @@ static void fold(int t, int op, char *acc, const char *in, long count)
     switch (ty->kind) {
     case K_INT:
         if (op == O_BAND)
-            ELEMENTWISE(int, x & y);
+            ELEMENTWISE(int, x &y);
         else if (op == O_BXOR)
             ELEMENTWISE(int, x ^ y);
         else if (op == O_SUM) /* wraps like Open MPI's would; the inputs never do */
@@ -367,14 +399,16 @@ static void fold(int t, int op, char *acc, const char *in, long count)
         break;
     case K_LL:
         if (op == O_BAND)
-            ELEMENTWISE(long long, x & y);
+            ELEMENTWISE(long long, x &y);
         else if (op == O_BXOR)
             ELEMENTWISE(long long, x ^ y);
         else
             ARITH(long long)
         break;
-    case K_FLOAT: ARITH(float) break;
-    case K_DOUBLE: ARITH(double) break;
+    case K_FLOAT:
+        ARITH(float) break;
+    case K_DOUBLE:
+        ARITH(double) break;
     }
 }
 
@@ -394,10 +428,30 @@ static void layout(int t, const char *packed, long count, unsigned char *buf)
 static void format_slot(const ttype_t *ty, const unsigned char *p, char *out, size_t n)
 {
     switch (ty->kind) {
-    case K_INT: { int v; memcpy(&v, p, sizeof v); snprintf(out, n, "%d", v); break; }
-    case K_LL: { long long v; memcpy(&v, p, sizeof v); snprintf(out, n, "%lld", v); break; }
-    case K_FLOAT: { float v; memcpy(&v, p, sizeof v); snprintf(out, n, "%.9g", v); break; }
-    case K_DOUBLE: { double v; memcpy(&v, p, sizeof v); snprintf(out, n, "%.17g", v); break; }
+    case K_INT: {
+        int v;
+        memcpy(&v, p, sizeof v);
+        snprintf(out, n, "%d", v);
+        break;
+    }
+    case K_LL: {
+        long long v;
+        memcpy(&v, p, sizeof v);
+        snprintf(out, n, "%lld", v);
+        break;
+    }
+    case K_FLOAT: {
+        float v;
+        memcpy(&v, p, sizeof v);
+        snprintf(out, n, "%.9g", v);
+        break;
+    }
+    case K_DOUBLE: {
+        double v;
+        memcpy(&v, p, sizeof v);
+        snprintf(out, n, "%.17g", v);
+        break;
+    }
     }
 }
 
@@ -441,8 +495,8 @@ static int compare(int t, const unsigned char *got, const unsigned char *want, l
         }
         break;
     }
-    tt_fail("%s: %ld of %ld elements wrong, first at element %ld: %s: %s", what, nbad, count,
-            first, detail, label);
+    tt_fail("%s: %ld of %ld elements wrong, first at element %ld: %s: %s", what, nbad, count, first,
+            detail, label);
     return 0;
 }
 
@@ -450,8 +504,7 @@ static void check_guards(const tt_buf_t *b, const char *what, const char *label)
 {
     long off;
     if (!tt_buf_guards_ok(b, &off))
-        tt_fail("%s: byte at offset %ld outside the buffer was overwritten: %s", what, off,
-                label);
+        tt_fail("%s: byte at offset %ld outside the buffer was overwritten: %s", what, off, label);
 }
 
 /* ---- running ------------------------------------------------------- */
@@ -532,9 +585,8 @@ static void run_case(const tt_comm_t *c, int ci, int k, long count, results_t *r
 
     for (int inplace = 0; inplace <= 1; inplace++) {
         char label[256];
-        snprintf(label, sizeof label, "comm %s (%d ranks), %s, %s, count %ld, %s", c->name,
-                 c->size, ty->name, op_names[op], count,
-                 inplace ? "MPI_IN_PLACE" : "separate buffers");
+        snprintf(label, sizeof label, "comm %s (%d ranks), %s, %s, count %ld, %s", c->name, c->size,
+                 ty->name, op_names[op], count, inplace ? "MPI_IN_PLACE" : "separate buffers");
         current_label = label;
 
         tt_buf_t *send = &ws_send, *recv = &ws_recv;
@@ -589,8 +641,7 @@ static int case_counts(int size, long max, long *out)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr,
-            "usage: %s [--max-count N] [--comms world,dup,split,reversed] [--verbose]\n",
+    fprintf(stderr, "usage: %s [--max-count N] [--comms world,dup,split,reversed] [--verbose]\n",
             argv0);
 }
 

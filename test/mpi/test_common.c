@@ -42,7 +42,10 @@ void tt_note(const char *fmt, ...)
     va_end(ap);
 }
 
-long tt_failures(void) { return nfail; }
+long tt_failures(void)
+{
+    return nfail;
+}
 
 void tt_check_mpi(int rc, const char *what)
 {
@@ -95,7 +98,10 @@ void tt_buf_free(tt_buf_t *b)
     b->n = b->cap = 0;
 }
 
-void tt_buf_fill_sentinel(tt_buf_t *b) { memset(b->p, TT_SENTINEL_BYTE, b->n); }
+void tt_buf_fill_sentinel(tt_buf_t *b)
+{
+    memset(b->p, TT_SENTINEL_BYTE, b->n);
+}
 
 int tt_buf_guards_ok(const tt_buf_t *b, long *bad_offset)
 {
@@ -195,8 +201,7 @@ void tt_comms_free(tt_comm_t *c, int n)
     }
 }
 
-void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases,
-                       char *const *labels)
+void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases, char *const *labels)
 {
     /* Every rank of c->comm ran the same case list (it depends only on the
      * communicator size and the command line); check that first. */
@@ -205,8 +210,7 @@ void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases,
                  "MPI_Allgather(case counts)");
     for (int r = 0; r < c->size; r++) {
         if (counts[r] != ncases) {
-            tt_fail("comm %s: rank %d ran %d cases, this rank %d", c->name, r, counts[r],
-                    ncases);
+            tt_fail("comm %s: rank %d ran %d cases, this rank %d", c->name, r, counts[r], ncases);
             free(counts);
             return;
         }
@@ -216,8 +220,7 @@ void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases,
         return;
 
     uint64_t *all = malloc(sizeof(uint64_t) * (size_t)ncases * c->size);
-    tt_check_mpi(MPI_Allgather(hashes, ncases, MPI_UINT64_T, all, ncases, MPI_UINT64_T,
-                               c->comm),
+    tt_check_mpi(MPI_Allgather(hashes, ncases, MPI_UINT64_T, all, ncases, MPI_UINT64_T, c->comm),
                  "MPI_Allgather(result hashes)");
     for (int i = 0; i < ncases; i++) {
         for (int r = 1; r < c->size; r++) {

@@ -21,7 +21,8 @@
 
 /* ---- failure accounting --------------------------------------------- */
 
-/* Prefix for messages ("test_allreduce[world rank 3]"). */
+/* Sets the prefix of messages ("test_allreduce[3]", with the world rank)
+ * and MPI_ERRORS_RETURN on MPI_COMM_WORLD. */
 void tt_init(const char *progname);
 
 /* Records one failure and prints it to stderr with the rank prefix. */
@@ -86,8 +87,8 @@ typedef struct {
     MPI_Comm comm;
     const char *name; /* also set with MPI_Comm_set_name */
     int rank, size;
-    int *world_of;    /* world rank of each communicator rank */
-    int owned;        /* to be freed by tt_comm_free */
+    int *world_of; /* world rank of each communicator rank */
+    int owned;     /* freed by tt_comms_free */
 } tt_comm_t;
 
 /* The communicators every test covers, in this order:
@@ -105,8 +106,7 @@ void tt_comms_free(tt_comm_t *c, int n);
 /* Compares per-case result hashes across the ranks of c->comm (MPI_Allgather)
  * and records a failure for every case where some rank differs from the
  * communicator's rank 0.  `labels[i]` describes case i. */
-void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases,
-                       char *const *labels);
+void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases, char *const *labels);
 
 /* Gathers the failure counts to world rank 0; returns the total there and
  * this rank's own count elsewhere. */

@@ -52,10 +52,13 @@ static void free_all(topo_sched_t *sc, int p)
     free(sc);
 }
 
+/* the contention-free closed forms: ports only, no link sharing (cost.h) */
+static const topo_cost_net_t ports_only = {0.0, 1};
+
 static void affine(const char *name, const topo_topology_t *t, int p, double *lat, double *bw)
 {
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    ck_assert_int_eq(topo_cost_affine(algo(name), &a, &unit, lat, bw), TOPO_OK);
+    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, &unit, &ports_only, lat, bw), TOPO_OK);
 }
 
 static int clog2(int p)

@@ -506,11 +506,14 @@ END_TEST
 #define assert_near(x, y) \
     ck_assert_msg(fabs((x) - (y)) < 1e-9, "%.12g != %.12g", (double)(x), (double)(y))
 
+/* the contention-free closed forms: ports only, no link sharing (cost.h) */
+static const topo_cost_net_t ports_only = {0.0, 1};
+
 static void affine(const char *name, int p, const topo_topology_t *t, double *lat, double *bw)
 {
     static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    ck_assert_int_eq(topo_cost_affine(algo(name), &a, &unit, lat, bw), TOPO_OK);
+    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, &unit, &ports_only, lat, bw), TOPO_OK);
 }
 
 /* Contention-free closed forms (digest 4.2, 1.8 explicit forms).  On a
@@ -564,6 +567,259 @@ START_TEST(test_costs)
 }
 END_TEST
 
+/* ---- reduce_scatter, allgather, barrier (the halves and the pattern) ---- */
+
+static const topo_prim_t cprims[] = {TOPO_PRIM_REDUCE_SCATTER, TOPO_PRIM_ALLGATHER,
+                                     TOPO_PRIM_BARRIER};
+
+static topo_sched_t *gen_prim(topo_prim_t prim, int p, const topo_topology_t *t)
+{
+    const topo_algo_t *al = topo_catalog_find(prim, "swing");
+    ck_assert_ptr_nonnull(al);
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    ck_assert_ptr_nonnull(sc);
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {prim, p, r, 0, t};
+        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+/* Small tori and meshes (the catalog test covers rings 1..130): 2-D, 3-D,
+ * 4-D, odd, size-2, size-1 and unequal dimensions. */
+static const char *const cshapes[] = {
+    "torus:3x5",   "torus:2x8",     "torus:6x6x2", "torus:5x5",   "torus:2x2x2", "torus:7x9",
+    "torus:4x4x4", "torus:3x3x3",   "torus:2x3x5x2", "torus:8x1x3", "torus:6x10", "torus:2x2",
+    "torus:1x8",   "torus:11x13",   "mesh:4x6",    "mesh:3x5x2",  "torus:2x3",  "torus:9x5x3",
+};
+#define NCSHAPES ((int)(sizeof(cshapes) / sizeof(cshapes[0])))
+
+START_TEST(test_collectives_tori)
+{
+    const topo_prim_t prim = cprims[_i % 3];
+    const topo_algo_t *al = topo_catalog_find(prim, "swing");
+    ck_assert_ptr_nonnull(al);
+    for (int k = _i / 3; k < NCSHAPES; k += 2) {
+        topo_topology_t t = topo(cshapes[k]);
+        topo_gen_args_t a = {prim, topo_topology_size(&t), 0, 0, &t};
+        char msg[512];
+        ck_assert_msg(topo_verify_algo(al, &a, msg, sizeof(msg)) == TOPO_OK, "%s swing %s: %s",
+                      topo_prim_name(prim), cshapes[k], msg);
+    }
+}
+END_TEST
+
+/* Steps ceil(log2 e_i) per dimension (e_i = d_i, or d_i - 1 if odd) for
+ * all three; 2D lanes and nparts = 2D for the halves, one lane, one block
+ * and sync for the barrier. */
+START_TEST(test_collectives_shape)
+{
+    static const char *const sh[] = {"star", "torus:3x5", "torus:6x6x2", "torus:1x8",
+                                     "torus:9x5x3", "mesh:4x6"};
+    for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
+        topo_topology_t t = topo(sh[i]);
+        int nd = topo_topology_size(&t) ? t.ndims : 1;
+        for (int p = topo_topology_size(&t) ? topo_topology_size(&t) : 1;
+             p <= (topo_topology_size(&t) ? topo_topology_size(&t) : 130);
+             p += topo_topology_size(&t) || p < 40 ? 1 : 13) {
+            int want = 0, D = 0;
+            for (int k = 0; k < nd; k++) {
+                int d = nd > 1 || topo_topology_size(&t) ? t.dims[k] : p;
+                want += ceil_log2(d > 1 && d % 2 ? d - 1 : d);
+                D += d > 1;
+            }
+            for (int pi = 0; pi < 3; pi++) {
+                topo_sched_t *sc = gen_prim(cprims[pi], p, &t);
+                int bar = cprims[pi] == TOPO_PRIM_BARRIER;
+                for (int r = 0; r < p; r++) {
+                    ck_assert_msg(topo_sched_depth(&sc[r]) == want, "%s %s p=%d: %d steps, want %d",
+                                  topo_prim_name(cprims[pi]), sh[i], p, topo_sched_depth(&sc[r]),
+                                  want);
+                    ck_assert_int_eq(sc[r].nlanes, bar ? (D > 0) : 2 * D);
+                    ck_assert_int_eq(sc[r].nparts, bar || D == 0 ? 1 : 2 * D);
+                    ck_assert_int_eq(sc[r].nblocks, bar ? 1 : p * sc[r].nparts);
+                    ck_assert_int_eq(sc[r].sync, bar);
+                }
+                free_all(sc, p);
+            }
+        }
+    }
+}
+END_TEST
+
+/* Each rank sends exactly its share: in every lane of the reduce-scatter
+ * and of the allgather p-1 blocks, all of them part l of some unit (lane l
+ * owns part l of every unit); the allgather receives each of them once;
+ * the allgather is the reduce-scatter reversed (step j of one is step
+ * n-1-j of the other, sends and receives swapped, same peers and blocks). */
+static void check_halves(int p, const topo_topology_t *t, const char *label)
+{
+    topo_sched_t *rs = gen_prim(TOPO_PRIM_REDUCE_SCATTER, p, t);
+    topo_sched_t *ag = gen_prim(TOPO_PRIM_ALLGATHER, p, t);
+    for (int r = 0; r < p; r++) {
+        const int nl = rs[r].nlanes;
+        for (int l = 0; l < nl; l++) {
+            const int n = rs[r].lanes[l].nsteps;
+            int sent[2] = {0, 0}, got = 0;
+            for (int j = 0; j < n; j++) {
+                const topo_step_t *a = topo_sched_lane_step(&rs[r], l, j);
+                const topo_step_t *b = topo_sched_lane_step(&ag[r], l, n - 1 - j);
+                ck_assert_int_eq(a->nxfers, b->nxfers);
+                for (int i = 0; i < a->nxfers; i++) {
+                    const topo_xfer_t *x = &rs[r].xfers[a->xfer0 + i];
+                    int match = 0;
+                    for (int h = 0; h < b->nxfers && !match; h++) {
+                        const topo_xfer_t *y = &ag[r].xfers[b->xfer0 + h];
+                        if (y->peer != x->peer || (y->kind == TOPO_XFER_SEND) ==
+                                                      (x->kind == TOPO_XFER_SEND) ||
+                            y->nranges != x->nranges) {
+                            continue;
+                        }
+                        match = 1;
+                        for (int u = 0; u < x->nranges && match; u++) {
+                            match = !memcmp(&rs[r].ranges[x->range0 + u],
+                                            &ag[r].ranges[y->range0 + u], sizeof(topo_range_t));
+                        }
+                    }
+                    ck_assert_msg(match, "%s p=%d rank %d lane %d step %d: not reversed", label,
+                                  p, r, l, j);
+                    int other = !(x->kind == TOPO_XFER_SEND || x->kind == TOPO_XFER_RECV_REDUCE);
+                    for (int u = 0; u < x->nranges; u++) {
+                        const topo_range_t *g = &rs[r].ranges[x->range0 + u];
+                        for (int bl = g->first; bl < g->first + g->count; bl++) {
+                            other += bl % nl != l;
+                        }
+                    }
+                    ck_assert_int_eq(other, 0);
+                    if (x->kind == TOPO_XFER_SEND) {
+                        sent[0] += x->nblk;
+                    }
+                }
+                for (int i = 0; i < b->nxfers; i++) {
+                    const topo_xfer_t *y = &ag[r].xfers[b->xfer0 + i];
+                    if (y->kind == TOPO_XFER_SEND) {
+                        sent[1] += y->nblk;
+                    } else {
+                        ck_assert_int_eq(y->kind, TOPO_XFER_RECV_COPY);
+                        got += y->nblk;
+                    }
+                }
+            }
+            ck_assert_msg(sent[0] == p - 1 && sent[1] == p - 1 && got == p - 1,
+                          "%s p=%d rank %d lane %d: RS sends %d, AG sends %d, receives %d", label,
+                          p, r, l, sent[0], sent[1], got);
+        }
+    }
+    free_all(rs, p);
+    free_all(ag, p);
+}
+
+START_TEST(test_halves_share)
+{
+    topo_topology_t star = topo("star");
+    static const int big[] = {64, 65, 100, 130};
+    for (int p = 2; p <= 34 + 4; p++) {
+        check_halves(p <= 34 ? p : big[p - 35], &star, "star");
+    }
+    static const char *const sh[] = {"torus:5x5", "torus:3x5", "torus:6x6x2", "torus:2x3x5x2",
+                                     "torus:7x9", "mesh:4x6"};
+    for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
+        topo_topology_t t = topo(sh[i]);
+        check_halves(topo_topology_size(&t), &t, sh[i]);
+    }
+}
+END_TEST
+
+/* Barrier: zero-byte messages on one block; on an even ring one send and
+ * one receive per step, to the plain Swing peer r +- rho(s); on an odd ring
+ * the extra rank signals two ranks in the first step and hears from two in
+ * the last, and no rank posts more than two sends or two receives. */
+START_TEST(test_barrier_peers)
+{
+    topo_topology_t star = topo("star");
+    for (int p = 2; p <= 130; p += p < 70 ? 1 : 7) {
+        topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, p, &star);
+        const int m = p % 2 ? p - 1 : p, L = ceil_log2(m);
+        int extra[2] = {0, 0};
+        for (int r = 0; r < p; r++) {
+            for (int s = 0; s < L; s++) {
+                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, s);
+                int sends = 0, recvs = 0;
+                for (int i = 0; i < st->nxfers; i++) {
+                    const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                    ck_assert_int_eq(x->nblk, 1);
+                    sends += x->kind == TOPO_XFER_SEND;
+                    recvs += x->kind == TOPO_XFER_RECV_REDUCE;
+                    if (r < m && x->peer < m) {
+                        int sign = r % 2 ? -1 : 1;
+                        ck_assert_int_eq(x->peer, ((r + sign * rho(s)) % m + m) % m);
+                    }
+                }
+                ck_assert_int_eq(sends + recvs, st->nxfers);
+                ck_assert(sends <= 2 && recvs <= 2);
+                if (r == m) {
+                    ck_assert_int_eq(sends, s == 0 ? 2 : 0);
+                    ck_assert_int_eq(recvs, s == L - 1 ? 2 : 0);
+                } else {
+                    extra[0] += sends - 1;
+                    extra[1] += recvs - 1;
+                }
+            }
+        }
+        ck_assert_int_eq(extra[0], p % 2 ? 2 : 0);
+        ck_assert_int_eq(extra[1], p % 2 ? 2 : 0);
+        free_all(sc, p);
+    }
+}
+END_TEST
+
+/* The knowledge argument of the barrier, beyond the verifier's sizes: on a
+ * ring of every even size up to 2^9 the plain Swing peers spread
+ * knowledge to all in ceil(log2 p) steps (union, bitsets), and not in one
+ * step fewer. */
+START_TEST(test_barrier_spreads)
+{
+    enum { MAXP = 512, W = MAXP / 64 };
+    static uint64_t k[MAXP][W], nk[MAXP][W];
+    for (int p = 2; p <= MAXP; p += 2) {
+        const int L = ceil_log2(p), words = (p + 63) / 64;
+        for (int r = 0; r < p; r++) {
+            memset(k[r], 0, sizeof(k[r]));
+            k[r][r / 64] |= 1ull << (r % 64);
+        }
+        int full_before = 1;
+        for (int s = 0; s < L; s++) {
+            for (int r = 0; r < p; r++) {
+                int sign = r % 2 ? -1 : 1;
+                int q = (int)(((r + sign * (long)rho(s)) % p + p) % p);
+                for (int w = 0; w < words; w++) {
+                    nk[r][w] = k[r][w] | k[q][w];
+                }
+            }
+            memcpy(k, nk, sizeof(k[0]) * (size_t)p);
+            if (s == L - 2 || L == 1) {
+                full_before = 1;
+                for (int r = 0; r < p && L > 1; r++) {
+                    int n = 0;
+                    for (int w = 0; w < words; w++) {
+                        n += __builtin_popcountll(k[r][w]);
+                    }
+                    full_before &= n == p;
+                }
+                ck_assert(L == 1 || !full_before);
+            }
+        }
+        for (int r = 0; r < p; r++) {
+            int n = 0;
+            for (int w = 0; w < words; w++) {
+                n += __builtin_popcountll(k[r][w]);
+            }
+            ck_assert_msg(n == p, "p=%d rank %d knows %d", p, r, n);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_catalog)
 {
     topo_topology_t star = topo("star");
@@ -599,6 +855,11 @@ int main(void)
     tcase_add_test(tc, test_congestion_8x8x8);
     tcase_add_test(tc, test_congestion_rectangular);
     tcase_add_test(tc, test_costs);
+    tcase_add_loop_test(tc, test_collectives_tori, 0, 6);
+    tcase_add_test(tc, test_collectives_shape);
+    tcase_add_test(tc, test_halves_share);
+    tcase_add_test(tc, test_barrier_peers);
+    tcase_add_test(tc, test_barrier_spreads);
     tcase_add_test(tc, test_catalog);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -600,7 +600,204 @@ START_TEST(test_torus_theta)
 }
 END_TEST
 
+/* --- reduce_scatter, allgather, barrier -------------------------------- */
+
+static const topo_prim_t cprims[] = {TOPO_PRIM_REDUCE_SCATTER, TOPO_PRIM_ALLGATHER,
+                                     TOPO_PRIM_BARRIER};
+
+static topo_sched_t *gen_prim(topo_prim_t prim, const topo_topology_t *t, int p)
+{
+    const topo_algo_t *al = topo_catalog_find(prim, "trivance");
+    ck_assert_ptr_nonnull(al);
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {prim, p, r, 0, t};
+        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+/* The verifier on the tori (rings 1..130: the catalog test); RS the only
+ * one that needs a commutative operation. */
+START_TEST(test_collectives_tori)
+{
+    const topo_prim_t prim = cprims[_i];
+    const topo_algo_t *al = topo_catalog_find(prim, "trivance");
+    ck_assert_ptr_nonnull(al);
+    ck_assert_int_eq(!!(al->flags & TOPO_ALG_COMMUTATIVE), prim == TOPO_PRIM_REDUCE_SCATTER);
+    for (int k = 0; k < NSHAPES; k++) {
+        topo_topology_t t = topo(shapes[k]);
+        if (topo_topology_size(&t) > 150) {
+            continue;
+        }
+        topo_gen_args_t a = {prim, topo_topology_size(&t), 0, 0, &t};
+        char msg[512];
+        ck_assert_msg(topo_verify_algo(al, &a, msg, sizeof(msg)) == TOPO_OK, "%s trivance %s: %s",
+                      topo_prim_name(prim), shapes[k], msg);
+    }
+}
+END_TEST
+
+/* Shape and share.  Steps: ceil(log3 d_i) per dimension for all three
+ * (the barrier unfolded).  RS and AG: one lane per dimension of size > 1,
+ * nparts = lanes, lane l touching only part l of the units; in every lane
+ * each rank sends exactly p-1 blocks in the RS and p-1 in the AG, and
+ * receives p-1 in the AG (each block once; the RS receives each block it
+ * reduces from both peers: the joint reduction); the AG is the RS
+ * reversed (step j <-> n-1-j, same peers and blocks, directions swapped). */
+static void check_share(const topo_topology_t *t, int p, const char *label)
+{
+    int want = 0, D = 0;
+    for (int i = 0; i < (topo_topology_size(t) ? t->ndims : 1); i++) {
+        int d = topo_topology_size(t) ? t->dims[i] : p;
+        want += clog3(d);
+        D += d > 1;
+    }
+    topo_sched_t *sc[3];
+    for (int pi = 0; pi < 3; pi++) {
+        sc[pi] = gen_prim(cprims[pi], t, p);
+    }
+    for (int r = 0; r < p; r++) {
+        const topo_sched_t *rs = &sc[0][r], *ag = &sc[1][r], *bar = &sc[2][r];
+        for (int pi = 0; pi < 3; pi++) {
+            ck_assert_msg(topo_sched_depth(&sc[pi][r]) == want, "%s %s p=%d: %d steps, want %d",
+                          topo_prim_name(cprims[pi]), label, p, topo_sched_depth(&sc[pi][r]),
+                          want);
+        }
+        ck_assert_int_eq(bar->nlanes, D > 0);
+        ck_assert_int_eq(bar->nblocks, 1);
+        ck_assert_int_eq(bar->sync, 1);
+        ck_assert_int_eq(rs->nlanes, D);
+        ck_assert_int_eq(rs->nparts, D > 0 ? D : 1);
+        ck_assert_int_eq(ag->nparts, rs->nparts);
+        ck_assert_int_eq(rs->nblocks, p * rs->nparts);
+        for (int l = 0; l < rs->nlanes; l++) {
+            const int n = rs->lanes[l].nsteps, nl = rs->nlanes;
+            int sent[2] = {0, 0}, got = 0, other = 0;
+            for (int j = 0; j < n; j++) {
+                const topo_step_t *a = topo_sched_lane_step(rs, l, j);
+                const topo_step_t *b = topo_sched_lane_step(ag, l, n - 1 - j);
+                ck_assert_int_eq(a->nxfers, b->nxfers);
+                for (int i = 0; i < a->nxfers; i++) {
+                    const topo_xfer_t *x = &rs->xfers[a->xfer0 + i];
+                    int match = 0;
+                    for (int h = 0; h < b->nxfers && !match; h++) {
+                        const topo_xfer_t *y = &ag->xfers[b->xfer0 + h];
+                        if (y->peer != x->peer || y->nranges != x->nranges ||
+                            (y->kind == TOPO_XFER_SEND) == (x->kind == TOPO_XFER_SEND)) {
+                            continue;
+                        }
+                        match = !memcmp(&rs->ranges[x->range0], &ag->ranges[y->range0],
+                                        sizeof(topo_range_t) * (size_t)x->nranges);
+                    }
+                    ck_assert_msg(match, "%s p=%d rank %d lane %d step %d: not reversed", label,
+                                  p, r, l, j);
+                    other += !(x->kind == TOPO_XFER_SEND || x->kind == TOPO_XFER_RECV_REDUCE);
+                    for (int u = 0; u < x->nranges; u++) {
+                        const topo_range_t *g = &rs->ranges[x->range0 + u];
+                        for (int bl = g->first; bl < g->first + g->count; bl++) {
+                            other += bl % nl != l;
+                        }
+                    }
+                    sent[0] += x->kind == TOPO_XFER_SEND ? x->nblk : 0;
+                }
+                for (int i = 0; i < b->nxfers; i++) {
+                    const topo_xfer_t *y = &ag->xfers[b->xfer0 + i];
+                    sent[1] += y->kind == TOPO_XFER_SEND ? y->nblk : 0;
+                    got += y->kind == TOPO_XFER_RECV_COPY ? y->nblk : 0;
+                    other += y->kind != TOPO_XFER_SEND && y->kind != TOPO_XFER_RECV_COPY;
+                }
+            }
+            ck_assert_int_eq(other, 0);
+            ck_assert_msg(sent[0] == p - 1 && sent[1] == p - 1 && got == p - 1,
+                          "%s p=%d rank %d lane %d: RS sends %d, AG sends %d, receives %d", label,
+                          p, r, l, sent[0], sent[1], got);
+        }
+    }
+    for (int pi = 0; pi < 3; pi++) {
+        free_all(sc[pi], p);
+    }
+}
+
+START_TEST(test_collectives_share)
+{
+    topo_topology_t star = topo("star");
+    static const int big[] = {81, 82, 100, 130};
+    for (int i = 1; i <= 34 + 4; i++) {
+        int p = i <= 34 ? i : big[i - 35];
+        check_share(&star, p, "star");
+    }
+    static const char *const sh[] = {"torus:3x5", "torus:6x6x2", "torus:9x9", "torus:7x1x4",
+                                     "torus:5x2x2x3", "mesh:3x9", "torus:2x2x2"};
+    for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
+        topo_topology_t t = topo(sh[i]);
+        check_share(&t, topo_topology_size(&t), sh[i]);
+    }
+}
+END_TEST
+
+/* Barrier: in step k every rank signals r + 3^k and r - 3^k and waits for
+ * both (one peer where they coincide mod n), every size unfolded.  The
+ * knowledge after step k is the window of 3^(k+1) consecutive ranks around
+ * r (Lemma 4.2 with union: the three windows of 3^k meet edge to edge), so
+ * ceil(log3 n) steps cover the ring; checked here by bitsets to n = 2^9,
+ * and not one step fewer. */
+START_TEST(test_barrier)
+{
+    topo_topology_t star = topo("star");
+    for (int n = 2; n <= 130; n += n < 60 ? 1 : 7) {
+        topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, &star, n);
+        for (int r = 0; r < n; r++) {
+            for (int k = 0; k < clog3(n); k++) {
+                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+                int d = pow3(k) % n, two = (2 * d) % n != 0;
+                ck_assert_int_eq(st->nxfers, two ? 4 : 2);
+                for (int i = 0; i < st->nxfers; i++) {
+                    const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                    ck_assert_int_eq(x->nblk, 1);
+                    ck_assert(x->kind == TOPO_XFER_SEND || x->kind == TOPO_XFER_RECV_REDUCE);
+                    ck_assert(x->peer == (r + d) % n || x->peer == (r + n - d) % n);
+                }
+            }
+        }
+        free_all(sc, n);
+    }
+    enum { MAXN = 512, W = MAXN / 64 };
+    static uint64_t kn[MAXN][W], nk[MAXN][W];
+    for (int n = 2; n <= MAXN; n++) {
+        const int s = clog3(n), words = (n + 63) / 64;
+        for (int r = 0; r < n; r++) {
+            memset(kn[r], 0, sizeof(kn[r]));
+            kn[r][r / 64] |= 1ull << (r % 64);
+        }
+        for (int k = 0; k < s; k++) {
+            const int d = pow3(k) % n;
+            for (int r = 0; r < n; r++) {
+                const int a = (r + d) % n, b = (r + n - d) % n;
+                for (int w = 0; w < words; w++) {
+                    nk[r][w] = kn[r][w] | kn[a][w] | kn[b][w];
+                }
+            }
+            memcpy(kn, nk, sizeof(kn[0]) * (size_t)n);
+            int full = 1;
+            for (int r = 0; r < n; r++) {
+                int c = 0;
+                for (int w = 0; w < words; w++) {
+                    c += __builtin_popcountll(kn[r][w]);
+                }
+                ck_assert_int_eq(c, pow3(k + 1) < n ? pow3(k + 1) : n);
+                full &= c == n;
+            }
+            ck_assert_int_eq(full, k == s - 1);
+        }
+    }
+}
+END_TEST
+
 /* --- derived cost (cost.h) vs closed forms ------------------------------ */
+
+/* the contention-free closed forms: ports only, no link sharing (cost.h) */
+static const topo_cost_net_t ports_only = {0.0, 1};
 
 static void affine(const char *name, const char *shape, double *lat, double *bw)
 {
@@ -608,7 +805,7 @@ static void affine(const char *name, const char *shape, double *lat, double *bw)
     topo_topology_t t = topo(shape);
     int n = topo_topology_size(&t);
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, 0, 0, &t};
-    ck_assert_int_eq(topo_cost_affine(algo(name), &a, &unit, lat, bw), TOPO_OK);
+    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, &unit, &ports_only, lat, bw), TOPO_OK);
 }
 
 /* Table 1 / digest 2.7 alpha-beta forms, on a ring with its two ports
@@ -677,6 +874,9 @@ int main(void)
     tcase_add_test(tc, test_ring_congestion);
     tcase_add_test(tc, test_torus_theta);
     tcase_add_test(tc, test_cost_closed_forms);
+    tcase_add_loop_test(tc, test_collectives_tori, 0, 3);
+    tcase_add_test(tc, test_collectives_share);
+    tcase_add_test(tc, test_barrier);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

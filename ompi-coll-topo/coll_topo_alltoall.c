@@ -1,0 +1,30 @@
+/*
+ * MPI_Alltoall through coll/topo: the staging buffer holds units of rcount
+ * elements of the receive datatype: the send region (units [0, p)), the
+ * receive region (units [p, 2p)) and any scratch the schedule uses
+ * (verify.h).  The send buffer (with MPI_IN_PLACE, the receive buffer) is
+ * copied in, the receive region out.
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+
+#include "coll_topo.h"
+
+int mca_coll_topo_alltoall_intra(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                 void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    const int size = ompi_comm_size(comm);
+    const size_t all = (size_t)size * (size_t)rcount;
+    const bool in_place = MPI_IN_PLACE == sbuf;
+    const size_t sent = (size_t)size * (size_t)(in_place ? rcount : scount);
+    const mca_coll_topo_span_t in = {in_place ? rbuf : sbuf, (int)sent, in_place ? rdtype : sdtype,
+                                     0, all},
+                               out = {rbuf, (int)all, rdtype, all, all};
+    mca_coll_topo_call_t call = {
+        .prim = TOPO_PRIM_ALLTOALL, .dtype = rdtype, .unit = (size_t)rcount};
+    COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_ALLTOALL, alltoall, sbuf, scount, sdtype, rbuf,
+                    rcount, rdtype, comm);
+    return mca_coll_topo_execute(&call, NULL, &in, &out);
+}

@@ -1,0 +1,16 @@
+/*
+ * MPI_Barrier through coll/topo: a barrier schedule is `sync`: its messages
+ * carry no data but must be sent (verify.h), which the executor does.
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+
+#include "coll_topo.h"
+
+int mca_coll_topo_barrier_intra(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_topo_call_t call = {.prim = TOPO_PRIM_BARRIER};
+    COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_BARRIER, barrier, comm);
+    return mca_coll_topo_execute(&call, NULL, NULL, NULL);
+}

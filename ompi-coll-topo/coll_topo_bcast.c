@@ -1,0 +1,19 @@
+/*
+ * MPI_Bcast through coll/topo: the user's buffer is the work buffer on
+ * every rank (a primitive that does not reduce runs on any datatype as
+ * is); the root starts with every block (verify.h).
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+
+#include "coll_topo.h"
+
+int mca_coll_topo_bcast_intra(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_topo_call_t call = {
+        .prim = TOPO_PRIM_BCAST, .root = root, .dtype = dtype, .count = (size_t)count};
+    COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_BCAST, bcast, buf, count, dtype, root, comm);
+    return mca_coll_topo_execute(&call, buf, NULL, NULL);
+}

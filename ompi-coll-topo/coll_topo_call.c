@@ -1,0 +1,288 @@
+/*
+ * What every primitive does around the executor: pick the algorithm (forced
+ * by coll_topo_<primitive>_algorithm, or the decision's argmin), fetch its
+ * schedule, lay the call's data out on the schedule's blocks, and move data
+ * between the user's buffers and the work buffer.  The per-primitive files
+ * (coll_topo_<primitive>.c) only say where their data is.
+ *
+ * A call no algorithm of ours fits goes to the previous module, with the
+ * reason in the verbose output; an algorithm never hands a call to another
+ * of our algorithms behind the user's back.  Every rank must reach the same
+ * answer, so the answer depends only on what is the same on every rank: the
+ * primitive, the root, the payload in bytes, the operation and the unit
+ * counts (for reduce_scatter, the whole recvcounts array).
+ */
+#include "ompi_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mpi.h"
+
+#include "coll_topo.h"
+
+/*
+ * Datatypes.  The executor works on elements of one datatype, `ext` bytes
+ * apart.
+ * - A predefined datatype, or any datatype of a primitive that does not
+ *   reduce, runs as is (the executor copies only data bytes, so the gaps of
+ *   the user's buffer stay untouched).
+ * - A derived datatype with a user-defined operation also runs as is: the
+ *   user's function must see the user's datatype.
+ * - A derived datatype with a predefined operation (Open MPI 4.1's parameter
+ *   check refuses those; reachable with mpi_param_check=0) must be made of a
+ *   single predefined type: it is packed to k elements of that type per
+ *   element.
+ * - Anything else goes to the previous module.
+ */
+static bool element_type(mca_coll_topo_call_t *call, size_t total)
+{
+    ompi_datatype_t *dtype = call->dtype;
+    ptrdiff_t lb, ext;
+    ompi_datatype_get_extent(dtype, &lb, &ext);
+    if (ext <= 0) {
+        snprintf(call->reason, sizeof(call->reason),
+                 "unsupported datatype: extent is not positive");
+        return false;
+    }
+    call->edt = dtype;
+    call->k = 1;
+    if (NULL != call->op && !ompi_datatype_is_predefined(dtype) && ompi_op_is_intrinsic(call->op)) {
+        ompi_datatype_t *p =
+            NULL != dtype->args ? ompi_datatype_get_single_predefined_type_from_args(dtype) : NULL;
+        size_t dsize, psize = 0;
+        ompi_datatype_type_size(dtype, &dsize);
+        if (NULL != p) {
+            ompi_datatype_type_size(p, &psize);
+        }
+        if (NULL == p || 0 == psize || 0 != dsize % psize) {
+            snprintf(call->reason, sizeof(call->reason),
+                     "unsupported datatype: derived, not made of a single predefined type");
+            return false;
+        }
+        call->edt = p;
+        call->k = dsize / psize;
+    }
+    if (total > (size_t)INT32_MAX / call->k) {
+        snprintf(call->reason, sizeof(call->reason), "more than 2^31 elements");
+        return false;
+    }
+    ompi_datatype_get_extent(call->edt, &lb, &call->eext);
+    return true;
+}
+
+/* The algorithm: forced, or the cheapest that fits.  NULL with the reason. */
+static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                 mca_coll_topo_call_t *call, const topo_gen_args_t *args,
+                                 size_t bytes, char *why, size_t len)
+{
+    const topo_prim_t prim = call->prim;
+    const topo_algo_t *algo = mca_coll_topo_component.forced[prim];
+    const int commutative = NULL == call->op || ompi_op_is_commute(call->op);
+    double predicted = 0.0;
+
+    if (NULL != algo) {
+        if (!topo_algo_fits(algo, args, commutative, why, len)) {
+            snprintf(call->reason, sizeof(call->reason),
+                     "coll_topo_%s_algorithm=%s does not fit: %s", topo_prim_name(prim), algo->name,
+                     why);
+            return NULL;
+        }
+        snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
+        return algo;
+    }
+    algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, &predicted);
+    if (NULL == algo) {
+        int n, rows = 0;
+        const topo_algo_t *cat = topo_catalog(&n);
+        for (int i = 0; i < n; i++) {
+            rows += cat[i].prim == prim;
+        }
+        snprintf(call->reason, sizeof(call->reason), "no algorithm fits: %s",
+                 0 == rows     ? "coll/topo has no algorithm for it yet"
+                 : commutative ? "none could be priced"
+                               : "the operation is not commutative");
+        return NULL;
+    }
+    snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes, predicted * 1e6);
+    return algo;
+}
+
+/*
+ * The work buffer's layout in executor elements: one vector (call->n), or
+ * units.  A uniform schedule moves blocks between positions, so its blocks
+ * must all have the same size.  Returns RUN, FALLBACK (call->reason set) or
+ * an error.
+ */
+static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const topo_sched_t *s,
+                   size_t total)
+{
+    const topo_algo_t *a = call->algo;
+    const int size = s->size;
+    if (0 == call->unit && NULL == call->counts) {
+        call->n = total * call->k;
+        call->units = NULL;
+        if (s->uniform && s->nblocks > 0 && 0 != call->n % (size_t)s->nblocks) {
+            snprintf(call->reason, sizeof(call->reason),
+                     "%s moves blocks between positions and needs a multiple of %d elements",
+                     a->name, s->nblocks);
+            return COLL_TOPO_FALLBACK;
+        }
+        return COLL_TOPO_RUN;
+    }
+    const int nparts = s->nparts > 0 ? s->nparts : 1;
+    const int nunits = s->nblocks / nparts;
+    if (0 != s->nblocks % nparts || nunits < size || (NULL != call->counts && nunits != size)) {
+        snprintf(call->reason, sizeof(call->reason),
+                 "the schedule of %s has %d blocks of %d parts, not a unit per rank", a->name,
+                 s->nblocks, nparts);
+        return COLL_TOPO_FALLBACK;
+    }
+    if (OMPI_SUCCESS !=
+        mca_coll_topo_grow((void **)&m->units, &m->cap_units, (size_t)nunits * sizeof(size_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    bool equal = true;
+    call->n = 0;
+    for (int u = 0; u < nunits; u++) {
+        size_t c = NULL != call->counts ? (size_t)call->counts[u] : call->unit;
+        m->units[u] = c * call->k;
+        call->n += m->units[u];
+        equal = equal && m->units[u] == m->units[0];
+    }
+    call->units = m->units;
+    if (call->n > (size_t)INT32_MAX) {
+        snprintf(call->reason, sizeof(call->reason), "more than 2^31 elements");
+        return COLL_TOPO_FALLBACK;
+    }
+    if (s->uniform && (!equal || 0 != m->units[0] % (size_t)nparts)) {
+        snprintf(call->reason, sizeof(call->reason),
+                 "%s moves blocks between positions and needs units of equal size, a "
+                 "multiple of %d elements",
+                 a->name, nparts);
+        return COLL_TOPO_FALLBACK;
+    }
+    return COLL_TOPO_RUN;
+}
+
+int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module, int slot)
+{
+    mca_coll_topo_module_t *m = (mca_coll_topo_module_t *)module;
+    const int size = ompi_comm_size(comm);
+    char why[256] = "";
+    size_t total = call->count, dsize = 0;
+    int rc;
+
+    mca_coll_topo_comm_prepare(m, comm);
+    call->m = m;
+    call->comm = comm;
+    call->prev = &m->prev[slot];
+    call->algo = NULL;
+    call->sched = NULL;
+    call->edt = MPI_BYTE; /* barrier: messages without data */
+    call->k = 1;
+    call->eext = 1;
+    call->n = 0;
+    call->units = NULL;
+    call->reason[0] = '\0';
+
+    /* The payload: user elements, then bytes as the cost model counts them
+     * (the whole work buffer: alltoall's has a send and a receive region). */
+    if (NULL != call->counts) {
+        total = 0;
+        for (int r = 0; r < size; r++) {
+            total += (size_t)call->counts[r];
+        }
+    } else if (0 != call->unit) {
+        total = (size_t)size * call->unit;
+    }
+    if (NULL != call->dtype) {
+        ompi_datatype_type_size(call->dtype, &dsize);
+        if (0 == total || 0 == dsize) {
+            return OMPI_SUCCESS; /* nothing moves */
+        }
+        if (!element_type(call, total)) {
+            goto fallback;
+        }
+    }
+    const size_t bytes = total * dsize * (TOPO_PRIM_ALLTOALL == call->prim ? 2 : 1);
+
+    const topo_gen_args_t args = {
+        .prim = call->prim,
+        .size = size,
+        .rank = ompi_comm_rank(comm),
+        .root = call->root,
+        .topo = &m->topo,
+    };
+    call->algo = choose(m, comm, call, &args, bytes, why, sizeof(why));
+    if (NULL == call->algo) {
+        goto fallback;
+    }
+    call->sched = mca_coll_topo_schedule(m, comm, call->algo, &args);
+    if (NULL == call->sched) {
+        snprintf(call->reason, sizeof(call->reason), "the schedule of %s could not be generated",
+                 call->algo->name);
+        goto fallback;
+    }
+    rc = lay_out(m, call, call->sched, total);
+    if (COLL_TOPO_RUN == rc) {
+        mca_coll_topo_say_algorithm(m, comm, call->prim, call->algo, why);
+    }
+    if (COLL_TOPO_FALLBACK != rc) {
+        return rc;
+    }
+fallback:
+    mca_coll_topo_say_fallback(m, comm, call->prim, call->reason);
+    return COLL_TOPO_FALLBACK;
+}
+
+/* The work buffer: `user`, or the staging buffer with its first data byte
+ * at the start of the allocation. */
+static int work_buffer(const mca_coll_topo_call_t *call, void *user, char **work)
+{
+    if (NULL != user && call->edt == call->dtype) {
+        *work = user;
+        return OMPI_SUCCESS;
+    }
+    mca_coll_topo_module_t *m = call->m;
+    ptrdiff_t true_lb, true_ext;
+    ompi_datatype_get_true_extent(call->edt, &true_lb, &true_ext);
+    size_t span = 0 == call->n ? 1 : (size_t)true_ext + (call->n - 1) * (size_t)call->eext;
+    int rc = mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
+    *work = m->stage - true_lb;
+    return rc;
+}
+
+/* Between a span and the work buffer, either way. */
+static int copy(const mca_coll_topo_call_t *call, char *work, const mca_coll_topo_span_t *sp,
+                bool in)
+{
+    char *at = work + (ptrdiff_t)(sp->at * call->k) * call->eext;
+    const int32_t n = (int32_t)(sp->n * call->k);
+    if ((const void *)at == sp->buf && sp->dtype == call->edt) {
+        return OMPI_SUCCESS;
+    }
+    if (in) {
+        return ompi_datatype_sndrcv(sp->buf, sp->count, sp->dtype, at, n, call->edt);
+    }
+    return ompi_datatype_sndrcv(at, n, call->edt, (void *)sp->buf, sp->count, sp->dtype);
+}
+
+int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
+                          const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out)
+{
+    char *work = NULL;
+    int rc = work_buffer(call, user, &work);
+    if (OMPI_SUCCESS == rc && NULL != in) {
+        rc = copy(call, work, in, true);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_topo_exec(call->m, call->sched, work, call->n, call->units, call->edt,
+                                call->op, call->comm, COLL_TOPO_TAG(call->prim, 0));
+    }
+    if (OMPI_SUCCESS == rc && NULL != out) {
+        rc = copy(call, work, out, false);
+    }
+    return rc;
+}

@@ -1,0 +1,27 @@
+/*
+ * MPI_Reduce through coll/topo: the root works in its receive buffer; the
+ * other ranks, whose receive buffer is not significant, in the staging
+ * buffer.  Every rank starts with its contribution in every block; the root
+ * ends with the reduction (verify.h).
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+
+#include "coll_topo.h"
+
+int mca_coll_topo_reduce_intra(const void *sbuf, void *rbuf, int count,
+                               struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    /* MPI_IN_PLACE is allowed at the root only: its input is in rbuf. */
+    const bool at_root = root == ompi_comm_rank(comm);
+    const mca_coll_topo_span_t in = {MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype, 0,
+                                     (size_t)count},
+                               out = {rbuf, count, dtype, 0, (size_t)count};
+    mca_coll_topo_call_t call = {
+        .prim = TOPO_PRIM_REDUCE, .root = root, .dtype = dtype, .op = op, .count = (size_t)count};
+    COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_REDUCE, reduce, sbuf, rbuf, count, dtype, op,
+                    root, comm);
+    return mca_coll_topo_execute(&call, at_root ? rbuf : NULL, &in, at_root ? &out : NULL);
+}

@@ -1,0 +1,41 @@
+/*
+ * Size-range rules: a user's override of the decision per message size, the
+ * value of coll_topo_<primitive>_rules, e.g.
+ *     0-4k:swing_lat,4k-8M:trivance_bw,8M-inf:bucket
+ * Each item is LO-HI:ALGORITHM, bytes in [LO, HI); sizes are integers with
+ * an optional binary suffix k, m or g (1k = 1024, either case); HI may be
+ * "inf".  Items must be in increasing order without overlap; sizes that no
+ * item covers are left to the automatic decision.
+ */
+#ifndef TOPO_RULES_H
+#define TOPO_RULES_H
+
+#include "catalog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TOPO_MAX_RULES 64
+
+typedef struct {
+    size_t lo, hi; /* [lo, hi); hi = SIZE_MAX for "inf" */
+    const topo_algo_t *algo;
+} topo_rule_t;
+
+typedef struct {
+    int n;
+    topo_rule_t rule[TOPO_MAX_RULES];
+} topo_rules_t;
+
+/* Parse `str` for primitive `prim`.  An empty string gives no rules.  On error
+ * returns TOPO_EINVAL with a one-line reason naming the offending item. */
+int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, char *err,
+                     size_t errlen);
+/* The algorithm the rules give for `bytes`, or NULL (automatic). */
+const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+#!/bin/sh
+# tools/topo-plan: the decision table, argument errors, --dump and --plot.
+# The binary is $TOPO_PLAN, else $TOPO_BUILDDIR/tools/topo-plan (make check
+# exports TOPO_BUILDDIR), else ../../tools/topo-plan from this script.
+here=$(cd "$(dirname "$0")" && pwd)
+plan=${TOPO_PLAN:-${TOPO_BUILDDIR:-$here/../..}/tools/topo-plan}
+if [ ! -x "$plan" ]; then
+    echo "FAIL: $plan not built (make in the top-level build directory)" >&2
+    exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/topo-plan.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+# run NAME EXPECTED-STATUS ARGS...: output in $tmp/NAME.out, .err
+run() {
+    name=$1 want=$2
+    shift 2
+    "$plan" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    got=$?
+    [ "$got" = "$want" ] || fail "topo-plan $* exited $got, expected $want: $(cat "$tmp/$name.err")"
+}
+has() { # has NAME REGEX [stream]
+    grep -Eq -- "$2" "$tmp/$1.${3:-out}" || fail "$1: no line matching '$2' in:
+$(cat "$tmp/$1.${3:-out}")"
+}
+
+# the decision table on an 8x8 torus
+run table 0 --topology torus:8x8
+has table '^allreduce on torus:8x8: 64 ranks, 4 ports per rank'
+has table '^ring +126 '
+has table '^recursive_doubling +6 '
+has table '^chosen:'
+has table '^  8 B +[a-z_]+ +[0-9.]+ us$'
+has table '^  16 MiB +[a-z_]+ +[0-9.]+ us$'
+# one choice per size
+stars=$(sed -n '/^algorithm/,/^chosen:/p' "$tmp/table.out" | grep -o '\*' | wc -l)
+[ "$stars" -eq 5 ] || fail "table: $stars sizes marked chosen, expected 5"
+# 16 MiB: link sharing makes recursive doubling the wrong choice
+grep -Eq '^  16 MiB +recursive_doubling ' "$tmp/table.out" && fail "table: recursive_doubling chosen at 16 MiB"
+# link sharing raises recursive doubling's price over the ports-only one
+run nolinks 0 --topology torus:8x8 --no-links --sizes 16M
+run links 0 --topology torus:8x8 --sizes 16M
+with=$(awk '$1 == "recursive_doubling" { gsub(/\*/, "", $3); print $3 }' "$tmp/links.out")
+without=$(awk '$1 == "recursive_doubling" { gsub(/\*/, "", $3); print $3 }' "$tmp/nolinks.out")
+awk -v a="$with" -v b="$without" 'BEGIN { exit !(a > b * 1.1) }' ||
+    fail "recursive_doubling at 16 MiB: $with us with link sharing, $without us without"
+# excluded candidates carry their reason
+run noncomm 0 --topology torus:4x4 --non-commutative --sizes 8
+has noncomm '^excluded:'
+has noncomm '^  ring: excluded \(ring needs a commutative operation\)'
+
+# argument errors: the parser's message, status 2
+run badtopo 2 --topology torus:4xQ
+has badtopo 'torus:4xQ' err
+run nosize 2 --topology star
+has nosize 'size' err
+run mismatch 2 --topology torus:4x4 --size 8
+run badsize 2 --topology star --size 4 --sizes 1k,lots
+run badopt 2 --topology star --size 4 --frobnicate
+run badalgo 2 --topology torus:4x4 --dump no_such_algorithm
+
+# --dump: ring at rank 0 of a 4x4 torus sends to 1 and receives from 15
+run dump 0 --topology torus:4x4 --dump ring --rank 0 --sizes 1M
+has dump '^schedule of allreduce ring on torus:4x4, 16 ranks'
+has dump '^step 0: max hops [0-9]+'
+has dump '^  rank 0 lane 0: send to 1 \[[0-9-]+\] 65536 B 1 hop; recv\+reduce from 15 \[[0-9-]+\] 65536 B 2 hops$'
+has dump '^step 29'
+grep -q '^  rank 1 ' "$tmp/dump.out" && fail "dump --rank 0 shows rank 1"
+
+# --plot
+if command -v gnuplot >/dev/null 2>&1; then
+    run plot 0 --topology torus:4x4 --plot "$tmp/plan.svg"
+    [ -s "$tmp/plan.svg" ] || fail "--plot: $tmp/plan.svg not written"
+    [ -s "$tmp/plan.gp" ] && [ -s "$tmp/plan.dat" ] || fail "--plot: no script or data"
+else
+    echo "SKIP: --plot (gnuplot not installed; scripts/install-deps.sh installs gnuplot-nox)"
+fi
+run badplot 2 --topology torus:4x4 --plot "$tmp/plan.pdf"
+
+if [ $failures -gt 0 ]; then
+    echo "$failures failure(s)" >&2
+    exit 1
+fi
+echo "topo-plan: all checks passed"

@@ -1,0 +1,106 @@
+/* Unit tests: size-range rules (core/rules.c). */
+#include "rules.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(test_parse_and_lookup)
+{
+    topo_rules_t r;
+    char err[256];
+    ck_assert_int_eq(topo_rules_parse("0-4k:recursive_doubling,4k-8M:rabenseifner,8M-inf:ring",
+                                      TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_int_eq(r.n, 3);
+    ck_assert_uint_eq(r.rule[0].hi, 4096);
+    ck_assert_uint_eq(r.rule[1].hi, 8u << 20);
+    ck_assert_uint_eq(r.rule[2].hi, SIZE_MAX);
+    ck_assert_str_eq(topo_rules_lookup(&r, 0)->name, "recursive_doubling");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4095)->name, "recursive_doubling");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4096)->name, "rabenseifner");
+    ck_assert_str_eq(topo_rules_lookup(&r, (8u << 20) - 1)->name, "rabenseifner");
+    ck_assert_str_eq(topo_rules_lookup(&r, 8u << 20)->name, "ring");
+    ck_assert_str_eq(topo_rules_lookup(&r, SIZE_MAX)->name, "ring");
+}
+END_TEST
+
+START_TEST(test_gaps_are_automatic)
+{
+    topo_rules_t r;
+    char err[256];
+    ck_assert_int_eq(topo_rules_parse("1K-2K:ring,1g-2G:rabenseifner", TOPO_PRIM_ALLREDUCE, &r,
+                                      err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_ptr_null(topo_rules_lookup(&r, 0));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 1023));
+    ck_assert_ptr_nonnull(topo_rules_lookup(&r, 1024));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 2048));
+    ck_assert_ptr_null(topo_rules_lookup(&r, (size_t)1 << 29));
+    ck_assert_str_eq(topo_rules_lookup(&r, (size_t)1 << 30)->name, "rabenseifner");
+    ck_assert_ptr_null(topo_rules_lookup(&r, (size_t)2 << 30));
+    /* empty: no rules, everything automatic */
+    ck_assert_int_eq(topo_rules_parse("", TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)), TOPO_OK);
+    ck_assert_int_eq(r.n, 0);
+    ck_assert_ptr_null(topo_rules_lookup(&r, 100));
+}
+END_TEST
+
+START_TEST(test_malformed)
+{
+    static const struct {
+        const char *in, *needle;
+    } bad[] = {
+        {"0-4k", "':'"},
+        {"0-4k:", "algorithm name"},
+        {"0-4k:nonesuch", "no algorithm 'nonesuch'"},
+        {"4k-0:ring", "empty"},
+        {"4k-4k:ring", "empty"},
+        {"0-8k:ring,4k-16k:ring", "overlap"},
+        {"8k-16k:ring,0-4k:ring", "increasing"},
+        {"x-4k:ring", "size"},
+        {"0:ring", "'-'"},
+        {"0-4q:ring", "':'"},
+        {"inf-4k:ring", "size"},
+        {"0-inf:ring,", "size"},
+        {",0-4k:ring", "size"},
+        {"0-99999999999999999999:ring", "upper bound"},
+        {"0-4k:ring;4k-inf:ring", "no algorithm"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        topo_rules_t r;
+        char err[256] = "";
+        ck_assert_msg(topo_rules_parse(bad[i].in, TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)) ==
+                          TOPO_EINVAL,
+                      "'%s' accepted", bad[i].in);
+        ck_assert_msg(strstr(err, bad[i].needle), "'%s': reason '%s' lacks '%s'", bad[i].in, err,
+                      bad[i].needle);
+        ck_assert_int_eq(r.n, 0); /* nothing half-parsed is kept */
+    }
+    /* an algorithm of another primitive */
+    topo_rules_t r;
+    char err[256];
+    ck_assert_int_eq(topo_rules_parse("0-inf:dissemination", TOPO_PRIM_ALLREDUCE, &r, err,
+                                      sizeof(err)),
+                     TOPO_EINVAL);
+    ck_assert_int_eq(topo_rules_parse("0-inf:dissemination", TOPO_PRIM_BARRIER, &r, err,
+                                      sizeof(err)),
+                     TOPO_OK);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("rules");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, test_parse_and_lookup);
+    tcase_add_test(tc, test_gaps_are_automatic);
+    tcase_add_test(tc, test_malformed);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

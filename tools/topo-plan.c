@@ -1,0 +1,745 @@
+/*
+ * topo-plan: what coll/topo would choose, and why, without MPI.
+ *
+ * Prints the decision table of the automatic decision (every algorithm of
+ * the primitive in the catalog, priced by the core cost model per message
+ * size, the cheapest marked; the ones that do not fit with the reason),
+ * dumps an algorithm's schedule step by step with bytes and hops, and plots
+ * predicted time against message size with gnuplot.  The decision is the
+ * glue's (coll_topo_decide.c): an argmin over topo_cost_affine prices, ties
+ * to the earlier catalog row.
+ */
+#include "catalog.h"
+#include "cost.h"
+#include "links.h"
+#include "schedule.h"
+#include "topology.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+#define MAX_SIZES 64
+
+static const char *prog = "topo-plan";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
+            "       [--alpha A] [--beta B] [--gamma G] [--hop H] [--root R] [--non-commutative]\n"
+            "       [--no-links]\n"
+            "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
+            "\n"
+            "  --topology T       star, fullmesh, torus:AxB..., mesh:AxB... (optionally ,ports=N),\n"
+            "                     as the coll_topo_topology MCA parameter\n"
+            "  --size N           communicator size (default: the grid's size; required for\n"
+            "                     star and fullmesh)\n"
+            "  --primitive P      allreduce (default), reduce_scatter, allgather, bcast, reduce,\n"
+            "                     alltoall, barrier: whatever the catalog has\n"
+            "  --sizes LIST       payloads M in bytes, comma-separated, suffixes k, M, G (x1024)\n"
+            "                     (default 8,1k,64k,1M,16M)\n"
+            "  --alpha A          seconds per message and step (default 2e-6)\n"
+            "  --beta B           seconds per byte on a port or link (default 1e-10)\n"
+            "  --gamma G          seconds per reduced byte (default 2e-10)\n"
+            "  --hop H            seconds per link crossed beyond the first (default 0)\n"
+            "  --root R           root of rooted primitives (default 0)\n"
+            "  --non-commutative  the operation is not commutative\n"
+            "  --no-links         price the ports only: no link sharing, no hops (the\n"
+            "                     contention-free closed forms)\n"
+            "  --dump ALGO        print ALGO's schedule per step and rank, bytes for the\n"
+            "                     largest of --sizes\n"
+            "  --rank R           dump rank R only (default: every rank)\n"
+            "  --plot FILE        predicted time vs message size per algorithm (log-log),\n"
+            "                     PNG or SVG by the extension; writes FILE's stem .gp and .dat\n"
+            "                     and runs gnuplot\n",
+            prog);
+}
+
+static void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(code);
+}
+
+/* --- argument parsing ---------------------------------------------------- */
+
+static double parse_double(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= 0) || isinf(v)) {
+        die(EXIT_USAGE, "%s: '%s' is not a non-negative number", opt, s);
+    }
+    return v;
+}
+
+static long parse_int(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) {
+        die(EXIT_USAGE, "%s: '%s' is not an integer in [%ld, %ld]", opt, s, lo, hi);
+    }
+    return v;
+}
+
+/* "64k", "1M", "16MiB", "8" -> bytes */
+static double parse_bytes(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0) || isinf(v)) {
+        die(EXIT_USAGE, "--sizes: '%s' is not a size", s);
+    }
+    double mul = 1;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        mul = 1024.0;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1024.0 * 1024;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (mul > 1 && 'i' == *end) {
+        end++;
+    }
+    if ('B' == *end || 'b' == *end) {
+        end++;
+    }
+    if (*end) {
+        die(EXIT_USAGE, "--sizes: '%s' is not a size (use 8, 1k, 64k, 1M, 2G)", s);
+    }
+    return floor(v * mul);
+}
+
+static int parse_sizes(const char *list, double *out)
+{
+    int n = 0;
+    const char *p = list;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (0 == len || len >= sizeof(item)) {
+            die(EXIT_USAGE, "--sizes: empty or overlong item in '%s'", list);
+        }
+        if (n == MAX_SIZES) {
+            die(EXIT_USAGE, "--sizes: at most %d sizes", MAX_SIZES);
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        out[n++] = parse_bytes(item);
+        if (!comma) {
+            break;
+        }
+        p = comma + 1;
+    }
+    return n;
+}
+
+static void format_bytes(double b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && b >= 1024 && fmod(b, 1024) == 0) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.15g %s", b, unit[u]);
+}
+
+/* --- the plan ------------------------------------------------------------ */
+
+typedef struct {
+    const topo_algo_t *algo;
+    int fits, rc, depth;
+    double lat, per_byte;
+    char why[256];
+} cand_t;
+
+typedef struct {
+    topo_topology_t topo;
+    char topo_name[128];
+    topo_gen_args_t args;
+    topo_cost_params_t params;
+    topo_cost_net_t net;
+    int commutative;
+    double sizes[MAX_SIZES];
+    int nsizes;
+    cand_t *cands;
+    int ncands;
+} plan_t;
+
+static void price(plan_t *pl)
+{
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    pl->cands = calloc((size_t)n + 1, sizeof(cand_t));
+    if (NULL == pl->cands) {
+        die(1, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        if (cat[i].prim != pl->args.prim) {
+            continue;
+        }
+        cand_t *c = &pl->cands[pl->ncands++];
+        c->algo = &cat[i];
+        c->fits = topo_algo_fits(c->algo, &pl->args, pl->commutative, c->why, sizeof(c->why));
+        if (!c->fits) {
+            continue;
+        }
+        topo_cost_step_t *st;
+        c->rc = topo_cost_steps(c->algo, &pl->args, &pl->params, &pl->net, &st, &c->depth);
+        if (TOPO_OK != c->rc) {
+            snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)", c->rc);
+            continue;
+        }
+        for (int s = 0; s < c->depth; s++) {
+            c->lat += st[s].lat;
+            c->per_byte += st[s].per_byte;
+        }
+        free(st);
+    }
+}
+
+static int priced(const cand_t *c)
+{
+    return c->fits && TOPO_OK == c->rc;
+}
+
+static double predict(const cand_t *c, double m)
+{
+    return c->lat + c->per_byte * m;
+}
+
+/* The glue's choice: the cheapest, ties to the earlier row; -1 if none. */
+static int choose(const plan_t *pl, double m)
+{
+    int best = -1;
+    for (int i = 0; i < pl->ncands; i++) {
+        if (priced(&pl->cands[i]) &&
+            (best < 0 || predict(&pl->cands[i], m) < predict(&pl->cands[best], m))) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+static void print_table(const plan_t *pl)
+{
+    const int ports = topo_topology_ports(&pl->topo, pl->args.size);
+    const int grid = topo_topology_size(&pl->topo) > 0;
+    printf("%s on %s: %d ranks, %d port%s per rank%s\n", topo_prim_name(pl->args.prim),
+           pl->topo_name, pl->args.size, ports, ports > 1 ? "s" : "",
+           pl->commutative ? "" : ", non-commutative operation");
+    printf("model: alpha %g s, beta %g s/B, gamma %g s/B, hop %g s; %s\n", pl->params.alpha,
+           pl->params.beta, pl->params.gamma, pl->net.hop,
+           !grid ? "every message on links of its own"
+           : pl->net.no_links ? "ports only (--no-links)"
+                              : "links shared under dimension-order routing");
+    printf("predicted time in us per payload M, * = chosen\n");
+    int width = 12;
+    printf("%-20s %6s", "algorithm", "steps");
+    for (int k = 0; k < pl->nsizes; k++) {
+        char b[32];
+        format_bytes(pl->sizes[k], b, sizeof(b));
+        printf(" %*s", width, b);
+    }
+    printf("\n");
+    int chosen[MAX_SIZES];
+    for (int k = 0; k < pl->nsizes; k++) {
+        chosen[k] = choose(pl, pl->sizes[k]);
+    }
+    for (int i = 0; i < pl->ncands; i++) {
+        const cand_t *c = &pl->cands[i];
+        if (!priced(c)) {
+            continue;
+        }
+        printf("%-20s %6d", c->algo->name, c->depth);
+        for (int k = 0; k < pl->nsizes; k++) {
+            char v[48];
+            snprintf(v, sizeof(v), "%s%.3f", chosen[k] == i ? "*" : "",
+                     predict(c, pl->sizes[k]) * 1e6);
+            printf(" %*s", width, v);
+        }
+        printf("\n");
+    }
+    int excluded = 0;
+    for (int i = 0; i < pl->ncands; i++) {
+        const cand_t *c = &pl->cands[i];
+        if (!priced(c)) {
+            printf("%s  %s: excluded (%s)\n", excluded++ ? "" : "excluded:\n", c->algo->name,
+                   c->why);
+        }
+    }
+    if (0 == pl->ncands) {
+        printf("no %s algorithm in the catalog\n", topo_prim_name(pl->args.prim));
+        return;
+    }
+    printf("chosen:\n");
+    for (int k = 0; k < pl->nsizes; k++) {
+        char b[32];
+        format_bytes(pl->sizes[k], b, sizeof(b));
+        if (chosen[k] < 0) {
+            printf("  %-10s none (no candidate fits)\n", b);
+        } else {
+            const cand_t *c = &pl->cands[chosen[k]];
+            printf("  %-10s %-20s %12.3f us\n", b, c->algo->name, predict(c, pl->sizes[k]) * 1e6);
+        }
+    }
+}
+
+/* --- --dump -------------------------------------------------------------- */
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case TOPO_XFER_SEND:
+        return "send to";
+    case TOPO_XFER_RECV_COPY:
+        return "recv from";
+    case TOPO_XFER_RECV_REDUCE:
+        return "recv+reduce from";
+    case TOPO_XFER_RECV_REDUCE_POST:
+        return "recv+reduce(post) from";
+    default:
+        return "copy";
+    }
+}
+
+static void print_ranges(const topo_sched_t *s, int r0, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const topo_range_t *r = &s->ranges[r0 + i];
+        printf("%s[%d", i ? "," : "", r->first);
+        if (r->count > 1) {
+            printf("-%d", r->first + r->count - 1);
+        }
+        printf("]");
+    }
+}
+
+static size_t range_bytes(const topo_sched_t *s, const size_t *off, int r0, int n, size_t elem)
+{
+    size_t b = 0;
+    for (int i = 0; i < n; i++) {
+        const topo_range_t *r = &s->ranges[r0 + i];
+        b += (off[r->first + r->count] - off[r->first]) * elem;
+    }
+    return b;
+}
+
+static int dump(const plan_t *pl, const char *name, int only)
+{
+    const topo_algo_t *algo = topo_catalog_find(pl->args.prim, name);
+    if (NULL == algo) {
+        fprintf(stderr, "%s: --dump: no %s algorithm '%s'; the catalog has:", prog,
+                topo_prim_name(pl->args.prim), name);
+        for (int i = 0; i < pl->ncands; i++) {
+            fprintf(stderr, " %s", pl->cands[i].algo->name);
+        }
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    char why[256];
+    if (!topo_algo_fits(algo, &pl->args, pl->commutative, why, sizeof(why))) {
+        printf("note: %s does not fit this call (%s); its schedule anyway:\n", name, why);
+    }
+    const int lo = only >= 0 ? only : 0, hi = only >= 0 ? only + 1 : pl->args.size;
+    const int nr = hi - lo;
+    topo_sched_t *sc = calloc((size_t)nr, sizeof(*sc));
+    size_t **off = calloc((size_t)nr, sizeof(*off));
+    if (NULL == sc || NULL == off) {
+        die(1, "out of memory");
+    }
+    const double m = pl->sizes[pl->nsizes - 1];
+    const size_t elem = 1; /* bytes of M: blocks split the bytes evenly */
+    const size_t count = (size_t)m;
+    int depth = 0, rc = TOPO_OK;
+    for (int i = 0; i < nr; i++) {
+        topo_gen_args_t a = pl->args;
+        a.rank = lo + i;
+        if (TOPO_OK != (rc = topo_algo_generate(algo, &a, &sc[i]))) {
+            fprintf(stderr, "%s: --dump: %s cannot generate rank %d's schedule (error %d)\n", prog,
+                    name, lo + i, rc);
+            for (int j = 0; j < i; j++) {
+                topo_sched_free(&sc[j]);
+                free(off[j]);
+            }
+            free(sc);
+            free(off);
+            return 1;
+        }
+        off[i] = malloc(sizeof(size_t) * ((size_t)sc[i].nblocks + 1));
+        if (NULL == off[i]) {
+            die(1, "out of memory");
+        }
+        topo_block_layout(&sc[i], count, NULL, off[i]);
+        int d = topo_sched_depth(&sc[i]);
+        depth = d > depth ? d : depth;
+    }
+    topo_cost_step_t *st = NULL;
+    int cdepth = 0;
+    int crc = topo_cost_steps(algo, &pl->args, &pl->params, &pl->net, &st, &cdepth);
+    char mb[32];
+    format_bytes(m, mb, sizeof(mb));
+    printf("schedule of %s %s on %s, %d ranks, %d blocks, %d lane(s), %d steps; bytes for M = %s\n",
+           topo_prim_name(pl->args.prim), name, pl->topo_name, pl->args.size, sc[0].nblocks,
+           sc[0].nlanes, depth, mb);
+    for (int s = 0; s < depth; s++) {
+        printf("step %d", s);
+        if (TOPO_OK == crc && s < cdepth) {
+            printf(": max hops %d, busiest port %.6g M, most loaded link %.6g M, %.3f us",
+                   st[s].max_hops, st[s].port, st[s].link,
+                   (st[s].lat + st[s].per_byte * m) * 1e6);
+        }
+        printf("\n");
+        for (int i = 0; i < nr; i++) {
+            const topo_sched_t *sch = &sc[i];
+            for (int l = 0; l < sch->nlanes; l++) {
+                if (s >= sch->lanes[l].nsteps) {
+                    continue;
+                }
+                const topo_step_t *step = topo_sched_lane_step(sch, l, s);
+                if (0 == step->nxfers) {
+                    continue;
+                }
+                printf("  rank %d lane %d:", sch->rank, l);
+                for (int x = 0; x < step->nxfers; x++) {
+                    const topo_xfer_t *t = &sch->xfers[step->xfer0 + x];
+                    printf("%s %s", x ? ";" : "", kind_name(t->kind));
+                    if (t->kind == TOPO_XFER_COPY) {
+                        printf(" ");
+                        print_ranges(sch, t->src0, t->nsrc);
+                        printf(" ->");
+                    } else {
+                        printf(" %d", t->peer);
+                    }
+                    printf(" ");
+                    print_ranges(sch, t->range0, t->nranges);
+                    printf(" %zu B", range_bytes(sch, off[i], t->range0, t->nranges, elem));
+                    if (t->kind != TOPO_XFER_COPY) {
+                        int h = topo_topology_hops(&pl->topo, sch->rank, t->peer);
+                        printf(" %d hop%s", h, 1 == h ? "" : "s");
+                    }
+                }
+                printf("\n");
+            }
+        }
+    }
+    if (TOPO_OK == crc) {
+        double lat = 0, pb = 0;
+        for (int s = 0; s < cdepth; s++) {
+            lat += st[s].lat;
+            pb += st[s].per_byte;
+        }
+        printf("predicted: %.6g s + %.6g s/B * M = %.3f us at M = %s\n", lat, pb,
+               (lat + pb * m) * 1e6, mb);
+    }
+    free(st);
+    for (int i = 0; i < nr; i++) {
+        topo_sched_free(&sc[i]);
+        free(off[i]);
+    }
+    free(sc);
+    free(off);
+    return 0;
+}
+
+/* --- --plot -------------------------------------------------------------- */
+
+static int plot(const plan_t *pl, const char *file)
+{
+    const char *dot = strrchr(file, '.');
+    const char *term;
+    if (NULL != dot && 0 == strcmp(dot, ".png")) {
+        term = "pngcairo size 1000,700";
+    } else if (NULL != dot && 0 == strcmp(dot, ".svg")) {
+        term = "svg size 1000,700 dynamic";
+    } else {
+        die(EXIT_USAGE, "--plot: '%s' must end in .png or .svg", file);
+    }
+    size_t stem = (size_t)(dot - file);
+    char *gp = malloc(stem + 8), *dat = malloc(stem + 8);
+    if (NULL == gp || NULL == dat) {
+        die(1, "out of memory");
+    }
+    snprintf(gp, stem + 8, "%.*s.gp", (int)stem, file);
+    snprintf(dat, stem + 8, "%.*s.dat", (int)stem, file);
+
+    double lo = pl->sizes[0], hi = pl->sizes[0];
+    for (int k = 1; k < pl->nsizes; k++) {
+        lo = pl->sizes[k] < lo ? pl->sizes[k] : lo;
+        hi = pl->sizes[k] > hi ? pl->sizes[k] : hi;
+    }
+    lo = lo < 1 ? 1 : lo;
+    if (hi < lo * 64) {
+        hi = lo * 64;
+    }
+    FILE *f = fopen(dat, "w");
+    if (NULL == f) {
+        die(1, "--plot: cannot write %s: %s", dat, strerror(errno));
+    }
+    fprintf(f, "# %s on %s, %d ranks: predicted time (us) vs payload (bytes)\n\"M\"",
+            topo_prim_name(pl->args.prim), pl->topo_name, pl->args.size);
+    int ncols = 0;
+    for (int i = 0; i < pl->ncands; i++) {
+        if (priced(&pl->cands[i])) {
+            fprintf(f, " \"%s\"", pl->cands[i].algo->name);
+            ncols++;
+        }
+    }
+    fprintf(f, " \"chosen\"\n");
+    for (double m = lo; m <= hi * 1.0001; m *= pow(2.0, 0.25)) {
+        fprintf(f, "%.6g", m);
+        for (int i = 0; i < pl->ncands; i++) {
+            if (priced(&pl->cands[i])) {
+                fprintf(f, " %.6g", predict(&pl->cands[i], m) * 1e6);
+            }
+        }
+        int c = choose(pl, m);
+        fprintf(f, " %.6g\n", c >= 0 ? predict(&pl->cands[c], m) * 1e6 : NAN);
+    }
+    fclose(f);
+    if (0 == ncols) {
+        die(1, "--plot: no algorithm fits: nothing to plot");
+    }
+
+    f = fopen(gp, "w");
+    if (NULL == f) {
+        die(1, "--plot: cannot write %s: %s", gp, strerror(errno));
+    }
+    fprintf(f,
+            "# written by topo-plan; run: gnuplot %s\n"
+            "set terminal %s\n"
+            "set output '%s'\n"
+            "set title \"%s on %s, %d ranks (alpha %g s, beta %g s/B, gamma %g s/B, hop %g s)\" noenhanced\n"
+            "set logscale x 2\n"
+            "set logscale y\n"
+            "set xlabel 'payload M (bytes)'\n"
+            "set ylabel 'predicted time (us)'\n"
+            "set format x '2^{%%L}'\n"
+            "set grid\n"
+            "set key outside right top noenhanced\n"
+            "plot",
+            gp, term, file, topo_prim_name(pl->args.prim), pl->topo_name, pl->args.size,
+            pl->params.alpha, pl->params.beta, pl->params.gamma, pl->net.hop);
+    /* gnuplot has 8 default colours: dashed lines after them */
+    for (int j = 2; j <= ncols + 1; j++) {
+        fprintf(f, " '%s' using 1:%d with lines lw 2 dt %d title columnheader(%d), \\\n    ", dat,
+                j, j < 10 ? 1 : 4, j);
+    }
+    fprintf(f, " '%s' using 1:%d with lines lw 6 dt 2 lc rgb '#80000000' title 'chosen'\n", dat,
+            ncols + 2);
+    fclose(f);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        die(1, "--plot: fork: %s", strerror(errno));
+    }
+    if (0 == pid) {
+        execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) {
+        die(1, "--plot: waitpid: %s", strerror(errno));
+    }
+    if (WIFEXITED(status) && 127 == WEXITSTATUS(status)) {
+        fprintf(stderr,
+                "%s: --plot: cannot run gnuplot (Debian: apt-get install gnuplot-nox); "
+                "the script is %s\n",
+                prog, gp);
+        free(gp);
+        free(dat);
+        return 1;
+    }
+    if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
+        fprintf(stderr, "%s: --plot: gnuplot %s failed\n", prog, gp);
+        free(gp);
+        free(dat);
+        return 1;
+    }
+    printf("plot: %s (gnuplot script %s, data %s)\n", file, gp, dat);
+    free(gp);
+    free(dat);
+    return 0;
+}
+
+/* --- main ---------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    const char *topology = NULL, *primitive = "allreduce", *sizes = "8,1k,64k,1M,16M";
+    const char *dump_algo = NULL, *plot_file = NULL;
+    long size = 0, rank = -1, root = 0;
+    plan_t pl;
+    memset(&pl, 0, sizeof(pl));
+    pl.params.alpha = 2e-6;
+    pl.params.beta = 1e-10;
+    pl.params.gamma = 2e-10;
+    pl.commutative = 1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i], *val = NULL;
+        char name[32];
+        const char *eq = strchr(opt, '=');
+        if (0 == strncmp(opt, "--", 2) && NULL != eq && (size_t)(eq - opt) < sizeof(name)) {
+            memcpy(name, opt, (size_t)(eq - opt));
+            name[eq - opt] = '\0';
+            opt = name;
+            val = eq + 1;
+        }
+        if (0 == strcmp(opt, "-h") || 0 == strcmp(opt, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (0 == strcmp(opt, "--non-commutative")) {
+            pl.commutative = 0;
+            continue;
+        }
+        if (0 == strcmp(opt, "--no-links")) {
+            pl.net.no_links = 1;
+            continue;
+        }
+        static const char *const with_value[] = {
+            "--topology", "--size", "--primitive", "--sizes", "--alpha", "--beta",
+            "--gamma",    "--hop",  "--root",      "--dump",  "--rank",  "--plot"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+            known = known || 0 == strcmp(opt, with_value[k]);
+        }
+        if (!known) {
+            fprintf(stderr, "%s: unknown option '%s'\n", prog, argv[i]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+        if (NULL == val) {
+            if (i + 1 >= argc) {
+                die(EXIT_USAGE, "%s needs a value", opt);
+            }
+            val = argv[++i];
+        }
+        if (0 == strcmp(opt, "--topology")) {
+            topology = val;
+        } else if (0 == strcmp(opt, "--size")) {
+            size = parse_int(opt, val, 1, 1L << 24);
+        } else if (0 == strcmp(opt, "--primitive")) {
+            primitive = val;
+        } else if (0 == strcmp(opt, "--sizes")) {
+            sizes = val;
+        } else if (0 == strcmp(opt, "--alpha")) {
+            pl.params.alpha = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--beta")) {
+            pl.params.beta = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--gamma")) {
+            pl.params.gamma = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--hop")) {
+            pl.net.hop = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--root")) {
+            root = parse_int(opt, val, 0, 1L << 24);
+        } else if (0 == strcmp(opt, "--dump")) {
+            dump_algo = val;
+        } else if (0 == strcmp(opt, "--rank")) {
+            rank = parse_int(opt, val, 0, 1L << 24);
+        } else {
+            plot_file = val;
+        }
+    }
+
+    if (NULL == topology) {
+        fprintf(stderr, "%s: --topology is required\n", prog);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    char err[256];
+    if (TOPO_OK != topo_topology_parse(topology, &pl.topo, err, sizeof(err))) {
+        die(EXIT_USAGE, "--topology: %s", err);
+    }
+    if (TOPO_NET_AUTO == pl.topo.kind) {
+        die(EXIT_USAGE, "--topology: 'auto' is resolved by the component at run time; give "
+                        "star, fullmesh, torus:... or mesh:...");
+    }
+    topo_topology_format(&pl.topo, pl.topo_name, sizeof(pl.topo_name));
+    int grid = topo_topology_size(&pl.topo);
+    if (grid > 0) {
+        if (size > 0 && size != grid) {
+            die(EXIT_USAGE,
+                "--size %ld: %s describes %d ranks (coll/topo would price a communicator of "
+                "another size as a star)",
+                size, pl.topo_name, grid);
+        }
+        size = grid;
+    } else if (0 == size) {
+        die(EXIT_USAGE, "--size is required with --topology %s", pl.topo_name);
+    }
+    int prim = -1;
+    for (int p = 0; p < TOPO_PRIM_COUNT; p++) {
+        if (0 == strcmp(primitive, topo_prim_name((topo_prim_t)p))) {
+            prim = p;
+        }
+    }
+    if (prim < 0) {
+        fprintf(stderr, "%s: --primitive: unknown primitive '%s'; one of:", prog, primitive);
+        for (int p = 0; p < TOPO_PRIM_COUNT; p++) {
+            fprintf(stderr, " %s", topo_prim_name((topo_prim_t)p));
+        }
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    if (root >= size) {
+        die(EXIT_USAGE, "--root %ld: only %ld ranks", root, size);
+    }
+    if (rank >= size) {
+        die(EXIT_USAGE, "--rank %ld: only %ld ranks", rank, size);
+    }
+    if (rank >= 0 && NULL == dump_algo) {
+        die(EXIT_USAGE, "--rank goes with --dump");
+    }
+    pl.nsizes = parse_sizes(sizes, pl.sizes);
+    pl.args.prim = (topo_prim_t)prim;
+    pl.args.size = (int)size;
+    pl.args.rank = 0;
+    pl.args.root = (int)root;
+    pl.args.topo = &pl.topo;
+
+    price(&pl);
+    int rc = 0;
+    if (NULL != dump_algo) {
+        rc = dump(&pl, dump_algo, (int)rank);
+    } else {
+        print_table(&pl);
+    }
+    if (0 == rc && NULL != plot_file) {
+        rc = plot(&pl, plot_file);
+    }
+    free(pl.cands);
+    return rc;
+}
