@@ -37,6 +37,7 @@ demo="$build/test/mpi/demo_allreduce"
 
 mpirun_args=(-np 8 --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
+# shellcheck disable=SC2054 # the commas are inside MCA values
 mpirun_args+=(
     --mca mca_component_path "$ompi_pkglibdir:$compdir"
     --mca coll topo,tuned,basic,libnbc,self

@@ -29,7 +29,7 @@ clean_shm() {
     local in_use f
     in_use=$(cat /proc/[0-9]*/maps 2>/dev/null | grep -o '/dev/shm/[^ ]*' | sort -u || true)
     for f in /dev/shm/vader_segment.* /dev/shm/sm_segment.* /dev/shm/ompi.* /dev/shm/psm2_shm.*; do
-        [ -e "$f" ] && [ -O "$f" ] || continue
+        { [ -e "$f" ] && [ -O "$f" ]; } || continue
         grep -qxF "$f" <<<"$in_use" || rm -f "$f"
     done
 }
@@ -69,13 +69,21 @@ step "build with --enable-werror, make check"
 werror="$builds/test-werror"
 rm -rf "$werror"
 mkdir -p "$werror"
-if (cd "$werror" && "$root/configure" --enable-werror && make -j"$jobs"); then
+# Installed into the build directory first: this checks "make install", and
+# the component finds its help file (TOPO_HELP_DIR) during the tests.
+inst="$werror/_install"
+if (cd "$werror" && "$root/configure" --enable-werror --prefix="$inst" \
+        --with-mca-component-dir="$inst/lib/openmpi" &&
+    make -j"$jobs" && make install >install.log &&
+    test -f "$inst/lib/openmpi/mca_coll_topo.so" &&
+    test ! -e "$inst/lib/openmpi/mca_coll_topo.la" &&
+    test -f "$inst/share/ompi-coll-topo/help-coll-topo.txt"); then
     if ! (cd "$werror" && make check); then
         show_failures "$werror/test/test-suite.log"
     fi
     count "$werror/test/test-suite.log"
 else
-    echo "test: the --enable-werror build failed" >&2
+    echo "test: the --enable-werror build or its installation failed" >&2
     failed=$((failed + 1))
 fi
 clean_shm
@@ -111,6 +119,7 @@ else
     ompi_pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
     mpirun_args=(-np 3 --oversubscribe)
     [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
+    # shellcheck disable=SC2054 # the commas are inside MCA values
     mpirun_args+=(
         --mca mca_component_path "$ompi_pkglibdir:$component"
         --mca coll topo,tuned,basic,libnbc,self

@@ -10,14 +10,14 @@ status=0
 for f in "$srcdir"/ompi-coll-topo/*.c "$srcdir"/ompi-coll-topo/core/*.c; do
     [ -e "$f" ] || continue
     rel=${f#"$srcdir/ompi-coll-topo/"}
-    if ! grep -q "^[[:space:]]*$rel[[:space:]\\\\]*\$" "$comp"; then
+    if ! grep -q "^[[:space:]]*${rel}[[:space:]\\\\]*\$" "$comp"; then
         echo "FAIL: $rel is not listed in ompi-coll-topo/Makefile.am" >&2
         status=1
     fi
     case $rel in
     core/*)
         base=${rel#core/}
-        if ! grep -q "^[[:space:]]*\$(core_dir)/$base[[:space:]\\\\]*\$" "$tests"; then
+        if ! grep -q "^[[:space:]]*\$(core_dir)/${base}[[:space:]\\\\]*\$" "$tests"; then
             echo "FAIL: $rel is not listed in test/Makefile.am (libtopocore_la_SOURCES)" >&2
             status=1
         fi
@@ -28,7 +28,7 @@ for f in "$srcdir"/test/unit/check_*.c; do
     [ -e "$f" ] || continue
     name=$(basename "$f" .c)
     if ! grep -q "^${name}_SOURCES = unit/$name.c\$" "$tests" ||
-       ! grep -q "^[[:space:]]*$name[[:space:]\\\\]*\$" "$tests"; then
+       ! grep -q "^[[:space:]]*${name}[[:space:]\\\\]*\$" "$tests"; then
         echo "FAIL: unit test $name is not in test/Makefile.am (unit_tests and ${name}_SOURCES)" >&2
         status=1
     fi

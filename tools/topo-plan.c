@@ -32,35 +32,36 @@ static const char *prog = "topo-plan";
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
-            "       [--alpha A] [--beta B] [--gamma G] [--hop H] [--root R] [--non-commutative]\n"
-            "       [--no-links]\n"
-            "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
-            "\n"
-            "  --topology T       star, fullmesh, torus:AxB..., mesh:AxB... (optionally ,ports=N),\n"
-            "                     as the coll_topo_topology MCA parameter\n"
-            "  --size N           communicator size (default: the grid's size; required for\n"
-            "                     star and fullmesh)\n"
-            "  --primitive P      allreduce (default), reduce_scatter, allgather, bcast, reduce,\n"
-            "                     alltoall, barrier: whatever the catalog has\n"
-            "  --sizes LIST       payloads M in bytes, comma-separated, suffixes k, M, G (x1024)\n"
-            "                     (default 8,1k,64k,1M,16M)\n"
-            "  --alpha A          seconds per message and step (default 2e-6)\n"
-            "  --beta B           seconds per byte on a port or link (default 1e-10)\n"
-            "  --gamma G          seconds per reduced byte (default 2e-10)\n"
-            "  --hop H            seconds per link crossed beyond the first (default 0)\n"
-            "  --root R           root of rooted primitives (default 0)\n"
-            "  --non-commutative  the operation is not commutative\n"
-            "  --no-links         price the ports only: no link sharing, no hops (the\n"
-            "                     contention-free closed forms)\n"
-            "  --dump ALGO        print ALGO's schedule per step and rank, bytes for the\n"
-            "                     largest of --sizes\n"
-            "  --rank R           dump rank R only (default: every rank)\n"
-            "  --plot FILE        predicted time vs message size per algorithm (log-log),\n"
-            "                     PNG or SVG by the extension; writes FILE's stem .gp and .dat\n"
-            "                     and runs gnuplot\n",
-            prog);
+    fprintf(
+        f,
+        "usage: %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
+        "       [--alpha A] [--beta B] [--gamma G] [--hop H] [--root R] [--non-commutative]\n"
+        "       [--no-links]\n"
+        "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
+        "\n"
+        "  --topology T       star, fullmesh, torus:AxB..., mesh:AxB... (optionally ,ports=N),\n"
+        "                     as the coll_topo_topology MCA parameter\n"
+        "  --size N           communicator size (default: the grid's size; required for\n"
+        "                     star and fullmesh)\n"
+        "  --primitive P      allreduce (default), reduce_scatter, allgather, bcast, reduce,\n"
+        "                     alltoall, barrier: whatever the catalog has\n"
+        "  --sizes LIST       payloads M in bytes, comma-separated, suffixes k, M, G (x1024)\n"
+        "                     (default 8,1k,64k,1M,16M)\n"
+        "  --alpha A          seconds per message and step (default 2e-6)\n"
+        "  --beta B           seconds per byte on a port or link (default 1e-10)\n"
+        "  --gamma G          seconds per reduced byte (default 2e-10)\n"
+        "  --hop H            seconds per link crossed beyond the first (default 0)\n"
+        "  --root R           root of rooted primitives (default 0)\n"
+        "  --non-commutative  the operation is not commutative\n"
+        "  --no-links         price the ports only: no link sharing, no hops (the\n"
+        "                     contention-free closed forms)\n"
+        "  --dump ALGO        print ALGO's schedule per step and rank, bytes for the\n"
+        "                     largest of --sizes\n"
+        "  --rank R           dump rank R only (default: every rank)\n"
+        "  --plot FILE        predicted time vs message size per algorithm (log-log),\n"
+        "                     PNG or SVG by the extension; writes FILE's stem .gp and .dat\n"
+        "                     and runs gnuplot\n",
+        prog);
 }
 
 static void die(int code, const char *fmt, ...)
@@ -261,7 +262,7 @@ static void print_table(const plan_t *pl)
            pl->commutative ? "" : ", non-commutative operation");
     printf("model: alpha %g s, beta %g s/B, gamma %g s/B, hop %g s; %s\n", pl->params.alpha,
            pl->params.beta, pl->params.gamma, pl->net.hop,
-           !grid ? "every message on links of its own"
+           !grid              ? "every message on links of its own"
            : pl->net.no_links ? "ports only (--no-links)"
                               : "links shared under dimension-order routing");
     printf("predicted time in us per payload M, * = chosen\n");
@@ -417,8 +418,7 @@ static int dump(const plan_t *pl, const char *name, int only)
         printf("step %d", s);
         if (TOPO_OK == crc && s < cdepth) {
             printf(": max hops %d, busiest port %.6g M, most loaded link %.6g M, %.3f us",
-                   st[s].max_hops, st[s].port, st[s].link,
-                   (st[s].lat + st[s].per_byte * m) * 1e6);
+                   st[s].max_hops, st[s].port, st[s].link, (st[s].lat + st[s].per_byte * m) * 1e6);
         }
         printf("\n");
         for (int i = 0; i < nr; i++) {
@@ -540,7 +540,8 @@ static int plot(const plan_t *pl, const char *file)
             "# written by topo-plan; run: gnuplot %s\n"
             "set terminal %s\n"
             "set output '%s'\n"
-            "set title \"%s on %s, %d ranks (alpha %g s, beta %g s/B, gamma %g s/B, hop %g s)\" noenhanced\n"
+            "set title \"%s on %s, %d ranks (alpha %g s, beta %g s/B, gamma %g s/B, hop %g s)\" "
+            "noenhanced\n"
             "set logscale x 2\n"
             "set logscale y\n"
             "set xlabel 'payload M (bytes)'\n"
@@ -629,9 +630,9 @@ int main(int argc, char **argv)
             pl.net.no_links = 1;
             continue;
         }
-        static const char *const with_value[] = {
-            "--topology", "--size", "--primitive", "--sizes", "--alpha", "--beta",
-            "--gamma",    "--hop",  "--root",      "--dump",  "--rank",  "--plot"};
+        static const char *const with_value[] = {"--topology", "--size", "--primitive", "--sizes",
+                                                 "--alpha",    "--beta", "--gamma",     "--hop",
+                                                 "--root",     "--dump", "--rank",      "--plot"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);

@@ -55,9 +55,8 @@ int topo_gen_reduce_binomial(topo_sched_t *s, const topo_gen_args_t *a)
         int keep = survivor(base, end, root), other = keep == lo ? hi : lo;
         if (r == keep) {
             /* the upper interval's data goes after ours, the lower's before */
-            topo_sched_recv(s, other, other == hi ? TOPO_XFER_RECV_REDUCE_POST
-                                                  : TOPO_XFER_RECV_REDUCE,
-                            0, 1);
+            topo_sched_recv(s, other,
+                            other == hi ? TOPO_XFER_RECV_REDUCE_POST : TOPO_XFER_RECV_REDUCE, 0, 1);
         } else if (r == other) {
             topo_sched_send(s, keep, 0, 1);
         }

@@ -111,8 +111,8 @@ int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_ar
         int mask = 1 << k, peer = topo_fold_old(&f, n ^ mask);
         topo_sched_send(s, peer, 0, 0);
         strided(s, &f, k, n ^ mask);
-        topo_sched_recv(s, peer, (n & mask) ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST,
-                        0, 0);
+        topo_sched_recv(s, peer, (n & mask) ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST, 0,
+                        0);
         strided(s, &f, k, n);
     }
     if (f.rem > 0) {

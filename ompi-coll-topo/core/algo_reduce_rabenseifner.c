@@ -44,8 +44,8 @@ int topo_gen_reduce_rabenseifner(topo_sched_t *s, const topo_gen_args_t *a)
             int partner = r ^ 1;
             if (n >= 0) {
                 topo_sched_recv(s, partner,
-                                partner < r ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST,
-                                0, f.p2);
+                                partner < r ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST, 0,
+                                f.p2);
             } else {
                 topo_sched_send(s, partner, 0, f.p2);
             }
@@ -82,8 +82,8 @@ int topo_gen_reduce_rabenseifner(topo_sched_t *s, const topo_gen_args_t *a)
         if (u & mask) {
             topo_sched_send(s, peer, lo[k + 1], len[k + 1]);
         } else {
-            topo_sched_recv(s, peer, TOPO_XFER_RECV_COPY,
-                            (n & mask) ? lo[k] : lo[k] + len[k + 1], len[k + 1]);
+            topo_sched_recv(s, peer, TOPO_XFER_RECV_COPY, (n & mask) ? lo[k] : lo[k] + len[k + 1],
+                            len[k + 1]);
         }
     }
 #undef OLD

@@ -74,6 +74,17 @@
  * links).  A rank that sits out in one dimension sits out entirely: its
  * partners in the other dimensions share that coordinate and sit out too.
  *
+ * Reduce-scatter and allgather (`swing`, digest 1.6: Swing replaces
+ * recursive halving/doubling anywhere): swing_bw's reduce-scatter half and
+ * its allgather half alone, same lanes, peers and block sets, but the
+ * blocks numbered as the primitives own them, unit-major: rank u's unit is
+ * blocks [u*2D, (u+1)*2D) and lane l owns part l of every unit (block
+ * u*2D + l), so a lane's box is a list of single-block ranges.  The
+ * reduce-scatter ends with every rank holding its own unit reduced; the
+ * allgather starts from it.  Every rank sends p-1 blocks per lane in each
+ * (the 1-D live sets shrink by exactly what is sent, so the product's do).
+ * Barrier (`swing`): below.
+ *
  * Swing combines partial results of cyclic (not linear) rank intervals:
  * commutative operations only (digest 1.3 note).
  */

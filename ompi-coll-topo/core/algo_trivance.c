@@ -56,6 +56,17 @@
  * dimensions' steps until its fold-out (its partners there share that
  * coordinate, so they sit out too); its value is overwritten anyway.
  *
+ * Reduce-scatter and allgather (`trivance`): trivance_bw's halves alone,
+ * blocks numbered unit-major as the primitives own them (rank u's unit is
+ * blocks [u*D, (u+1)*D), lane l owning part l: block u*D + l); every rank
+ * sends p-1 blocks per lane in each, and receives each block once in the
+ * allgather.  Barrier (`trivance`): the latency pattern with zero-byte
+ * messages on one knowledge block, one lane, never folded: knowledge is a
+ * union, and after step k a rank knows the 3^(k+1) consecutive ranks
+ * around it (the windows of r - 3^k, r and r + 3^k, each 3^k wide, meet
+ * edge to edge), so ceil(log3 n) steps cover any ring, and a torus is the
+ * product of its rings.
+ *
  * Partial results cover cyclic windows of ranks: commutative operations
  * only.
  */

@@ -174,6 +174,9 @@ int topo_algo_generate(const topo_algo_t *algo, const topo_gen_args_t *a, topo_s
         return TOPO_EINVAL;
     }
     int rc = algo->gen(s, a);
+    if (TOPO_OK == rc && a->prim == TOPO_PRIM_ALLTOALL) {
+        s->mblocks = a->size * s->nparts; /* M is the send buffer */
+    }
     if (TOPO_OK != rc) {
         topo_sched_free(s);
     }

@@ -17,13 +17,14 @@
  *
  * Memory.  The schedules are generated one rank at a time (pass 1: port
  * terms, hops).  Link loads need every rank's sends of a step together, so
- * links.c accumulates an array of link loads per step: when depth * links
- * fits the budget this happens in pass 1 itself.  Otherwise pass 1 also
- * finds the steps whose messages all cross a single link without a split
- * ("direct" steps: a link then carries only its own node's messages, and L
- * is the largest such per-link sum, known from one rank at a time), and the
- * remaining steps are accumulated in windows of budget / links steps, each
- * window generating the schedules of all ranks again.
+ * links.c accumulates an array of link loads per step, for as many steps as
+ * the budget holds (W = budget / links), in pass 1 itself: all of them
+ * unless depth * links exceeds the budget.  For the steps after the first
+ * W, pass 1 also finds those whose messages all cross a single link without
+ * a split ("direct" steps: a link then carries only its own node's
+ * messages, and L is the largest such per-link sum, known from one rank at
+ * a time); the others are accumulated in windows of W steps, each window
+ * generating the schedules of all ranks again.
  */
 #include "cost.h"
 
@@ -56,7 +57,7 @@ typedef struct {
     double direct;    /* the most loaded link among the direct messages */
     int hops;
     int active;
-    int routed;       /* some message is not direct */
+    int routed; /* some message is not direct */
 } pass1_t;
 
 typedef struct {
@@ -73,7 +74,7 @@ static double dmax(double a, double b)
 
 static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t *acc)
 {
-    const double share = s->nblocks ? 1.0 / s->nblocks : 0.0;
+    const double share = topo_sched_block_share(s);
     for (int st = 0; st < depth; st++) {
         rank_step_t t;
         double own[2 * TOPO_MAX_DIMS];
@@ -88,12 +89,13 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
             for (int i = 0; i < step->nxfers; i++) {
                 const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
                 double bytes = x->nblk * share;
-                t.active = 1;
+                /* local copies are not on the wire (seed 001 B.5) */
+                t.active = t.active || x->kind != TOPO_XFER_COPY;
                 if (x->kind == TOPO_XFER_SEND) {
                     t.send_sum += bytes;
                     t.send_max = dmax(bytes, t.send_max);
-                    int h = c->links ? topo_topology_hops(c->t, s->rank, x->peer)
-                                     : x->peer != s->rank;
+                    int h =
+                        c->links ? topo_topology_hops(c->t, s->rank, x->peer) : x->peer != s->rank;
                     hops = h > hops ? h : hops;
                     if (c->links && h > 0) {
                         int d = topo_link_direct(c->t, s->rank, x->peer);
@@ -160,16 +162,17 @@ static int window(const topo_algo_t *algo, const topo_gen_args_t *a, const int *
     return rc;
 }
 
-/* Pass 1 over all ranks; fills *accp (depth entries) and, when the link
- * loads of all steps fit the budget, link (*linkp, depth entries). */
-static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
-                 pass1_t **accp, double **linkp, int *depthp, int *whole)
+/* Pass 1 over all ranks; fills *accp (depth entries) and link (*linkp,
+ * depth entries) for the first *done steps: as many as the budget holds. */
+static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, pass1_t **accp,
+                 double **linkp, int *depthp, int *done)
 {
     pass1_t *acc = NULL;
     topo_link_acc_t *la = NULL;
     int depth = 0, rc = TOPO_OK;
     const size_t nlinks = c->links ? topo_link_count(a->topo, a->size) : 0;
-    *whole = 0;
+    int first = 0; /* steps 0 .. first-1 are accumulated in la */
+    *done = 0;
     for (int r = 0; r < a->size && TOPO_OK == rc; r++) {
         topo_sched_t s;
         topo_gen_args_t ar = *a;
@@ -189,8 +192,12 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
                  * link loads are left to the windows */
                 topo_link_acc_free(la);
                 la = NULL;
-                if (0 == r && c->links && (size_t)d * nlinks <= link_budget) {
-                    rc = topo_link_acc_create(a->topo, a->size, NULL, d, &la);
+                first = 0;
+                if (0 == r && c->links) {
+                    size_t w = link_budget / nlinks;
+                    first = (size_t)d <= w ? d : (int)w;
+                    rc = first > 0 ? topo_link_acc_create(a->topo, a->size, NULL, first, &la)
+                                   : TOPO_OK;
                 }
                 depth = d;
             }
@@ -208,15 +215,15 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         rc = TOPO_ENOMEM;
     }
     if (TOPO_OK == rc && NULL != la) {
-        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)depth);
+        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)first);
         if (NULL == out) {
             rc = TOPO_ENOMEM;
         } else {
             topo_link_acc_loads(la, out);
-            for (int st = 0; st < depth; st++) {
+            for (int st = 0; st < first; st++) {
                 link[st] = out[st].max_load;
             }
-            *whole = 1;
+            *done = first;
             free(out);
         }
     }
@@ -232,9 +239,8 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     return TOPO_OK;
 }
 
-int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
-                    const topo_cost_params_t *p, const topo_cost_net_t *net,
-                    topo_cost_step_t **stepsp, int *depthp)
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                    const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
 {
     const double hop = NULL != net ? net->hop : 0.0;
     const topo_topology_t *t = a->topo;
@@ -243,20 +249,21 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
                grid && topo_topology_size(t) == a->size && (NULL == net || !net->no_links)};
     pass1_t *acc = NULL;
     double *link = NULL;
-    int depth = 0, whole = 0;
+    int depth = 0, done = 0;
     *stepsp = NULL;
     *depthp = 0;
-    int rc = pass1(algo, a, &c, &acc, &link, &depth, &whole);
+    int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
     if (TOPO_OK != rc) {
         return rc;
     }
-    if (c.links && !whole && depth > 0) {
-        /* direct steps are known; the others go through the windows */
+    if (c.links && done < depth) {
+        /* steps from `done` on: the direct ones are known, the others go
+         * through the windows */
         int *routed = malloc(sizeof(int) * (size_t)depth), n = 0;
         size_t w = link_budget / topo_link_count(t, a->size);
         w = w < 1 ? 1 : w;
         rc = NULL == routed ? TOPO_ENOMEM : TOPO_OK;
-        for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+        for (int st = done; st < depth && TOPO_OK == rc; st++) {
             link[st] = acc[st].direct;
             if (acc[st].routed) {
                 routed[n++] = st;
@@ -293,8 +300,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     return TOPO_OK;
 }
 
-int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a,
-                     const topo_cost_params_t *p, double *lat, double *per_byte)
+int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                     double *lat, double *per_byte)
 {
     return topo_cost_affine_net(algo, a, p, NULL, lat, per_byte);
 }

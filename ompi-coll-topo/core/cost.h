@@ -7,8 +7,9 @@
  * + hop * (H - 1)               H: the longest route of a message (links)
  * + max over ranks r of  beta * max(port_r, L) + gamma * reduce_r
  *
- * where hop comes from topo_cost_net_t, port_r is rank r's busiest port, max(largest message, bytes / P) in
- * either direction with P ports, reduce_r the bytes r reduces, and L the
+ * where hop comes from topo_cost_net_t, port_r is rank r's busiest port,
+ * max(largest message, bytes / P) in either direction with P ports,
+ * reduce_r the bytes r reduces, and L the
  * load of the most loaded directed link under the routing of links.h
  * (dimension order, minimal, ties split).  L and H count on grid
  * topologies (torus, mesh) whose size is the communicator's: there a
@@ -65,14 +66,13 @@ typedef struct {
 /* The priced steps of `algo`: *steps (malloc'ed, the caller frees; NULL
  * when *depth is 0) gets *depth entries, one per step.  Returns TOPO_OK
  * or an error. */
-int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
-                    const topo_cost_params_t *p, const topo_cost_net_t *net,
-                    topo_cost_step_t **steps, int *depth);
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                    const topo_cost_net_t *net, topo_cost_step_t **steps, int *depth);
 
 /* topo_cost_affine with the network parameters (NULL: defaults). */
 int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,
-                         const topo_cost_params_t *p, const topo_cost_net_t *net,
-                         double *lat, double *per_byte);
+                         const topo_cost_params_t *p, const topo_cost_net_t *net, double *lat,
+                         double *per_byte);
 
 /* The memory the link loads may take, in doubles (default 1 << 22, i.e.
  * 32 MiB): schedules deeper than budget / links are priced in windows of
@@ -86,15 +86,13 @@ size_t topo_cost_link_budget(size_t doubles);
  * seconds = *lat + *per_byte * M.  Blocks are priced at their exact share of
  * M, so the function is affine.  The network parameters are the defaults
  * (topo_cost_affine_net sets them).  Returns TOPO_OK or an error. */
-int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a,
-                     const topo_cost_params_t *p, double *lat,
-                     double *per_byte);
+int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                     double *lat, double *per_byte);
 
 /* Predicted seconds for `algo` on a->size ranks moving `count` elements of
  * elem_size bytes.  Returns a negative value if a schedule fails. */
-double topo_cost_algo(const topo_algo_t *algo, const topo_gen_args_t *a,
-                      size_t count, size_t elem_size,
-                      const topo_cost_params_t *p);
+double topo_cost_algo(const topo_algo_t *algo, const topo_gen_args_t *a, size_t count,
+                      size_t elem_size, const topo_cost_params_t *p);
 
 #ifdef __cplusplus
 }

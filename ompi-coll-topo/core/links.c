@@ -19,9 +19,9 @@ struct topo_link_acc {
     const topo_topology_t *t;
     int size, grid, nsteps;
     size_t nlinks;
-    int *steps;             /* the window: step indices */
-    double *load;           /* nsteps * nlinks */
-    topo_step_load_t *out;  /* nsteps: max_load tracked as loads grow */
+    int *steps;            /* the window: step indices */
+    double *load;          /* nsteps * nlinks */
+    topo_step_load_t *out; /* nsteps: max_load tracked as loads grow */
 };
 
 /* Add w to `link` of window slot k. */
@@ -153,7 +153,7 @@ int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, i
 void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
 {
     const topo_topology_t *t = acc->t;
-    const double share = s->nblocks ? 1.0 / s->nblocks : 0.0;
+    const double share = topo_sched_block_share(s);
     const int r = s->rank;
     int c0[TOPO_MAX_DIMS];
     if (acc->grid) {

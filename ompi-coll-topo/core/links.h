@@ -19,10 +19,10 @@ extern "C" {
 #endif
 
 typedef struct {
-    double max_load;  /* the most loaded directed link, in units of M */
-    double max_msg;   /* the largest message, in units of M */
-    int max_hops;     /* the longest route */
-    int messages;     /* messages in the step (all ranks) */
+    double max_load; /* the most loaded directed link, in units of M */
+    double max_msg;  /* the largest message, in units of M */
+    int max_hops;    /* the longest route */
+    int messages;    /* messages in the step (all ranks) */
 } topo_step_load_t;
 
 /* Directed links the routing distinguishes for `size` ranks on t: 2 per

@@ -252,6 +252,12 @@ int topo_sched_finish(topo_sched_t *s)
     return TOPO_OK;
 }
 
+double topo_sched_block_share(const topo_sched_t *s)
+{
+    int m = s->mblocks > 0 ? s->mblocks : s->nblocks;
+    return m > 0 ? 1.0 / m : 0.0;
+}
+
 int topo_sched_depth(const topo_sched_t *s)
 {
     int d = 0;

@@ -20,7 +20,8 @@
  * transfers that are all posted at once: sends read the block contents as
  * they were at the start of the step, receives are applied after every
  * transfer of the step has completed, in transfer order (so the result is
- * bitwise reproducible).  Every rank has the same number of lanes and, per
+ * bitwise reproducible); a local copy is applied at its turn in that order,
+ * reading its sources as they are then (as if through a temporary).  Every rank has the same number of lanes and, per
  * lane, the same number of steps (idle ranks have empty steps); a message
  * sent in step s of lane l is received in step s of lane l.
  *
@@ -102,6 +103,9 @@ typedef struct topo_sched {
     int32_t nparts;  /* blocks per unit for rank-owned data (default 1) */
     uint8_t uniform; /* all blocks hold the same number of elements, so a
                         transfer may move block i into block j != i */
+    int32_t mblocks; /* blocks that make up the payload M the cost model
+                        prices against (default nblocks; alltoall: the send
+                        region, size * nparts) */
     uint8_t sync;    /* the messages matter even when empty (barrier): the
                         executor sends zero-byte transfers instead of
                         skipping them */
@@ -152,6 +156,9 @@ static inline const topo_step_t *topo_sched_lane_step(const topo_sched_t *s,
 {
     return &s->steps[s->lanes[lane].step0 + step];
 }
+
+/* The fraction of the payload M one block carries (1 / mblocks). */
+double topo_sched_block_share(const topo_sched_t *s);
 
 /* Steps of the longest lane. */
 int topo_sched_depth(const topo_sched_t *s);

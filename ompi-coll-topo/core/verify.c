@@ -399,6 +399,21 @@ static int run_step(vstate_t *v, int lane, int step)
             if (x->kind == TOPO_XFER_SEND) {
                 continue;
             }
+            if (x->kind == TOPO_XFER_COPY) {
+                /* a local copy reads its sources when it is applied, after
+                 * the transfers before it (as the executor does) */
+                for (int j = 0; j < x->nblk; j++) {
+                    int sb = nth_block(s, x->src0, x->nsrc, j);
+                    v->in[k + j] = *val_at(v, r, sb);
+                    memcpy(&v->inbits[(k + j) * v->words], bits_at(v, r, sb),
+                           sizeof(uint64_t) * v->words);
+                    if (0 == v->in[k + j].n) {
+                        return vfail(v, "lane %d step %d: rank %d copies block %d before holding "
+                                        "its data",
+                                     lane, step, r, sb);
+                    }
+                }
+            }
             for (int j = 0; j < x->nblk; j++, k++) {
                 int db = nth_block(s, x->range0, x->nranges, j);
                 if (v->cmap[db] < 0) {

@@ -27,7 +27,9 @@
 #   TOPO_MPI_TEST_DIR, MPIRUN, MPIRUN_EXTRA_ARGS   as in run-mpi-tests.sh
 #   SIZES               communicator sizes (default below)
 #   BIG_SIZES           sizes whose forced runs go up to 65537 elements
-#                       (world only); the others stop at 1000
+#                       (world only, roots first/last/middle); the others
+#                       stop at 1000 (world and one more communicator, world
+#                       only from 12 ranks: the automatic run covers all six)
 #   TOPO_ALGOS_<prim>   the algorithms of <prim> to force (default: the
 #                       catalog's, read from ompi_info)
 #   TOPO_TEST_TIMEOUT   seconds allowed per mpirun (default 150)
@@ -168,7 +170,9 @@ for np in $SIZES; do
     run "$np" "$(autos)" "" --comms "$(echo "$COMMS" | tr ' ' ,)" --max-count 1000
     for ((k = 0; k < max_algos; k++)); do
         if [[ " $BIG_SIZES " == *" $np "* ]]; then
-            run "$np" "$(round $k)" "" --comms world
+            run "$np" "$(round $k)" "" --comms world --all-roots-max 2
+        elif [ "$np" -ge 12 ]; then
+            run "$np" "$(round $k)" "" --comms world --max-count 1000
         else
             run "$np" "$(round $k)" "" --comms "world,${comms[$((1 + k % 5))]}" --max-count 1000
         fi

@@ -33,9 +33,8 @@ static const topo_algo_t *algo(const char *name)
     return a;
 }
 
-static void affine(const char *name, const topo_topology_t *t, int p,
-                   const topo_cost_params_t *par, const topo_cost_net_t *net, double *lat,
-                   double *bw)
+static void affine(const char *name, const topo_topology_t *t, int p, const topo_cost_params_t *par,
+                   const topo_cost_net_t *net, double *lat, double *bw)
 {
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
     ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, par, net, lat, bw), TOPO_OK);
@@ -110,8 +109,7 @@ START_TEST(test_recursive_doubling_torus16)
     assert_near(bw, 4.0);
     /* the plain entry point is the contention-aware one */
     double lat2, bw2;
-    ck_assert_int_eq(topo_cost_affine(algo("recursive_doubling"), &a, &unit, &lat2, &bw2),
-                     TOPO_OK);
+    ck_assert_int_eq(topo_cost_affine(algo("recursive_doubling"), &a, &unit, &lat2, &bw2), TOPO_OK);
     assert_near(bw2, 11.0);
 }
 END_TEST
@@ -132,8 +130,8 @@ START_TEST(test_single_hop_is_contention_free)
      * every message crosses one link (rows are joined by a wraparound
      * route that still loads no link twice); the cost is the star formula
      * 2(p-1) alpha + 2(p-1)/p M/BW.  Bucket: neighbour messages only. */
-    static const char *const shapes[] = {"torus:16", "torus:4x4", "torus:8x8", "torus:3x5",
-                                         "mesh:4x4", "torus:2x3x2"};
+    static const char *const shapes[] = {"torus:16",  "torus:4x4", "torus:8x8",
+                                         "torus:3x5", "mesh:4x4",  "torus:2x3x2"};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         topo_topology_t t = topo(shapes[i]);
         int p = topo_topology_size(&t);
@@ -178,7 +176,8 @@ START_TEST(test_windows_agree)
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &t};
         for (int k = 0; k < n; k++) {
             char why[256];
-            if (cat[k].prim != TOPO_PRIM_ALLREDUCE || !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
+            if (cat[k].prim != TOPO_PRIM_ALLREDUCE ||
+                !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
                 continue;
             }
             double lat0, bw0, lat1, bw1, lat2, bw2;
@@ -214,13 +213,15 @@ START_TEST(test_decision_torus_8x8)
     double t_small = 0, t_big = 0, rd_small = 0, rd_big = 0, rd_lat = 0, rd_bw = 0;
     for (int k = 0; k < n; k++) {
         char why[256];
-        if (cat[k].prim != TOPO_PRIM_ALLREDUCE || !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
+        if (cat[k].prim != TOPO_PRIM_ALLREDUCE ||
+            !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
             continue;
         }
         double lat, bw;
         ck_assert_int_eq(topo_cost_affine(&cat[k], &a, &defaults, &lat, &bw), TOPO_OK);
         double ts = lat + bw * small, tb = lat + bw * big;
-        printf("torus:8x8 %-20s 8 B %9.3f us   64 MiB %10.1f us\n", cat[k].name, ts * 1e6, tb * 1e6);
+        printf("torus:8x8 %-20s 8 B %9.3f us   64 MiB %10.1f us\n", cat[k].name, ts * 1e6,
+               tb * 1e6);
         if (NULL == best_small || ts < t_small) {
             best_small = &cat[k];
             t_small = ts;

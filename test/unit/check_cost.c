@@ -97,6 +97,22 @@ START_TEST(test_gamma_and_total)
 }
 END_TEST
 
+START_TEST(test_alltoall_pairwise)
+{
+    /* A14: pairwise alltoall at N = 4 is 3 alpha + (3/4) M/BW, M the send
+     * buffer; the local copy of a rank's own block is not on the wire */
+    const topo_algo_t *pw = topo_catalog_find(TOPO_PRIM_ALLTOALL, "pairwise");
+    ck_assert_ptr_nonnull(pw);
+    for (int p = 2; p <= 16; p++) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, p, 0, 0, &star};
+        double lat, bw;
+        ck_assert_int_eq(topo_cost_affine(pw, &a, &unit, &lat, &bw), TOPO_OK);
+        assert_near(lat, p - 1.0);
+        assert_near(bw, (p - 1.0) / p);
+    }
+}
+END_TEST
+
 START_TEST(test_crossover)
 {
     /* small messages: recursive doubling is cheapest; large: ring or
@@ -123,6 +139,7 @@ int main(void)
     tcase_add_test(tc, test_closed_forms);
     tcase_add_test(tc, test_non_power_of_two);
     tcase_add_test(tc, test_gamma_and_total);
+    tcase_add_test(tc, test_alltoall_pairwise);
     tcase_add_test(tc, test_crossover);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

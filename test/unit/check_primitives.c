@@ -83,8 +83,8 @@ static int flog2(int p)
     return k;
 }
 
-#define assert_near(x, y)                                                                  \
-    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x),   \
+#define assert_near(x, y)                                                                \
+    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x), \
                   (double)(y))
 
 /* --- every root ----------------------------------------------------------- */
@@ -93,7 +93,7 @@ static const struct {
     topo_prim_t prim;
     const char *name;
 } rooted[] = {
-    {TOPO_PRIM_BCAST, "binomial"},     {TOPO_PRIM_BCAST, "pipelined_chain"},
+    {TOPO_PRIM_BCAST, "binomial"},          {TOPO_PRIM_BCAST, "pipelined_chain"},
     {TOPO_PRIM_BCAST, "scatter_allgather"}, {TOPO_PRIM_REDUCE, "binomial"},
     {TOPO_PRIM_REDUCE, "pipelined_chain"},  {TOPO_PRIM_REDUCE, "rabenseifner"},
 };
@@ -124,8 +124,7 @@ END_TEST
 START_TEST(test_order)
 {
     char msg[512];
-    ck_assert(!(algo(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving")->flags &
-                TOPO_ALG_COMMUTATIVE));
+    ck_assert(!(algo(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving")->flags & TOPO_ALG_COMMUTATIVE));
     ck_assert(algo(TOPO_PRIM_REDUCE_SCATTER, "ring")->flags & TOPO_ALG_COMMUTATIVE);
     for (int p = 1; p <= 40; p++) {
         topo_sched_t *sc = gen_all(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0);
@@ -135,8 +134,7 @@ START_TEST(test_order)
         free_all(sc, p);
     }
     topo_sched_t *sc = gen_all(TOPO_PRIM_REDUCE_SCATTER, "ring", 5, 0);
-    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_REDUCE_SCATTER, 0, 0, msg, sizeof(msg)),
-                     TOPO_OK);
+    ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_REDUCE_SCATTER, 0, 0, msg, sizeof(msg)), TOPO_OK);
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_REDUCE_SCATTER, 0, 1, msg, sizeof(msg)),
                      TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "rank order"));
@@ -164,8 +162,7 @@ START_TEST(test_step_counts)
             ck_assert_int_eq(depth(TOPO_PRIM_REDUCE, "pipelined_chain", p, root),
                              p > 1 ? far + 8 - 1 : 0);
             /* scatter + allgather: ceil(log2 p) + p - 1 */
-            ck_assert_int_eq(depth(TOPO_PRIM_BCAST, "scatter_allgather", p, root),
-                             L + p - 1);
+            ck_assert_int_eq(depth(TOPO_PRIM_BCAST, "scatter_allgather", p, root), L + p - 1);
             /* halving + gather, + 1 folding step */
             ck_assert_int_eq(depth(TOPO_PRIM_REDUCE, "rabenseifner", p, root), 2 * K + fold);
         }
@@ -174,8 +171,7 @@ START_TEST(test_step_counts)
         ck_assert_int_eq(depth(TOPO_PRIM_REDUCE_SCATTER, "ring", p, 0), p - 1);
         /* recursive doubling / halving: log2 p (B.4), + 2 folding steps */
         ck_assert_int_eq(depth(TOPO_PRIM_ALLGATHER, "recursive_doubling", p, 0), K + 2 * fold);
-        ck_assert_int_eq(depth(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0),
-                         K + 2 * fold);
+        ck_assert_int_eq(depth(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0), K + 2 * fold);
         /* Bruck: ceil(log2 p) for any p (B.5; 8.1 item 1); one rank still
          * copies its own block */
         ck_assert_int_eq(depth(TOPO_PRIM_ALLGATHER, "bruck", p, 0), L);
@@ -242,8 +238,8 @@ static void run_step(const topo_sched_t *sc, int p, int step, int *state)
                 nr = y->nranges;
             }
             for (int j = 0; j < x->nblk; j++) {
-                int v = (x->kind == TOPO_XFER_COPY ? state : old)[from->rank * nb +
-                                                                  nth(from, r0, nr, j)];
+                int v = (x->kind == TOPO_XFER_COPY ? state
+                                                   : old)[from->rank * nb + nth(from, r0, nr, j)];
                 state[r * nb + nth(&sc[r], x->range0, x->nranges, j)] = v;
             }
         }
@@ -270,8 +266,8 @@ static void expect_slots(const int *state, int nb, int p, int i, int rounds, con
     for (int j = 0; j < p; j++) {
         int src = want[3 * j] - '0', dst = want[3 * j + 1] - '0';
         int got = state[i * nb + slot_block(p, i, j, rounds)];
-        ck_assert_msg(got == src * 100 + dst, "rank %d slot %d after %d rounds: v%d%d, want %s",
-                      i, j, rounds, got / 100, got % 100, want);
+        ck_assert_msg(got == src * 100 + dst, "rank %d slot %d after %d rounds: v%d%d, want %s", i,
+                      j, rounds, got / 100, got % 100, want);
     }
 }
 
@@ -589,8 +585,7 @@ START_TEST(test_mutation_allgather)
     topo_xfer_t *rcv = find_xfer(&sc[0], last, TOPO_XFER_RECV_COPY);
     ck_assert_ptr_nonnull(rcv);
     rcv->peer = (rcv->peer + 1) % p; /* receive from the wrong rank */
-    ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)),
-                     TOPO_EINVAL);
+    ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     free_all(sc, p);
     /* recursive doubling without its fold-out step: the ranks that sat
      * out miss everything but their own block */
@@ -598,8 +593,7 @@ START_TEST(test_mutation_allgather)
     for (int r = 0; r < p; r++) {
         sc[r].lanes[0].nsteps--;
     }
-    ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)),
-                     TOPO_EINVAL);
+    ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "without the data"));
     free_all(sc, p);
 }
