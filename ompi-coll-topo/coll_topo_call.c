@@ -188,7 +188,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->reason[0] = '\0';
 
     /* The payload: user elements, then bytes as the cost model counts them
-     * (the whole work buffer: alltoall's has a send and a receive region). */
+     * (the vector; all ranks' units; alltoall: one rank's send buffer). */
     if (NULL != call->counts) {
         total = 0;
         for (int r = 0; r < size; r++) {
@@ -206,7 +206,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
             goto fallback;
         }
     }
-    const size_t bytes = total * dsize * (TOPO_PRIM_ALLTOALL == call->prim ? 2 : 1);
+    const size_t bytes = total * dsize;
 
     const topo_gen_args_t args = {
         .prim = call->prim,
