@@ -326,6 +326,10 @@ static int topo_open(void)
     if ('\0' != TOPO_HELP_DIR[0]) {
         (void)opal_show_help_add_dir(TOPO_HELP_DIR);
     }
+#ifdef TOPO_SRC_HELP_DIR
+    /* before "make install" (make check), the source copy */
+    (void)opal_show_help_add_dir(TOPO_SRC_HELP_DIR);
+#endif
     mca_coll_topo_component.disqualified = false;
     check_runtime_version();
     if (mca_coll_topo_component.disqualified) {

@@ -21,7 +21,10 @@ passed=0
 failed=0
 skipped=0
 
-step() { printf '\n==== %s\n' "$*"; }
+stage_start=$SECONDS
+step() {
+    printf '\n==== %s (after %d s)\n' "$*" $((SECONDS - stage_start))
+}
 
 # Open MPI's shared-memory segments of jobs that died (a killed test leaves
 # them behind and they fill /dev/shm): remove ours that no process maps.
@@ -192,7 +195,7 @@ else
 fi
 clean_shm
 
-step "summary"
+step "summary: $((SECONDS - stage_start)) s in all"
 [ "$skipped" -eq 0 ] || echo "$skipped skipped"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

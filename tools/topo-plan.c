@@ -34,11 +34,14 @@ static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
+        "usage: %s --catalog\n"
+        "       %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
         "       [--alpha A] [--beta B] [--gamma G] [--hop H] [--root R] [--non-commutative]\n"
         "       [--no-links]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
         "\n"
+        "  --catalog          print the algorithm catalog as a Markdown table (the\n"
+        "                     README's) and exit\n"
         "  --topology T       star, fullmesh, torus:AxB..., mesh:AxB... (optionally ,ports=N),\n"
         "                     as the coll_topo_topology MCA parameter\n"
         "  --size N           communicator size (default: the grid's size; required for\n"
@@ -61,7 +64,7 @@ static void usage(FILE *f)
         "  --plot FILE        predicted time vs message size per algorithm (log-log),\n"
         "                     PNG or SVG by the extension; writes FILE's stem .gp and .dat\n"
         "                     and runs gnuplot\n",
-        prog);
+        prog, prog);
 }
 
 static void die(int code, const char *fmt, ...)
@@ -594,6 +597,28 @@ static int plot(const plan_t *pl, const char *file)
     return 0;
 }
 
+/* --- catalog ------------------------------------------------------------- */
+
+/* The README's algorithm table, straight from the catalog. */
+static void print_catalog(void)
+{
+    int n;
+    const topo_algo_t *t = topo_catalog(&n);
+    printf("| primitive | algorithm | restrictions | what it does | source |\n");
+    printf("|---|---|---|---|---|\n");
+    for (int i = 0; i < n; i++) {
+        char restr[128] = "";
+        if (t[i].flags & TOPO_ALG_COMMUTATIVE) {
+            strcat(restr, "commutative ops");
+        }
+        if (t[i].flags & TOPO_ALG_GRID) {
+            strcat(restr, restr[0] ? "; torus/mesh of the comm's size" : "torus/mesh of the comm's size");
+        }
+        printf("| %s | `%s` | %s | %s | %s |\n", topo_prim_name(t[i].prim), t[i].name,
+               restr[0] ? restr : "none", t[i].summary, t[i].source);
+    }
+}
+
 /* --- main ---------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -620,6 +645,10 @@ int main(int argc, char **argv)
         }
         if (0 == strcmp(opt, "-h") || 0 == strcmp(opt, "--help")) {
             usage(stdout);
+            return 0;
+        }
+        if (0 == strcmp(opt, "--catalog")) {
+            print_catalog();
             return 0;
         }
         if (0 == strcmp(opt, "--non-commutative")) {

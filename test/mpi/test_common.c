@@ -203,34 +203,46 @@ void tt_comms_free(tt_comm_t *c, int n)
 
 void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases, char *const *labels)
 {
-    /* Every rank of c->comm ran the same case list (it depends only on the
-     * communicator size and the command line); check that first. */
-    int *counts = malloc(sizeof(int) * c->size);
-    tt_check_mpi(MPI_Allgather(&ncases, 1, MPI_INT, counts, 1, MPI_INT, c->comm),
-                 "MPI_Allgather(case counts)");
-    for (int r = 0; r < c->size; r++) {
-        if (counts[r] != ncases) {
-            tt_fail("comm %s: rank %d ran %d cases, this rank %d", c->name, r, counts[r], ncases);
-            free(counts);
-            return;
+    /* Only MPI_Gather (which coll/topo does not serve) and point-to-point:
+     * the result of a collective under test must not check itself.  Every
+     * rank of c->comm ran the same case list (it depends only on the
+     * communicator size and the command line); rank 0 checks that first
+     * and tells the others whether the hashes can be gathered. */
+    int *counts = c->rank == 0 ? malloc(sizeof(int) * c->size) : NULL;
+    int same = 1;
+    tt_check_mpi(MPI_Gather(&ncases, 1, MPI_INT, counts, 1, MPI_INT, 0, c->comm),
+                 "MPI_Gather(case counts)");
+    if (c->rank == 0) {
+        for (int r = 0; r < c->size; r++) {
+            if (counts[r] != ncases) {
+                tt_fail("comm %s: rank %d ran %d cases, rank 0 %d", c->name, r, counts[r],
+                        ncases);
+                same = 0;
+                break;
+            }
         }
+        for (int r = 1; r < c->size; r++) {
+            tt_check_mpi(MPI_Send(&same, 1, MPI_INT, r, 0, c->comm), "MPI_Send(verdict)");
+        }
+    } else {
+        tt_check_mpi(MPI_Recv(&same, 1, MPI_INT, 0, 0, c->comm, MPI_STATUS_IGNORE),
+                     "MPI_Recv(verdict)");
     }
     free(counts);
-    if (ncases == 0)
+    if (!same || ncases == 0)
         return;
 
-    uint64_t *all = malloc(sizeof(uint64_t) * (size_t)ncases * c->size);
-    tt_check_mpi(MPI_Allgather(hashes, ncases, MPI_UINT64_T, all, ncases, MPI_UINT64_T, c->comm),
-                 "MPI_Allgather(result hashes)");
-    for (int i = 0; i < ncases; i++) {
+    uint64_t *all = c->rank == 0 ? malloc(sizeof(uint64_t) * (size_t)ncases * c->size) : NULL;
+    tt_check_mpi(MPI_Gather(hashes, ncases, MPI_UINT64_T, all, ncases, MPI_UINT64_T, 0, c->comm),
+                 "MPI_Gather(result hashes)");
+    for (int i = 0; c->rank == 0 && i < ncases; i++) {
         for (int r = 1; r < c->size; r++) {
             if (all[(size_t)r * ncases + i] != all[i]) {
-                /* Only the lowest differing rank reports, once per case. */
-                if (c->rank == 0)
-                    tt_fail("comm %s: result differs between comm ranks 0 and %d "
-                            "(hash %016llx vs %016llx): %s",
-                            c->name, r, (unsigned long long)all[i],
-                            (unsigned long long)all[(size_t)r * ncases + i], labels[i]);
+                /* Report the lowest differing rank, once per case. */
+                tt_fail("comm %s: result differs between comm ranks 0 and %d "
+                        "(hash %016llx vs %016llx): %s",
+                        c->name, r, (unsigned long long)all[i],
+                        (unsigned long long)all[(size_t)r * ncases + i], labels[i]);
                 break;
             }
         }

@@ -2,8 +2,8 @@
  * Helpers shared by the MPI test programs in test/mpi.
  *
  * The programs test collectives that coll/topo may serve, so nothing here
- * uses MPI_Allreduce: cross-rank checks go through MPI_Allgather and
- * MPI_Gather, which the component does not provide.
+ * uses them: cross-rank checks go through MPI_Gather, which the component
+ * does not provide, and point-to-point.
  */
 #ifndef TOPO_TEST_COMMON_H
 #define TOPO_TEST_COMMON_H
@@ -103,7 +103,7 @@ typedef struct {
 int tt_comms_create(tt_comm_t *out, const char *which);
 void tt_comms_free(tt_comm_t *c, int n);
 
-/* Compares per-case result hashes across the ranks of c->comm (MPI_Allgather)
+/* Compares per-case result hashes across the ranks of c->comm (MPI_Gather)
  * and records a failure for every case where some rank differs from the
  * communicator's rank 0.  `labels[i]` describes case i. */
 void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases, char *const *labels);
