@@ -27,6 +27,7 @@
 
 #include "catalog.h"
 #include "cost.h"
+#include "rules.h"
 #include "schedule.h"
 #include "topology.h"
 
@@ -67,8 +68,12 @@ typedef struct mca_coll_topo_component_t {
     int verbose;
     char *topology;                   /* coll_topo_topology */
     char *algorithm[TOPO_PRIM_COUNT]; /* coll_topo_<prim>_algorithm */
+    char *rules[TOPO_PRIM_COUNT];     /* coll_topo_<prim>_rules ("" = none) */
     size_t segment_size;              /* 0 = never split a transfer */
     double alpha, beta, gamma;        /* cost model of `auto` */
+    double hop;                       /* seconds per extra link hop */
+    char *coords_file;                /* coll_topo_coords_file ("" = none) */
+    char *coords_host;                /* coll_topo_coords_host ("" = nodename) */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */
@@ -82,6 +87,26 @@ OMPI_DECLSPEC extern mca_coll_topo_component_t mca_coll_topo_component;
 /* Show the help messages about bad MCA values found at open (once per
  * process, first process of the job only). */
 void mca_coll_topo_report_params(void);
+
+/* The size-range rules of `prim` (coll_topo_<prim>_rules), parsed at the
+ * first use; NULL when there are none or the value is malformed (then the
+ * bad-rules message is shown once, by the job's first process). */
+const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim);
+
+/* A 64-bit hash of every parameter value the decisions depend on (the
+ * effective algorithms, the rules, the cost model, segment_size, the
+ * topology and coordinates file parameters): the same on every rank of a
+ * job that was given the same values. */
+uint64_t mca_coll_topo_params_hash(void);
+/* Continue an FNV-1a hash over n bytes. */
+uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n);
+#define COLL_TOPO_HASH_INIT 0xcbf29ce484222325ULL
+
+/* Is this the first process of the job (or no job at all)? */
+bool mca_coll_topo_first_process(void);
+/* A help message of help-coll-topo.txt, printed on this process's stderr
+ * (not forwarded through mpirun): for messages one process reports. */
+void mca_coll_topo_show_help(const char *topic, ...);
 
 /* The primitives this component serves, with their MCA parameter name. */
 typedef struct {
@@ -145,7 +170,10 @@ typedef struct mca_coll_topo_module_t {
     bool topo_ready;
     topo_topology_t topo;
     char topo_name[64];    /* canonical spelling */
-    char topo_source[128]; /* where it came from */
+    char topo_source[512]; /* where it came from */
+    /* The ranks' decision inputs differ (coll_topo_* values): every
+     * primitive goes to the previous module on this communicator. */
+    bool disagree;
 
     /* Caches */
     mca_coll_topo_sched_entry_t *scheds;
@@ -205,6 +233,16 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            const topo_algo_t *algo, const topo_gen_args_t *args);
 /* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error. */
 int mca_coll_topo_grow(void **buf, size_t *cap, size_t need);
+
+/* coll_topo_coords.c: the coordinates file (coll_topo_coords_file), read
+ * once per process.  Returns true when this process's host has a line:
+ * *shape is the file's grid, *position this host's row-major index in it.
+ * Otherwise false, *shape is star if the file itself is unusable, and the
+ * bad-coords-file message has been shown (once per process; errors of the
+ * file itself by the job's first process only).  `shape_str` gets the
+ * shape's canonical spelling ("" when the file is unusable). */
+bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_str,
+                          size_t shape_len, int *position);
 
 /* coll_topo_decide.c */
 /* The cheapest algorithm of args->prim that fits, or NULL if none does.

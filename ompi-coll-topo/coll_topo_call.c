@@ -71,7 +71,34 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
     return true;
 }
 
-/* The algorithm: forced, or the cheapest that fits.  NULL with the reason. */
+/* A rule's bound as the rules are written: 4k, 8m, 1g, inf or bytes. */
+static void size_text(size_t v, char *buf, size_t len)
+{
+    static const struct {
+        unsigned shift;
+        char suffix;
+    } units[] = {{30, 'g'}, {20, 'm'}, {10, 'k'}};
+    if (SIZE_MAX == v) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        const size_t u = (size_t)1 << units[i].shift;
+        if (0 != v && 0 == v % u) {
+            snprintf(buf, len, "%zu%c", v / u, units[i].suffix);
+            return;
+        }
+    }
+    snprintf(buf, len, "%zu", v);
+}
+
+/*
+ * The algorithm, in this order of precedence: forced by
+ * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
+ * covering the payload; the cheapest that fits (auto).  A forced or ruled
+ * algorithm that does not fit the call gives NULL (the previous module),
+ * never another algorithm.  NULL with the reason.
+ */
 static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  mca_coll_topo_call_t *call, const topo_gen_args_t *args,
                                  size_t bytes, char *why, size_t len)
@@ -89,6 +116,29 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
             return NULL;
         }
         snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
+        return algo;
+    }
+    const topo_rules_t *rules = mca_coll_topo_rules(prim);
+    const topo_rule_t *rule = NULL;
+    for (int i = 0; NULL != rules && i < rules->n; i++) {
+        if (rules->rule[i].lo <= bytes && (bytes < rules->rule[i].hi || SIZE_MAX == rules->rule[i].hi)) {
+            rule = &rules->rule[i];
+            break;
+        }
+    }
+    if (NULL != rule) {
+        char lo[32], hi[32];
+        size_text(rule->lo, lo, sizeof(lo));
+        size_text(rule->hi, hi, sizeof(hi));
+        algo = rule->algo;
+        if (!topo_algo_fits(algo, args, commutative, why, len)) {
+            snprintf(call->reason, sizeof(call->reason),
+                     "rule %s-%s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
+                     "fit: %s",
+                     lo, hi, topo_prim_name(prim), algo->name, bytes, why);
+            return NULL;
+        }
+        snprintf(why, len, "rule %s-%s of coll_topo_%s_rules", lo, hi, topo_prim_name(prim));
         return algo;
     }
     algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, &predicted);
@@ -186,6 +236,12 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->n = 0;
     call->units = NULL;
     call->reason[0] = '\0';
+    if (m->disagree) {
+        snprintf(call->reason, sizeof(call->reason),
+                 "the ranks were given different coll_topo_* values: every primitive of this "
+                 "communicator falls back");
+        goto fallback;
+    }
 
     /* The payload: user elements, then bytes as the cost model counts them
      * (the vector; all ranks' units; alltoall: one rank's send buffer). */

@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "mpi.h"
@@ -167,6 +168,27 @@ static int topo_register(void)
             &mca_coll_topo_component.algorithm[prim]);
         free(help);
         free(names);
+
+        /* coll_topo_<prim>_rules */
+        char param[64];
+        snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
+        if (0 > asprintf(&help,
+                         "Size-range rules of %s: LO-HI:ALGORITHM,... (e.g. "
+                         "0-4k:A,4k-inf:B): a call whose payload in bytes lies in [LO, HI) uses "
+                         "ALGORITHM (sizes are integers with an optional binary suffix k, m "
+                         "or g; HI may be inf; ranges increasing, not overlapping).  Sizes no "
+                         "rule covers use auto; a forced coll_topo_%s_algorithm (not auto) "
+                         "takes precedence; a rule's algorithm that does not fit a call hands "
+                         "the call to the previous module.  Empty (default) = no rules; a "
+                         "malformed value is reported and ignored",
+                         topo_prim_name(prim), topo_prim_name(prim))) {
+            help = NULL;
+        }
+        mca_coll_topo_component.rules[prim] = "";
+        (void)mca_base_component_var_register(
+            c, param, NULL != help ? help : "Size-range rules", MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+            0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &mca_coll_topo_component.rules[prim]);
+        free(help);
     }
 
     mca_coll_topo_component.segment_size = 1048576;
@@ -199,6 +221,33 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.gamma);
 
+    mca_coll_topo_component.hop = 0.0;
+    (void)mca_base_component_var_register(
+        c, "hop",
+        "Cost model of the automatic decision: seconds per link a message crosses beyond "
+        "the first, on torus and mesh topologies (default 0)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.hop);
+
+    mca_coll_topo_component.coords_file = "";
+    (void)mca_base_component_var_register(
+        c, "coords_file",
+        "A file of network coordinates, used when coll_topo_topology is auto and the "
+        "communicator is not Cartesian: first line the machine's shape (e.g. torus:4x4x2), "
+        "then one line per host: 'hostname x y z ...' ('#' starts a comment).  A "
+        "communicator whose ranks occupy every position once, in rank order (row-major), "
+        "gets that grid; any other placement is priced as star.  Empty (default) = none",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.coords_file);
+
+    mca_coll_topo_component.coords_host = "";
+    (void)mca_base_component_var_register(
+        c, "coords_host",
+        "The host name this process looks up in coll_topo_coords_file (default empty: the "
+        "node's name).  For tests that place ranks on a grid within one machine",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.coords_host);
+
     return OMPI_SUCCESS;
 }
 
@@ -207,7 +256,7 @@ static int topo_register(void)
  * only the first process of the job shows them.  Outside a job (ompi_info)
  * the name is invalid and the message is shown.
  */
-static bool first_process(void)
+bool mca_coll_topo_first_process(void)
 {
     const opal_vpid_t vpid = OPAL_PROC_MY_NAME.vpid;
     return 0 == vpid || OPAL_VPID_INVALID == vpid;
@@ -244,7 +293,7 @@ static void check_runtime_version(void)
         return; /* cannot tell; the build system always sets it */
     }
     if (0 != major_minor(lib, &rmaj, &rmin) || rmaj != bmaj || rmin != bmin) {
-        if (first_process()) {
+        if (mca_coll_topo_first_process()) {
             opal_show_help(COLL_TOPO_HELP_FILE, "version-mismatch", true, TOPO_BUILD_OMPI_VERSION,
                            '\0' != lib[0] ? lib : "(unknown)");
         }
@@ -287,6 +336,26 @@ static void parse_algorithms(void)
 }
 
 /*
+ * Prints a help message of ours on this process's stderr.  Formatting it
+ * here and writing it ourselves avoids forwarding it through mpirun, which
+ * on Open MPI 4.1.4 loses some messages ("ORTE_ERROR_LOG: Data unpack would
+ * read past end of buffer in file orte/util/show_help.c").  The messages it
+ * prints are reported by one process only, so nothing needs aggregating.
+ */
+void mca_coll_topo_show_help(const char *topic, ...)
+{
+    va_list ap;
+    va_start(ap, topic);
+    char *msg = opal_show_help_vstring(COLL_TOPO_HELP_FILE, topic, true, ap);
+    va_end(ap);
+    if (NULL != msg) {
+        fputs(msg, stderr);
+        fflush(stderr);
+        free(msg);
+    }
+}
+
+/*
  * Bad parameter values are reported at the first collective call, not at
  * open: help messages sent during MPI_Init were often lost by mpirun
  * ("ORTE_ERROR_LOG: Data unpack would read past end of buffer in file
@@ -302,23 +371,87 @@ void mca_coll_topo_report_params(void)
         return;
     }
     done = true;
-    if (!first_process()) {
+    if (!mca_coll_topo_first_process()) {
         return;
     }
     if (!c->topo_valid) {
-        opal_show_help(COLL_TOPO_HELP_FILE, "bad-topology", true,
+        mca_coll_topo_show_help("bad-topology",
                        NULL != c->topology ? c->topology : "", topo_err);
     }
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
         if (algo_unknown[prim]) {
             char *names = valid_names(prim);
-            opal_show_help(COLL_TOPO_HELP_FILE, "unknown-algorithm", true,
+            mca_coll_topo_show_help("unknown-algorithm",
                            mca_coll_topo_served[i].param, c->algorithm[prim],
                            NULL != names ? names : "?");
             free(names);
         }
     }
+}
+
+/* Rules: parsed at the first use of each primitive. */
+static topo_rules_t rules_parsed[TOPO_PRIM_COUNT];
+static signed char rules_state[TOPO_PRIM_COUNT]; /* 0 unparsed, 1 ok, -1 none/bad */
+
+const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim)
+{
+    if ((int)prim < 0 || prim >= TOPO_PRIM_COUNT) {
+        return NULL;
+    }
+    if (0 == rules_state[prim]) {
+        const char *value = mca_coll_topo_component.rules[prim];
+        char err[256] = "";
+        rules_state[prim] = -1;
+        if (NULL != value && '\0' != value[0]) {
+            if (TOPO_OK == topo_rules_parse(value, prim, &rules_parsed[prim], err, sizeof(err))) {
+                rules_state[prim] = rules_parsed[prim].n > 0 ? 1 : -1;
+            } else if (mca_coll_topo_first_process()) {
+                char param[64];
+                snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
+                opal_show_help(COLL_TOPO_HELP_FILE, "bad-rules", true, param, value, err);
+            }
+        }
+    }
+    return 1 == rules_state[prim] ? &rules_parsed[prim] : NULL;
+}
+
+uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    if (NULL == s) {
+        s = "";
+    }
+    return mca_coll_topo_hash(h, s, strlen(s) + 1); /* the NUL separates */
+}
+
+uint64_t mca_coll_topo_params_hash(void)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    uint64_t h = COLL_TOPO_HASH_INIT;
+    h = hash_str(h, c->topo_valid ? c->topology : "(malformed)");
+    h = hash_str(h, c->coords_file);
+    for (int i = 0; i < mca_coll_topo_nserved; i++) {
+        topo_prim_t prim = mca_coll_topo_served[i].prim;
+        h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");
+        h = hash_str(h, c->rules[prim]);
+    }
+    const double d[4] = {c->alpha, c->beta, c->gamma, c->hop};
+    for (int i = 0; i < 4; i++) {
+        uint64_t bits;
+        memcpy(&bits, &d[i], sizeof(bits));
+        h = mca_coll_topo_hash(h, &bits, sizeof(bits));
+    }
+    const uint64_t seg = (uint64_t)c->segment_size;
+    return mca_coll_topo_hash(h, &seg, sizeof(seg));
 }
 
 static int topo_open(void)
@@ -337,6 +470,7 @@ static int topo_open(void)
     }
     parse_topology();
     parse_algorithms();
+    memset(rules_state, 0, sizeof(rules_state));
     return OMPI_SUCCESS;
 }
 

@@ -2,7 +2,8 @@
  * The automatic decision: an argmin over priced candidates.
  *
  * A candidate is every catalog algorithm of the primitive that fits the call
- * (topo_algo_fits).  Its price comes from the core cost model in affine form,
+ * (topo_algo_fits).  Its price comes from the core cost model in affine form
+ * (coll_topo_alpha/beta/gamma, and coll_topo_hop per extra link hop),
  * t(M) = lat + per_byte * M for a payload of M bytes, computed once per
  * (communicator, algorithm, root) and cached in the module, so a call costs
  * O(#algorithms).  Every rank has the same inputs (communicator size,
@@ -35,12 +36,13 @@ static const mca_coll_topo_cost_entry_t *cost_of(mca_coll_topo_module_t *m, cons
     }
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
+    const topo_cost_net_t net = {.hop = c->hop, .no_links = 0};
     mca_coll_topo_cost_entry_t *e = &m->costs[m->ncosts++];
     e->algo = algo;
     e->root = args->root;
     e->lat = 0.0;
     e->per_byte = 0.0;
-    e->rc = topo_cost_affine(algo, args, &params, &e->lat, &e->per_byte);
+    e->rc = topo_cost_affine_net(algo, args, &params, &net, &e->lat, &e->per_byte);
     return e;
 }
 

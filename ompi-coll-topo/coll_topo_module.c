@@ -223,7 +223,7 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
         int n = topo_topology_size(&m->topo);
         if (0 != n && n != size) {
             if (0 == ompi_comm_rank(comm)) {
-                opal_show_help(COLL_TOPO_HELP_FILE, "topology-size-mismatch", true, value, n,
+                mca_coll_topo_show_help("topology-size-mismatch", value, n,
                                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size);
             }
             memset(&m->topo, 0, sizeof(m->topo));
