@@ -1,0 +1,251 @@
+/*
+ * The coordinates file (coll_topo_coords_file): where each host sits in the
+ * machine's network.
+ *
+ *     # comments and blank lines are ignored
+ *     torus:4x4x2
+ *     node001 0 0 0
+ *     node002 0 0 1
+ *     ...
+ *
+ * The first line is the machine's shape (a torus or mesh in the syntax of
+ * coll_topo_topology), then one line per host: its name and one coordinate
+ * per dimension.  A process looks up its own host (coll_topo_coords_host, or
+ * the node's name) once; the module then compares the positions of a
+ * communicator's ranks (coll_topo_module.c).
+ */
+#include "ompi_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "coll_topo.h"
+
+#define COORDS_LINE_MAX 4096
+
+typedef struct {
+    bool done;
+    bool ok;
+    topo_topology_t shape;
+    char shape_str[64];
+    int position;
+} coords_cache_t;
+
+static coords_cache_t cache;
+
+/* This process's host name as the file spells it. */
+static void my_host(char *buf, size_t len)
+{
+    const char *h = mca_coll_topo_component.coords_host;
+    if (NULL != h && '\0' != h[0]) {
+        snprintf(buf, len, "%s", h);
+        return;
+    }
+    if (NULL != opal_process_info.nodename && '\0' != opal_process_info.nodename[0]) {
+        snprintf(buf, len, "%s", opal_process_info.nodename);
+        return;
+    }
+    if (0 != gethostname(buf, len)) {
+        snprintf(buf, len, "localhost");
+    }
+    buf[len - 1] = '\0';
+}
+
+/* Report a problem: `line` 0 = the whole file; `own` = a problem of this
+ * host only (reported by this process), else of the file (reported by the
+ * job's first process; every process finds the same). */
+static void complain(const char *file, int line, bool own, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void complain(const char *file, int line, bool own, const char *fmt, ...)
+{
+    if (!own && !mca_coll_topo_first_process()) {
+        return;
+    }
+    char where[32], what[512];
+    if (line > 0) {
+        snprintf(where, sizeof(where), "%d", line);
+    } else {
+        snprintf(where, sizeof(where), "(none)");
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    opal_show_help(COLL_TOPO_HELP_FILE, "bad-coords-file", true, file, where, what);
+}
+
+/* Split off the next blank-separated token of *p; NULL at the end. */
+static char *token(char **p)
+{
+    char *s = *p;
+    while (isspace((unsigned char)*s)) {
+        s++;
+    }
+    if ('\0' == *s) {
+        *p = s;
+        return NULL;
+    }
+    char *t = s;
+    while ('\0' != *s && !isspace((unsigned char)*s)) {
+        s++;
+    }
+    if ('\0' != *s) {
+        *s++ = '\0';
+    }
+    *p = s;
+    return t;
+}
+
+/* Read the file; returns true with cache.shape and cache.position set. */
+static bool load(const char *file)
+{
+    char host[256], line[COORDS_LINE_MAX];
+    my_host(host, sizeof(host));
+
+    FILE *f = fopen(file, "r");
+    if (NULL == f) {
+        complain(file, 0, false, "cannot open it: %s", strerror(errno));
+        return false;
+    }
+    bool have_shape = false, found = false, ok = true;
+    int lineno = 0, found_line = 0;
+    unsigned char *taken = NULL; /* a bit per grid position */
+    while (ok && NULL != fgets(line, sizeof(line), f)) {
+        lineno++;
+        size_t n = strlen(line);
+        if (n == sizeof(line) - 1 && '\n' != line[n - 1] && !feof(f)) {
+            complain(file, lineno, false, "the line is longer than %d characters", COORDS_LINE_MAX - 1);
+            ok = false;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (NULL != hash) {
+            *hash = '\0';
+        }
+        char *p = line, *first = token(&p);
+        if (NULL == first) {
+            continue; /* blank or comment */
+        }
+        if (!have_shape) {
+            char err[256] = "";
+            if (NULL != token(&p)) {
+                complain(file, lineno, false,
+                         "the first line must be the machine's shape alone (e.g. torus:4x4x2), "
+                         "not '%s ...'",
+                         first);
+                ok = false;
+            } else if (TOPO_OK != topo_topology_parse(first, &cache.shape, err, sizeof(err))) {
+                complain(file, lineno, false, "the shape is not valid: %s", err);
+                ok = false;
+            } else if (0 == topo_topology_size(&cache.shape)) {
+                complain(file, lineno, false,
+                         "the shape '%s' is not a grid (expected torus:AxB... or mesh:AxB...)",
+                         first);
+                ok = false;
+            } else {
+                have_shape = true;
+                taken = calloc((size_t)topo_topology_size(&cache.shape) / 8 + 1, 1);
+                ok = NULL != taken;
+            }
+            continue;
+        }
+        int c[TOPO_MAX_DIMS];
+        int nc = 0;
+        char *t;
+        while (ok && NULL != (t = token(&p))) {
+            char *end;
+            errno = 0;
+            long v = strtol(t, &end, 10);
+            if (nc == cache.shape.ndims) {
+                complain(file, lineno, false, "host '%s' has more coordinates than the shape's %d dimensions", first,
+                         cache.shape.ndims);
+                ok = false;
+            } else if (errno || '\0' != *end || v < 0 || v >= cache.shape.dims[nc]) {
+                complain(file, lineno, false,
+                         "host '%s': coordinate '%s' is not an integer within the shape", first,
+                         t);
+                ok = false;
+            } else {
+                c[nc++] = (int)v;
+            }
+        }
+        if (!ok) {
+            break;
+        }
+        if (nc != cache.shape.ndims) {
+            complain(file, lineno, false, "host '%s' has fewer coordinates than the shape's %d dimensions", first,
+                     cache.shape.ndims);
+            ok = false;
+            break;
+        }
+        const int pos = topo_topology_rank(&cache.shape, c);
+        if (taken[pos / 8] & (1u << (pos % 8))) {
+            complain(file, lineno, false, "host '%s' is at a position an earlier line already gave to another host", first);
+            ok = false;
+            break;
+        }
+        taken[pos / 8] |= (unsigned char)(1u << (pos % 8));
+        if (0 == strcmp(first, host)) {
+            if (found) {
+                complain(file, lineno, false, "host '%s' is listed twice (first on line %d)",
+                         first, found_line);
+                ok = false;
+                break;
+            }
+            found = true;
+            found_line = lineno;
+            cache.position = pos;
+        }
+    }
+    if (ok && ferror(f)) {
+        complain(file, lineno, false, "reading it failed");
+        ok = false;
+    }
+    fclose(f);
+    free(taken);
+    if (ok && !have_shape) {
+        complain(file, 0, false, "it has no shape line (e.g. torus:4x4x2)");
+        ok = false;
+    }
+    if (ok && !found) {
+        complain(file, 0, true, "this process's host '%s' has no line", host);
+        ok = false;
+    }
+    if (have_shape) {
+        /* a host without a line keeps the shape: the ranks still agree on it */
+        topo_topology_format(&cache.shape, cache.shape_str, sizeof(cache.shape_str));
+    } else {
+        memset(&cache.shape, 0, sizeof(cache.shape));
+        cache.shape.kind = TOPO_NET_STAR;
+        cache.shape_str[0] = '\0';
+    }
+    return ok;
+}
+
+bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_str,
+                          size_t shape_len, int *position)
+{
+    if (!cache.done) {
+        cache.done = true;
+        cache.position = -1;
+        memset(&cache.shape, 0, sizeof(cache.shape));
+        cache.shape.kind = TOPO_NET_STAR;
+        cache.shape_str[0] = '\0';
+        cache.ok = load(file);
+        if (!cache.ok) {
+            cache.position = -1;
+        }
+    }
+    *shape = cache.shape;
+    snprintf(shape_str, shape_len, "%s", cache.shape_str);
+    *position = cache.position;
+    return cache.ok;
+}
