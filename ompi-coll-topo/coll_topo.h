@@ -174,6 +174,7 @@ typedef struct mca_coll_topo_module_t {
     /* The ranks' decision inputs differ (coll_topo_* values): every
      * primitive goes to the previous module on this communicator. */
     bool disagree;
+    bool preparing; /* inside comm_prepare: nested calls fall back quietly */
 
     /* Caches */
     mca_coll_topo_sched_entry_t *scheds;

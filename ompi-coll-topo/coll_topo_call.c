@@ -121,7 +121,8 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     const topo_rules_t *rules = mca_coll_topo_rules(prim);
     const topo_rule_t *rule = NULL;
     for (int i = 0; NULL != rules && i < rules->n; i++) {
-        if (rules->rule[i].lo <= bytes && (bytes < rules->rule[i].hi || SIZE_MAX == rules->rule[i].hi)) {
+        if (rules->rule[i].lo <= bytes &&
+            (bytes < rules->rule[i].hi || SIZE_MAX == rules->rule[i].hi)) {
             rule = &rules->rule[i];
             break;
         }
@@ -236,10 +237,13 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->n = 0;
     call->units = NULL;
     call->reason[0] = '\0';
+    if (m->preparing) {
+        return COLL_TOPO_FALLBACK; /* a previous module's collective calling ours */
+    }
     if (m->disagree) {
         snprintf(call->reason, sizeof(call->reason),
-                 "the ranks were given different coll_topo_* values: every primitive of this "
-                 "communicator falls back");
+                 "the ranks reached different coll/topo inputs (parameter values or "
+                 "topology): every primitive of this communicator falls back");
         goto fallback;
     }
 

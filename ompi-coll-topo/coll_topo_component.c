@@ -409,7 +409,7 @@ const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim)
             } else if (mca_coll_topo_first_process()) {
                 char param[64];
                 snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
-                opal_show_help(COLL_TOPO_HELP_FILE, "bad-rules", true, param, value, err);
+                mca_coll_topo_show_help("bad-rules", param, value, err);
             }
         }
     }

@@ -66,7 +66,12 @@ static void complain(const char *file, int line, bool own, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void complain(const char *file, int line, bool own, const char *fmt, ...)
 {
-    if (!own && !mca_coll_topo_first_process()) {
+    /* a problem of the file: its first process; of a host: the host's
+     * first process (every process when coll_topo_coords_host names each
+     * process's host) */
+    const char *h = mca_coll_topo_component.coords_host;
+    const bool own_host = NULL != h && '\0' != h[0];
+    if (own ? !own_host && 0 != opal_process_info.my_local_rank : !mca_coll_topo_first_process()) {
         return;
     }
     char where[32], what[512];
@@ -79,7 +84,7 @@ static void complain(const char *file, int line, bool own, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    opal_show_help(COLL_TOPO_HELP_FILE, "bad-coords-file", true, file, where, what);
+    mca_coll_topo_show_help("bad-coords-file", file, where, what);
 }
 
 /* Split off the next blank-separated token of *p; NULL at the end. */
@@ -122,7 +127,8 @@ static bool load(const char *file)
         lineno++;
         size_t n = strlen(line);
         if (n == sizeof(line) - 1 && '\n' != line[n - 1] && !feof(f)) {
-            complain(file, lineno, false, "the line is longer than %d characters", COORDS_LINE_MAX - 1);
+            complain(file, lineno, false, "the line is longer than %d characters",
+                     COORDS_LINE_MAX - 1);
             ok = false;
             break;
         }
@@ -165,13 +171,13 @@ static bool load(const char *file)
             errno = 0;
             long v = strtol(t, &end, 10);
             if (nc == cache.shape.ndims) {
-                complain(file, lineno, false, "host '%s' has more coordinates than the shape's %d dimensions", first,
+                complain(file, lineno, false,
+                         "host '%s' has more coordinates than the shape's %d dimensions", first,
                          cache.shape.ndims);
                 ok = false;
             } else if (errno || '\0' != *end || v < 0 || v >= cache.shape.dims[nc]) {
                 complain(file, lineno, false,
-                         "host '%s': coordinate '%s' is not an integer within the shape", first,
-                         t);
+                         "host '%s': coordinate '%s' is not an integer within the shape", first, t);
                 ok = false;
             } else {
                 c[nc++] = (int)v;
@@ -181,22 +187,25 @@ static bool load(const char *file)
             break;
         }
         if (nc != cache.shape.ndims) {
-            complain(file, lineno, false, "host '%s' has fewer coordinates than the shape's %d dimensions", first,
+            complain(file, lineno, false,
+                     "host '%s' has fewer coordinates than the shape's %d dimensions", first,
                      cache.shape.ndims);
             ok = false;
             break;
         }
         const int pos = topo_topology_rank(&cache.shape, c);
         if (taken[pos / 8] & (1u << (pos % 8))) {
-            complain(file, lineno, false, "host '%s' is at a position an earlier line already gave to another host", first);
+            complain(file, lineno, false,
+                     "host '%s' is at a position an earlier line already gave to another host",
+                     first);
             ok = false;
             break;
         }
         taken[pos / 8] |= (unsigned char)(1u << (pos % 8));
         if (0 == strcmp(first, host)) {
             if (found) {
-                complain(file, lineno, false, "host '%s' is listed twice (first on line %d)",
-                         first, found_line);
+                complain(file, lineno, false, "host '%s' is listed twice (first on line %d)", first,
+                         found_line);
                 ok = false;
                 break;
             }

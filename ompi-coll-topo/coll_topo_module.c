@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mpi.h"
+#include "ompi/mca/topo/topo.h"
 #include "opal/util/show_help.h"
 
 #include "coll_topo.h"
@@ -200,47 +201,227 @@ bool mca_coll_topo_should_say(struct ompi_communicator_t *comm, int level)
     return mca_coll_topo_component.verbose >= level && 0 == ompi_comm_rank(comm);
 }
 
-void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm)
+static void set_star(topo_topology_t *t)
 {
-    if (OPAL_LIKELY(m->topo_ready)) {
+    memset(t, 0, sizeof(*t));
+    t->kind = TOPO_NET_STAR;
+}
+
+/* Where a communicator's topology comes from, first match wins. */
+typedef enum {
+    SRC_PARAM,  /* coll_topo_topology, set (not auto) */
+    SRC_CART,   /* a Cartesian communicator */
+    SRC_COORDS, /* coll_topo_coords_file */
+    SRC_STAR    /* nothing known */
+} topo_source_t;
+
+/* From the communicator's Cartesian information (attached after coll
+ * selection, so read at the first collective call).  A grid with some
+ * periodic dimensions and some not is routed and priced with each
+ * dimension's own period; its name (torus/mesh) follows the majority, ties
+ * torus, since the topology syntax has no spelling for it. */
+static void from_cart(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm)
+{
+    const mca_topo_base_comm_cart_2_2_0_t *cart = comm->c_topo->mtc.cart;
+    const int size = ompi_comm_size(comm);
+    const int nd = cart->ndims;
+    int prod = 1, nper = 0;
+
+    if (nd < 1 || nd > TOPO_MAX_DIMS) {
+        set_star(&m->topo);
+        snprintf(m->topo_source, sizeof(m->topo_source),
+                 "cartesian communicator with %d dimensions (1 to %d can be used): star", nd,
+                 TOPO_MAX_DIMS);
         return;
     }
+    memset(&m->topo, 0, sizeof(m->topo));
+    m->topo.ndims = nd;
+    for (int i = 0; i < nd; i++) {
+        m->topo.dims[i] = cart->dims[i];
+        m->topo.periodic[i] = 0 != cart->periods[i];
+        nper += m->topo.periodic[i];
+        prod *= cart->dims[i] > 0 ? cart->dims[i] : 0;
+    }
+    if (prod != size) {
+        set_star(&m->topo);
+        snprintf(m->topo_source, sizeof(m->topo_source),
+                 "cartesian communicator whose grid does not have %d positions: star", size);
+        return;
+    }
+    m->topo.kind = 2 * nper >= nd ? TOPO_NET_TORUS : TOPO_NET_MESH;
+    if (0 == nper || nd == nper) {
+        snprintf(m->topo_source, sizeof(m->topo_source), "cartesian communicator");
+        return;
+    }
+    char per[2 * TOPO_MAX_DIMS + 1];
+    for (int i = 0; i < nd; i++) {
+        per[2 * i] = m->topo.periodic[i] ? '1' : '0';
+        per[2 * i + 1] = ',';
+    }
+    per[2 * nd - 1] = '\0';
+    snprintf(m->topo_source, sizeof(m->topo_source),
+             "cartesian communicator; its periods %s are mixed: named %s by majority, "
+             "priced with each dimension's own period",
+             per, TOPO_NET_TORUS == m->topo.kind ? "torus" : "mesh");
+}
+
+/* The topology from what this process knows alone; *position: this host's
+ * position in the coordinates file (SRC_COORDS), -1 if none. */
+static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                   int *position)
+{
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const int size = ompi_comm_size(comm);
-
-    mca_coll_topo_report_params();
     const char *value = NULL != c->topology ? c->topology : "auto";
 
+    *position = -1;
     m->topo = c->topo;
     if (!c->topo_valid) {
+        set_star(&m->topo);
         snprintf(m->topo_source, sizeof(m->topo_source), "coll_topo_topology is malformed: star");
-    } else if (TOPO_NET_AUTO == m->topo.kind) {
-        /* Topology discovery is not implemented yet. */
-        memset(&m->topo, 0, sizeof(m->topo));
-        m->topo.kind = TOPO_NET_STAR;
-        snprintf(m->topo_source, sizeof(m->topo_source), "auto: star");
-    } else {
+        return SRC_PARAM;
+    }
+    if (TOPO_NET_AUTO != m->topo.kind) {
         int n = topo_topology_size(&m->topo);
         if (0 != n && n != size) {
             if (0 == ompi_comm_rank(comm)) {
-                mca_coll_topo_show_help("topology-size-mismatch", value, n,
+                opal_show_help(COLL_TOPO_HELP_FILE, "topology-size-mismatch", true, value, n,
                                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size);
             }
-            memset(&m->topo, 0, sizeof(m->topo));
-            m->topo.kind = TOPO_NET_STAR;
+            set_star(&m->topo);
             snprintf(m->topo_source, sizeof(m->topo_source),
                      "coll_topo_topology does not fit %d ranks: star", size);
         } else {
             snprintf(m->topo_source, sizeof(m->topo_source), "coll_topo_topology");
         }
+        return SRC_PARAM;
     }
-    topo_topology_format(&m->topo, m->topo_name, sizeof(m->topo_name));
-    m->topo_ready = true;
+    if (OMPI_COMM_IS_CART(comm) && NULL != comm->c_topo && NULL != comm->c_topo->mtc.cart) {
+        from_cart(m, comm);
+        return SRC_CART;
+    }
+    if (NULL != c->coords_file && '\0' != c->coords_file[0]) {
+        char shape[64];
+        (void)mca_coll_topo_coords(c->coords_file, &m->topo, shape, sizeof(shape), position);
+        snprintf(m->topo_source, sizeof(m->topo_source), "coordinates file %s", c->coords_file);
+        return SRC_COORDS;
+    }
+    set_star(&m->topo);
+    snprintf(m->topo_source, sizeof(m->topo_source),
+             "auto: no coll_topo_topology, not a cartesian communicator, no coll_topo_coords_file");
+    return SRC_STAR;
+}
 
+/* The hash of this rank's decision inputs, topology included. */
+static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
+{
+    uint64_t h = mca_coll_topo_params_hash();
+    const topo_topology_t *t = &m->topo;
+    const int32_t v[3] = {(int32_t)t->kind, (int32_t)t->ndims, (int32_t)t->ports};
+    h = mca_coll_topo_hash(h, v, sizeof(v));
+    for (int i = 0; i < t->ndims && i < TOPO_MAX_DIMS; i++) {
+        const int32_t d[2] = {(int32_t)t->dims[i], (int32_t)t->periodic[i]};
+        h = mca_coll_topo_hash(h, d, sizeof(d));
+    }
+    return h;
+}
+
+/* Do all ranks have hash h?  MIN and MAX through the previous module's
+ * allreduce (one call: MAX of h and of ~h).  The same answer on every rank. */
+static bool agree(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t h)
+{
+    uint64_t v[2] = {h, ~h};
+    const mca_coll_topo_fallback_t *ar = &m->prev[TOPO_PRIM_ALLREDUCE];
+    int rc = ar->fn.allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, comm, ar->module);
+    return OMPI_SUCCESS == rc && v[0] == h && ~v[1] == h;
+}
+
+/* The coordinates file's grid for this communicator, if its ranks occupy
+ * every position once in rank order; else star.  `pos` holds every rank's
+ * position (gathered with the previous module's allgather). */
+static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, const int *pos)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    const int size = ompi_comm_size(comm);
+    bool usable = true, in_order = topo_topology_size(&m->topo) == size;
+    for (int r = 0; r < size; r++) {
+        usable = usable && pos[r] >= 0;
+        in_order = in_order && pos[r] == r;
+    }
+    if (!usable) {
+        set_star(&m->topo);
+        snprintf(m->topo_source, sizeof(m->topo_source),
+                 "coordinates file %s: not usable on every rank (see the bad-coords-file "
+                 "message): star",
+                 c->coords_file);
+    } else if (!in_order) {
+        set_star(&m->topo);
+        snprintf(m->topo_source, sizeof(m->topo_source),
+                 "coordinates file %s: placement is not one rank per grid position in "
+                 "row-major order: priced as star",
+                 c->coords_file);
+    }
+}
+
+/*
+ * The communicator's first collective call: resolve its topology, then make
+ * sure every rank reached the same decision inputs.  Both happen here and
+ * not in enable because the Cartesian information is attached only after
+ * coll selection.  Collectives of this function go to the previous modules
+ * (the saved allreduce and allgather), never to us.
+ */
+void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (OPAL_LIKELY(m->topo_ready)) {
+        return;
+    }
+    static bool said_disagree = false;
+    const int size = ompi_comm_size(comm);
+    int position = -1;
+
+    m->topo_ready = true;
+    m->preparing = true;
+    mca_coll_topo_report_params();
+    const topo_source_t source = resolve_local(m, comm, &position);
+
+    /* Agree on the inputs (with the coordinates file: on its shape, before
+     * the positions are exchanged), then place the ranks on the file's grid. */
+    int *pos = SRC_COORDS == source ? malloc((size_t)size * sizeof(int)) : NULL;
+    uint64_t h = inputs_hash(m);
+    if (SRC_COORDS == source && NULL == pos) {
+        h = ~h; /* out of memory: every rank falls back rather than hang */
+    }
+    m->disagree = !agree(m, comm, h);
+    if (!m->disagree && SRC_COORDS == source) {
+        const mca_coll_topo_fallback_t *ag = &m->prev[TOPO_PRIM_ALLGATHER];
+        int rc = ag->fn.allgather(&position, 1, MPI_INT, pos, 1, MPI_INT, comm, ag->module);
+        if (OMPI_SUCCESS != rc) {
+            for (int r = 0; r < size; r++) {
+                pos[r] = -1;
+            }
+        }
+        place(m, comm, pos);
+    }
+    free(pos);
+    topo_topology_format(&m->topo, m->topo_name, sizeof(m->topo_name));
+    m->preparing = false;
+
+    if (m->disagree && 0 == ompi_comm_rank(comm) && !said_disagree) {
+        said_disagree = true;
+        mca_coll_topo_show_help("ranks-disagree", mca_coll_topo_comm_name(comm),
+                                (unsigned)comm->c_contextid, size);
+    }
     if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
         fprintf(stderr, "coll:topo: comm %s (cid %u, %d ranks): topology %s (from %s)\n",
                 mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size, m->topo_name,
                 m->topo_source);
+        if (m->disagree) {
+            fprintf(stderr,
+                    "coll:topo: comm %s (cid %u): the ranks reached different coll/topo inputs "
+                    "(parameter values or topology): every primitive falls back to the "
+                    "previous module\n",
+                    mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid);
+        }
         fflush(stderr);
     }
 }

@@ -1,6 +1,7 @@
 /* Unit tests: every generator through the verifier, the verifier's own
  * ability to reject broken schedules, and the catalog's restrictions. */
 #include "catalog.h"
+#include "unit_common.h"
 #include "verify.h"
 
 #include <check.h>
@@ -12,29 +13,22 @@ static topo_topology_t star;
 
 static void setup(void)
 {
-    char err[128];
-    topo_topology_parse("star", &star, err, sizeof(err));
+    star = ut_topo("star");
 }
 
 /* All ranks' schedules of `name` for allreduce on p ranks. */
 static topo_sched_t *gen_all(const char *name, int p)
 {
-    const topo_algo_t *algo = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    ck_assert_ptr_nonnull(algo);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, &star};
-        ck_assert_int_eq(topo_algo_generate(algo, &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
+    return ut_gen_allreduce(name, p, &star);
 }
 
-static void free_all(topo_sched_t *sc, int p)
+/* Depth of rank 0's schedule of allreduce `name` on p ranks. */
+static int depth0(const char *name, int p)
 {
-    for (int r = 0; r < p; r++) {
-        topo_sched_free(&sc[r]);
-    }
-    free(sc);
+    topo_sched_t *sc = gen_all(name, p);
+    int d = topo_sched_depth(&sc[0]);
+    ut_free_all(sc, p);
+    return d;
 }
 
 static int verify(topo_sched_t *sc, int p, int ordered, char *msg)
@@ -76,15 +70,9 @@ START_TEST(test_step_counts)
         int p, ring, rd, rab;
     } c[] = {{2, 2, 1, 2}, {4, 6, 2, 4}, {5, 8, 4, 6}, {8, 14, 3, 6}, {12, 22, 5, 8}};
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        topo_sched_t *sc = gen_all("ring", c[i].p);
-        ck_assert_int_eq(topo_sched_depth(&sc[0]), c[i].ring);
-        free_all(sc, c[i].p);
-        sc = gen_all("recursive_doubling", c[i].p);
-        ck_assert_int_eq(topo_sched_depth(&sc[0]), c[i].rd);
-        free_all(sc, c[i].p);
-        sc = gen_all("rabenseifner", c[i].p);
-        ck_assert_int_eq(topo_sched_depth(&sc[0]), c[i].rab);
-        free_all(sc, c[i].p);
+        ck_assert_int_eq(depth0("ring", c[i].p), c[i].ring);
+        ck_assert_int_eq(depth0("recursive_doubling", c[i].p), c[i].rd);
+        ck_assert_int_eq(depth0("rabenseifner", c[i].p), c[i].rab);
     }
 }
 END_TEST
@@ -97,7 +85,7 @@ START_TEST(test_rejects_wrong_order)
     ck_assert_int_eq(verify(sc, 5, 0, msg), TOPO_OK);
     ck_assert_int_eq(verify(sc, 5, 1, msg), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "rank order"));
-    free_all(sc, 5);
+    ut_free_all(sc, 5);
     /* recursive doubling with one combination flipped */
     sc = gen_all("recursive_doubling", 4);
     ck_assert_int_eq(verify(sc, 4, 1, msg), TOPO_OK);
@@ -108,7 +96,7 @@ START_TEST(test_rejects_wrong_order)
     }
     ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_OK);
     ck_assert_int_eq(verify(sc, 4, 1, msg), TOPO_EINVAL);
-    free_all(sc, 4);
+    ut_free_all(sc, 4);
 }
 END_TEST
 
@@ -117,17 +105,10 @@ START_TEST(test_rejects_double_counting)
     char msg[512];
     topo_sched_t *sc = gen_all("rabenseifner", 4);
     /* turn rank 2's first allgather receive into a reduction */
-    int changed = 0;
-    for (int i = 0; i < sc[2].nxfers && !changed; i++) {
-        if (sc[2].xfers[i].kind == TOPO_XFER_RECV_COPY) {
-            sc[2].xfers[i].kind = TOPO_XFER_RECV_REDUCE;
-            changed = 1;
-        }
-    }
-    ck_assert(changed);
+    ck_assert(ut_retype_first(&sc[2], TOPO_XFER_RECV_COPY, TOPO_XFER_RECV_REDUCE));
     ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "twice"));
-    free_all(sc, 4);
+    ut_free_all(sc, 4);
 }
 END_TEST
 
@@ -149,7 +130,7 @@ START_TEST(test_rejects_missing_data)
         sc[r].uniform = 1;
     }
     ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
-    free_all(sc, 4);
+    ut_free_all(sc, 4);
 }
 END_TEST
 
@@ -159,13 +140,13 @@ START_TEST(test_rejects_unmatched)
     topo_sched_t *sc = gen_all("ring", 4);
     sc[1].xfers[0].peer = 3; /* rank 1's first send goes to 3, who expects nothing */
     ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
-    free_all(sc, 4);
+    ut_free_all(sc, 4);
     /* a rank with a step fewer */
     sc = gen_all("recursive_doubling", 4);
     sc[2].lanes[0].nsteps--;
     ck_assert_int_eq(verify(sc, 4, 0, msg), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "steps"));
-    free_all(sc, 4);
+    ut_free_all(sc, 4);
 }
 END_TEST
 
@@ -256,23 +237,10 @@ START_TEST(test_lanes_must_be_disjoint)
 }
 END_TEST
 
-/* All ranks' schedules of catalog row (prim, name) on p ranks. */
-static topo_sched_t *gen_prim(topo_prim_t prim, const char *name, int p)
-{
-    const topo_algo_t *algo = topo_catalog_find(prim, name);
-    ck_assert_ptr_nonnull(algo);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {prim, p, r, 0, &star};
-        ck_assert_int_eq(topo_algo_generate(algo, &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
-}
-
 START_TEST(test_alltoall_semantics)
 {
     char msg[512];
-    topo_sched_t *sc = gen_prim(TOPO_PRIM_ALLTOALL, "pairwise", 5);
+    topo_sched_t *sc = ut_gen_all(TOPO_PRIM_ALLTOALL, "pairwise", 5, 0, &star);
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_OK);
     /* rank 2 files what it receives at its last step under the wrong source */
     topo_xfer_t *last = &sc[2].xfers[sc[2].nxfers - 1];
@@ -282,18 +250,18 @@ START_TEST(test_alltoall_semantics)
     /* reductions have no place in a data-movement primitive */
     last->kind = TOPO_XFER_RECV_REDUCE;
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, 5);
+    ut_free_all(sc, 5);
     /* the same schedules are not an allgather */
-    sc = gen_prim(TOPO_PRIM_ALLTOALL, "pairwise", 3);
+    sc = ut_gen_all(TOPO_PRIM_ALLTOALL, "pairwise", 3, 0, &star);
     ck_assert_int_eq(topo_verify(sc, 3, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, 3);
+    ut_free_all(sc, 3);
 }
 END_TEST
 
 START_TEST(test_barrier_semantics)
 {
     char msg[512];
-    topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, "dissemination", 5);
+    topo_sched_t *sc = ut_gen_all(TOPO_PRIM_BARRIER, "dissemination", 5, 0, &star);
     ck_assert(sc[0].sync);
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_BARRIER, 0, 0, msg, sizeof(msg)), TOPO_OK);
     /* one step short: ranks leave knowing of 4 ranks only */
@@ -302,7 +270,7 @@ START_TEST(test_barrier_semantics)
     }
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_BARRIER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "knowing of"));
-    free_all(sc, 5);
+    ut_free_all(sc, 5);
 }
 END_TEST
 
@@ -371,9 +339,5 @@ int main(void)
     tcase_add_test(tc, test_catalog_rows);
     tcase_add_test(tc, test_restrictions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

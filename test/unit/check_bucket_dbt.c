@@ -5,6 +5,7 @@
  * (shared/notes/cost-model-digest.md 1.9, 2.3, 5.2, 5.3) and link loads. */
 #include "cost.h"
 #include "links.h"
+#include "unit_common.h"
 #include "verify.h"
 
 #include <check.h>
@@ -13,70 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
-
-#define assert_near(x, y)                                                                \
-    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x), \
-                  (double)(y))
-
-static topo_topology_t topo(const char *str)
-{
-    topo_topology_t t;
-    char err[128];
-    ck_assert_msg(TOPO_OK == topo_topology_parse(str, &t, err, sizeof(err)), "%s", err);
-    return t;
-}
-
-static const topo_algo_t *algo(const char *name)
-{
-    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    ck_assert_ptr_nonnull(a);
-    return a;
-}
-
-static topo_sched_t *gen_all(const char *name, const topo_topology_t *t, int p)
-{
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
-        ck_assert_int_eq(topo_algo_generate(algo(name), &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
-}
-
-static void free_all(topo_sched_t *sc, int p)
-{
-    for (int r = 0; r < p; r++) {
-        topo_sched_free(&sc[r]);
-    }
-    free(sc);
-}
-
-/* the contention-free closed forms: ports only, no link sharing (cost.h) */
-static const topo_cost_net_t ports_only = {0.0, 1};
-
+/* the contention-free closed forms (ut_ports_only) */
 static void affine(const char *name, const topo_topology_t *t, int p, double *lat, double *bw)
 {
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, &unit, &ports_only, lat, bw), TOPO_OK);
-}
-
-static int clog2(int p)
-{
-    int k = 0;
-    while ((1 << k) < p) {
-        k++;
-    }
-    return k;
-}
-
-static int flog2(int p)
-{
-    int k = 0;
-    while ((2 << k) <= p) {
-        k++;
-    }
-    return k;
+    ut_affine(TOPO_PRIM_ALLREDUCE, name, p, 0, t, &ut_ports_only, lat, bw);
 }
 
 /* --- dbt ---------------------------------------------------------------- */
@@ -86,16 +27,16 @@ static int flog2(int p)
  * congruent to it mod 8 (few forks: each costs an ASan process). */
 START_TEST(test_dbt_all_sizes)
 {
-    topo_topology_t star = topo("star"), fm = topo("fullmesh");
+    topo_topology_t star = ut_topo("star"), fm = ut_topo("fullmesh");
     char msg[512];
-    ck_assert(!(algo("dbt")->flags & TOPO_ALG_COMMUTATIVE));
+    ck_assert(!(ut_allreduce("dbt")->flags & TOPO_ALG_COMMUTATIVE));
     for (int p = 1 + _i; p <= 130; p += 8) {
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
-        int rc = topo_verify_algo(algo("dbt"), &a, msg, sizeof(msg));
+        int rc = topo_verify_algo(ut_allreduce("dbt"), &a, msg, sizeof(msg));
         ck_assert_msg(rc == TOPO_OK, "dbt p=%d: %s", p, msg);
         /* the schedule does not depend on the topology */
         a.topo = &fm;
-        ck_assert_int_eq(topo_verify_algo(algo("dbt"), &a, msg, sizeof(msg)), TOPO_OK);
+        ck_assert_int_eq(topo_verify_algo(ut_allreduce("dbt"), &a, msg, sizeof(msg)), TOPO_OK);
     }
 }
 END_TEST
@@ -105,28 +46,28 @@ END_TEST
  * floor(log2 (p + 1)) (App. C: L + P - 1 slots, L = 2H). */
 START_TEST(test_dbt_steps)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int p = 1; p <= 130; p++) {
-        topo_sched_t *sc = gen_all("dbt", &star, p);
+        topo_sched_t *sc = ut_gen_allreduce("dbt", p, &star);
         if (1 == p) {
             ck_assert_int_eq(topo_sched_depth(&sc[0]), 0);
-            free_all(sc, p);
+            ut_free_all(sc, p);
             continue;
         }
-        int S = 2 * clog2(p);
+        int S = 2 * ut_clog2(p);
         ck_assert_int_eq(sc[0].nlanes, 2);
         ck_assert_int_eq(sc[0].nblocks, 2 * S);
-        ck_assert_int_eq(sc[0].lanes[0].nsteps, S + 2 * flog2(p) - 1);
-        ck_assert_int_eq(sc[0].lanes[1].nsteps, S + 2 * flog2(p + 1) - 1);
+        ck_assert_int_eq(sc[0].lanes[0].nsteps, S + 2 * ut_flog2(p) - 1);
+        ck_assert_int_eq(sc[0].lanes[1].nsteps, S + 2 * ut_flog2(p + 1) - 1);
         /* the taller tree is never taller than ceil(log2 p) */
-        ck_assert_int_le(flog2(p + 1), clog2(p));
-        ck_assert_int_le(topo_sched_depth(&sc[0]), 4 * clog2(p) - 1);
-        free_all(sc, p);
+        ck_assert_int_le(ut_flog2(p + 1), ut_clog2(p));
+        ck_assert_int_le(topo_sched_depth(&sc[0]), 4 * ut_clog2(p) - 1);
+        ut_free_all(sc, p);
     }
     /* seed 001 sec. 5.2's N = 4: trees of depth 2, S = 4: 4 + 4 - 1 */
-    topo_sched_t *sc = gen_all("dbt", &star, 4);
+    topo_sched_t *sc = ut_gen_allreduce("dbt", 4, &star);
     ck_assert_int_eq(topo_sched_depth(&sc[0]), 7);
-    free_all(sc, 4);
+    ut_free_all(sc, 4);
 }
 END_TEST
 
@@ -135,9 +76,9 @@ END_TEST
  * tree, its parent in the other); per step it sends at most 4 messages. */
 START_TEST(test_dbt_trees_complementary)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int p = 2; p <= 130; p++) {
-        topo_sched_t *sc = gen_all("dbt", &star, p);
+        topo_sched_t *sc = ut_gen_allreduce("dbt", p, &star);
         int root[2] = {-1, -1};
         for (int r = 0; r < p; r++) {
             const topo_sched_t *s = &sc[r];
@@ -190,7 +131,7 @@ START_TEST(test_dbt_trees_complementary)
         }
         /* one root per tree, on different ranks */
         ck_assert(root[0] >= 0 && root[1] >= 0 && root[0] != root[1]);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -199,28 +140,22 @@ END_TEST
  * one combination breaks rank order but not the sum. */
 START_TEST(test_dbt_order_mutation)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     char msg[512];
     for (int p = 3; p <= 40; p++) {
-        topo_sched_t *sc = gen_all("dbt", &star, p);
+        topo_sched_t *sc = ut_gen_allreduce("dbt", p, &star);
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)), TOPO_OK);
         /* first combining transfer of some rank: flip its side */
         int done = 0;
         for (int r = 0; r < p && !done; r++) {
-            for (int i = 0; i < sc[r].nxfers && !done; i++) {
-                topo_xfer_t *x = &sc[r].xfers[i];
-                if (x->kind == TOPO_XFER_RECV_REDUCE) {
-                    x->kind = TOPO_XFER_RECV_REDUCE_POST;
-                    done = 1;
-                }
-            }
+            done = ut_retype_first(&sc[r], TOPO_XFER_RECV_REDUCE, TOPO_XFER_RECV_REDUCE_POST);
         }
         ck_assert(done);
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)),
                          TOPO_EINVAL);
         ck_assert_ptr_nonnull(strstr(msg, "rank order"));
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -234,13 +169,13 @@ END_TEST
  * (fullmesh, p >= 5) every step costs alpha + one segment. */
 START_TEST(test_dbt_cost_master_formula)
 {
-    topo_topology_t fm = topo("fullmesh");
+    topo_topology_t fm = ut_topo("fullmesh");
     for (int p = 5; p <= 130; p++) {
         double lat, bw;
         affine("dbt", &fm, p, &lat, &bw);
-        int L = 2 * flog2(p + 1), P = 2 * clog2(p);
-        assert_near(lat, L + P - 1);
-        assert_near(bw, (double)(L + P - 1) / (2.0 * P));
+        int L = 2 * ut_flog2(p + 1), P = 2 * ut_clog2(p);
+        ut_assert_near(lat, L + P - 1);
+        ut_assert_near(bw, (double)(L + P - 1) / (2.0 * P));
         /* within (L - 1)/(2P) < 1/2 of the seeds' asymptotic M/BW floor;
          * at P* the correction is 2 sqrt((L-1) alpha M/BW) instead */
         ck_assert(bw < 1.0);
@@ -254,7 +189,7 @@ END_TEST
  * lies between the per-rank volume and 4 segments per step. */
 START_TEST(test_dbt_cost_star)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     static const struct {
         int p;
         double lat, bw;
@@ -268,13 +203,13 @@ START_TEST(test_dbt_cost_star)
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         double lat, bw;
         affine("dbt", &star, c[i].p, &lat, &bw);
-        assert_near(lat, c[i].lat);
+        ut_assert_near(lat, c[i].lat);
         ck_assert_msg(fabs(bw - c[i].bw) < 1e-9, "p=%d bw %.12g", c[i].p, bw);
     }
     for (int p = 3; p <= 130; p++) {
         double lat, bw;
         affine("dbt", &star, p, &lat, &bw);
-        int L = 2 * flog2(p + 1), P = 2 * clog2(p);
+        int L = 2 * ut_flog2(p + 1), P = 2 * ut_clog2(p);
         ck_assert_msg(bw >= 1.5 && bw <= 4.0 * (L + P - 1) / (2.0 * P), "p=%d bw=%g", p, bw);
     }
 }
@@ -285,14 +220,14 @@ END_TEST
 /* Verify bucket on one grid; returns the schedules' depth. */
 static int verify_grid(const char *str)
 {
-    topo_topology_t t = topo(str);
+    topo_topology_t t = ut_topo(str);
     int p = topo_topology_size(&t);
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &t};
     char msg[512];
-    int rc = topo_verify_algo(algo("bucket"), &a, msg, sizeof(msg));
+    int rc = topo_verify_algo(ut_allreduce("bucket"), &a, msg, sizeof(msg));
     ck_assert_msg(rc == TOPO_OK, "bucket on %s: %s", str, msg);
     topo_sched_t s;
-    ck_assert_int_eq(topo_algo_generate(algo("bucket"), &a, &s), TOPO_OK);
+    ck_assert_int_eq(topo_algo_generate(ut_allreduce("bucket"), &a, &s), TOPO_OK);
     int depth = topo_sched_depth(&s);
     int want = 0, lanes = 0;
     for (int i = 0; i < t.ndims; i++) {
@@ -370,15 +305,15 @@ START_TEST(test_bucket_needs_commutative)
 {
     char msg[512];
     static const char *const s[] = {"torus:4", "torus:3x3", "mesh:3x3", "mesh:2x2"};
-    ck_assert(algo("bucket")->flags & TOPO_ALG_COMMUTATIVE);
+    ck_assert(ut_allreduce("bucket")->flags & TOPO_ALG_COMMUTATIVE);
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-        topo_topology_t t = topo(s[i]);
+        topo_topology_t t = ut_topo(s[i]);
         int p = topo_topology_size(&t);
-        topo_sched_t *sc = gen_all("bucket", &t, p);
+        topo_sched_t *sc = ut_gen_allreduce("bucket", p, &t);
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)),
                          TOPO_EINVAL);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -388,17 +323,17 @@ END_TEST
 START_TEST(test_bucket_mutation)
 {
     char msg[512];
-    topo_topology_t t = topo("torus:3x4");
-    topo_sched_t *sc = gen_all("bucket", &t, 12);
+    topo_topology_t t = ut_topo("torus:3x4");
+    topo_sched_t *sc = ut_gen_allreduce("bucket", 12, &t);
     /* rank 5's last allgather receive lands one chunk off */
     topo_xfer_t *x = &sc[5].xfers[sc[5].nxfers - 1];
     ck_assert_int_eq(x->kind, TOPO_XFER_RECV_COPY);
     sc[5].ranges[x->range0].first ^= 1;
     ck_assert_int_eq(topo_verify(sc, 12, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, 12);
+    ut_free_all(sc, 12);
     /* a mesh rank that reduces instead of copying in the allgather */
-    t = topo("mesh:4x3");
-    sc = gen_all("bucket", &t, 12);
+    t = ut_topo("mesh:4x3");
+    sc = ut_gen_allreduce("bucket", 12, &t);
     int done = 0;
     for (int i = sc[7].nxfers - 1; i >= 0 && !done; i--) {
         if (sc[7].xfers[i].kind == TOPO_XFER_RECV_COPY) {
@@ -409,7 +344,7 @@ START_TEST(test_bucket_mutation)
     ck_assert(done);
     ck_assert_int_eq(topo_verify(sc, 12, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "twice"));
-    free_all(sc, 12);
+    ut_free_all(sc, 12);
 }
 END_TEST
 
@@ -418,9 +353,9 @@ END_TEST
 START_TEST(test_bucket_restrictions)
 {
     char why[256];
-    const topo_algo_t *b = algo("bucket");
-    topo_topology_t star = topo("star"), fm = topo("fullmesh"), t44 = topo("torus:4x4"),
-                    m23 = topo("mesh:2x3");
+    const topo_algo_t *b = ut_allreduce("bucket");
+    topo_topology_t star = ut_topo("star"), fm = ut_topo("fullmesh"), t44 = ut_topo("torus:4x4"),
+                    m23 = ut_topo("mesh:2x3");
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &star};
     ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
     ck_assert_ptr_nonnull(strstr(why, "torus or mesh"));
@@ -449,7 +384,7 @@ START_TEST(test_bucket_restrictions)
     /* dbt has no restriction */
     a.topo = &star;
     a.size = 7;
-    ck_assert_int_eq(topo_algo_fits(algo("dbt"), &a, 0, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(ut_allreduce("dbt"), &a, 0, why, sizeof(why)), 1);
 }
 END_TEST
 
@@ -464,15 +399,15 @@ START_TEST(test_bucket_cost)
         "torus:8,ports=1",     "torus:4x4,ports=1",   "torus:3x5,ports=1",   "torus:2x8,ports=1",
         "torus:6x6x2,ports=1", "torus:8x8x8,ports=1", "torus:2x2x2,ports=1", "torus:5x1x3,ports=1"};
     for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
-        topo_topology_t t = topo(one[i]);
+        topo_topology_t t = ut_topo(one[i]);
         int n = topo_topology_size(&t), sum = 0;
         for (int d = 0; d < t.ndims; d++) {
             sum += t.dims[d] - 1;
         }
         double lat, bw;
         affine("bucket", &t, n, &lat, &bw);
-        assert_near(lat, 2.0 * sum);
-        assert_near(bw, 2.0 * (n - 1) / n);
+        ut_assert_near(lat, 2.0 * sum);
+        ut_assert_near(bw, 2.0 * (n - 1) / n);
     }
     /* all ports: equal dimensions keep every lane in a different dimension
      * and direction, so each step costs one lane's message: the closed form
@@ -486,7 +421,7 @@ START_TEST(test_bucket_cost)
                {"torus:2x2", 2},  {"torus:2x2x2", 3}, {"mesh:8", 1},      {"mesh:4x4", 2},
                {"mesh:8x8x8", 3}, {"mesh:2x2x2", 3}};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-        topo_topology_t t = topo(all[i].t);
+        topo_topology_t t = ut_topo(all[i].t);
         int n = topo_topology_size(&t);
         double lat, bw;
         affine("bucket", &t, n, &lat, &bw);
@@ -499,7 +434,7 @@ START_TEST(test_bucket_cost)
         double bw;
     } uneq[] = {{"torus:3x5", 0.6}, {"torus:2x8", 2.0 / 3.0}};
     for (size_t i = 0; i < sizeof(uneq) / sizeof(uneq[0]); i++) {
-        topo_topology_t t = topo(uneq[i].t);
+        topo_topology_t t = ut_topo(uneq[i].t);
         int n = topo_topology_size(&t);
         double lat, bw;
         affine("bucket", &t, n, &lat, &bw);
@@ -520,12 +455,9 @@ START_TEST(test_bucket_links)
              {"torus:3x5", 4.0 / 3.0}, {"torus:2x8", 1.5}, {"torus:6x6x2", 1.5},
              {"mesh:3x5", 4.0 / 3.0}};
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        topo_topology_t t = topo(c[i].t);
-        int n = topo_topology_size(&t);
-        topo_sched_t *sc = gen_all("bucket", &t, n);
-        int depth = topo_sched_depth(&sc[0]);
-        topo_step_load_t *ld = calloc((size_t)depth, sizeof(*ld));
-        ck_assert_int_eq(topo_link_loads(&t, sc, n, ld, depth), TOPO_OK);
+        topo_topology_t t = ut_topo(c[i].t);
+        int n = topo_topology_size(&t), depth;
+        topo_step_load_t *ld = ut_link_loads("bucket", &t, n, &depth);
         double cong = 0.0;
         for (int s = 0; s < depth; s++) {
             ck_assert_int_eq(ld[s].max_hops, 1);
@@ -535,7 +467,6 @@ START_TEST(test_bucket_links)
         }
         ck_assert_msg(fabs(cong - c[i].cong) < 1e-9, "%s: congestion %g", c[i].t, cong);
         free(ld);
-        free_all(sc, n);
     }
 }
 END_TEST
@@ -566,9 +497,5 @@ int main(void)
     tcase_add_test(bucket, test_bucket_cost);
     tcase_add_test(bucket, test_bucket_links);
     suite_add_tcase(s, bucket);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

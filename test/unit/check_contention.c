@@ -4,6 +4,7 @@
  * implies on an 8x8 torus. */
 #include "cost.h"
 #include "links.h"
+#include "unit_common.h"
 
 #include <check.h>
 #include <math.h>
@@ -11,68 +12,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* alpha = 1, 1/BW = 1, no reduction cost: costs read in units of alpha and
- * M/BW, as the seeds write them */
-static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
 /* the glue's defaults (coll_topo_component.c) */
 static const topo_cost_params_t defaults = {2e-6, 1e-10, 2e-10};
-static const topo_cost_net_t ports_only = {0.0, 1};
 
-static topo_topology_t topo(const char *s)
+/* The affine cost of allreduce `name` on p ranks of t at ut_unit, the network
+ * modelled by net (NULL: cost.h's default). */
+static void affine(const char *name, const topo_topology_t *t, int p, const topo_cost_net_t *net,
+                   double *lat, double *bw)
 {
-    topo_topology_t t;
-    char err[128];
-    ck_assert_int_eq(topo_topology_parse(s, &t, err, sizeof(err)), TOPO_OK);
-    return t;
+    ut_affine(TOPO_PRIM_ALLREDUCE, name, p, 0, t, net, lat, bw);
 }
-
-static const topo_algo_t *algo(const char *name)
-{
-    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    ck_assert_msg(NULL != a, "no allreduce %s in the catalog", name);
-    return a;
-}
-
-static void affine(const char *name, const topo_topology_t *t, int p, const topo_cost_params_t *par,
-                   const topo_cost_net_t *net, double *lat, double *bw)
-{
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, par, net, lat, bw), TOPO_OK);
-}
-
-#define assert_near(x, y) \
-    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%.12g != %.12g", (double)(x), (double)(y))
 
 START_TEST(test_star_unchanged)
 {
     /* digest A7, A19, A20 (N = 4), whatever the hop latency: one algorithm
      * hop on a star is one alpha */
-    topo_topology_t star = topo("star"), star2 = topo("star,ports=2"), fm = topo("fullmesh");
+    topo_topology_t star = ut_topo("star"), star2 = ut_topo("star,ports=2"),
+                    fm = ut_topo("fullmesh");
     const topo_cost_net_t hop = {5.0, 0};
+    ut_expect_affine(TOPO_PRIM_ALLREDUCE, "ring", 4, 0, &star, &hop, 6.0, 1.5);
+    ut_expect_affine(TOPO_PRIM_ALLREDUCE, "recursive_doubling", 4, 0, &star, &hop, 2.0, 2.0);
+    ut_expect_affine(TOPO_PRIM_ALLREDUCE, "rabenseifner", 4, 0, &star, &hop, 4.0, 1.5);
     double lat, bw;
-    affine("ring", &star, 4, &unit, &hop, &lat, &bw);
-    assert_near(lat, 6.0);
-    assert_near(bw, 1.5);
-    affine("recursive_doubling", &star, 4, &unit, &hop, &lat, &bw);
-    assert_near(lat, 2.0);
-    assert_near(bw, 2.0);
-    affine("rabenseifner", &star, 4, &unit, &hop, &lat, &bw);
-    assert_near(lat, 4.0);
-    assert_near(bw, 1.5);
     /* star with ports and full mesh: every message has links of its own,
      * so the port terms stand (links are not modelled there) */
     static const char *const names[] = {"ring", "recursive_doubling", "rabenseifner"};
     for (int i = 0; i < 3; i++) {
         for (int p = 2; p <= 12; p++) {
             double lat0, bw0;
-            affine(names[i], &star2, p, &unit, &hop, &lat, &bw);
-            affine(names[i], &star2, p, &unit, &ports_only, &lat0, &bw0);
-            assert_near(lat, lat0);
-            assert_near(bw, bw0);
-            affine(names[i], &fm, p, &unit, &hop, &lat, &bw);
-            affine(names[i], &fm, p, &unit, &ports_only, &lat0, &bw0);
-            assert_near(lat, lat0);
-            assert_near(bw, bw0);
+            affine(names[i], &star2, p, &hop, &lat, &bw);
+            affine(names[i], &star2, p, &ut_ports_only, &lat0, &bw0);
+            ut_assert_near(lat, lat0);
+            ut_assert_near(bw, bw0);
+            affine(names[i], &fm, p, &hop, &lat, &bw);
+            affine(names[i], &fm, p, &ut_ports_only, &lat0, &bw0);
+            ut_assert_near(lat, lat0);
+            ut_assert_near(bw, bw0);
         }
     }
 }
@@ -83,34 +58,36 @@ START_TEST(test_recursive_doubling_torus16)
     /* Swing sec. 2 / Fig. 1: on a 16-node ring, recursive doubling puts
      * 1, 2, 4 and (half way, split both ways) 4 messages of M on a link;
      * the port term alone is M per step */
-    topo_topology_t t = topo("torus:16");
+    topo_topology_t t = ut_topo("torus:16");
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &t};
     const topo_cost_net_t hop = {0.5, 0};
     topo_cost_step_t *st;
     int depth;
-    ck_assert_int_eq(topo_cost_steps(algo("recursive_doubling"), &a, &unit, &hop, &st, &depth),
-                     TOPO_OK);
+    ck_assert_int_eq(
+        topo_cost_steps(ut_allreduce("recursive_doubling"), &a, &ut_unit, &hop, &st, &depth),
+        TOPO_OK);
     ck_assert_int_eq(depth, 4);
     const double load[] = {1, 2, 4, 4};
     const int hops[] = {1, 2, 4, 8};
     for (int s = 0; s < depth; s++) {
-        assert_near(st[s].port, 1.0);
-        assert_near(st[s].link, load[s]);
-        assert_near(st[s].per_byte, load[s]);
+        ut_assert_near(st[s].port, 1.0);
+        ut_assert_near(st[s].link, load[s]);
+        ut_assert_near(st[s].per_byte, load[s]);
         ck_assert_int_eq(st[s].max_hops, hops[s]);
-        assert_near(st[s].lat, 1.0 + 0.5 * (hops[s] - 1));
+        ut_assert_near(st[s].lat, 1.0 + 0.5 * (hops[s] - 1));
     }
     free(st);
     double lat, bw;
-    affine("recursive_doubling", &t, 16, &unit, NULL, &lat, &bw);
-    assert_near(lat, 4.0); /* hop 0 by default */
-    assert_near(bw, 11.0); /* vs 4 without link sharing */
-    affine("recursive_doubling", &t, 16, &unit, &ports_only, &lat, &bw);
-    assert_near(bw, 4.0);
+    affine("recursive_doubling", &t, 16, NULL, &lat, &bw);
+    ut_assert_near(lat, 4.0); /* hop 0 by default */
+    ut_assert_near(bw, 11.0); /* vs 4 without link sharing */
+    affine("recursive_doubling", &t, 16, &ut_ports_only, &lat, &bw);
+    ut_assert_near(bw, 4.0);
     /* the plain entry point is the contention-aware one */
     double lat2, bw2;
-    ck_assert_int_eq(topo_cost_affine(algo("recursive_doubling"), &a, &unit, &lat2, &bw2), TOPO_OK);
-    assert_near(bw2, 11.0);
+    ck_assert_int_eq(
+        topo_cost_affine(ut_allreduce("recursive_doubling"), &a, &ut_unit, &lat2, &bw2), TOPO_OK);
+    ut_assert_near(bw2, 11.0);
 }
 END_TEST
 
@@ -133,18 +110,18 @@ START_TEST(test_single_hop_is_contention_free)
     static const char *const shapes[] = {"torus:16",  "torus:4x4", "torus:8x8",
                                          "torus:3x5", "mesh:4x4",  "torus:2x3x2"};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        topo_topology_t t = topo(shapes[i]);
+        topo_topology_t t = ut_topo(shapes[i]);
         int p = topo_topology_size(&t);
         double lat, bw, lat0, bw0;
-        affine("ring", &t, p, &unit, NULL, &lat, &bw);
-        assert_near(lat, 2.0 * (p - 1));
-        assert_near(bw, 2.0 * (p - 1) / p);
+        affine("ring", &t, p, NULL, &lat, &bw);
+        ut_assert_near(lat, 2.0 * (p - 1));
+        ut_assert_near(bw, 2.0 * (p - 1) / p);
         if (NULL != topo_catalog_find(TOPO_PRIM_ALLREDUCE, "bucket") && equal_dims(&t)) {
             /* (unequal dimensions: lanes meet on a link now and then) */
-            affine("bucket", &t, p, &unit, NULL, &lat, &bw);
-            affine("bucket", &t, p, &unit, &ports_only, &lat0, &bw0);
-            assert_near(lat, lat0);
-            assert_near(bw, bw0);
+            affine("bucket", &t, p, NULL, &lat, &bw);
+            affine("bucket", &t, p, &ut_ports_only, &lat0, &bw0);
+            ut_assert_near(lat, lat0);
+            ut_assert_near(bw, bw0);
         }
     }
 }
@@ -154,12 +131,12 @@ START_TEST(test_hops_mesh)
 {
     /* ring on mesh:8: 7 -> 0 crosses the whole line (7 links, alone on the
      * - links): the bandwidth is contention-free, the hop term pays 6 */
-    topo_topology_t t = topo("mesh:8");
+    topo_topology_t t = ut_topo("mesh:8");
     const topo_cost_net_t hop = {1.0, 0};
     double lat, bw;
-    affine("ring", &t, 8, &unit, &hop, &lat, &bw);
-    assert_near(lat, 14.0 * (1 + 6));
-    assert_near(bw, 14.0 / 8);
+    affine("ring", &t, 8, &hop, &lat, &bw);
+    ut_assert_near(lat, 14.0 * (1 + 6));
+    ut_assert_near(bw, 14.0 / 8);
 }
 END_TEST
 
@@ -171,7 +148,7 @@ START_TEST(test_windows_agree)
     int n;
     const topo_algo_t *cat = topo_catalog(&n);
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        topo_topology_t t = topo(shapes[i]);
+        topo_topology_t t = ut_topo(shapes[i]);
         int p = topo_topology_size(&t);
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &t};
         for (int k = 0; k < n; k++) {
@@ -204,7 +181,7 @@ START_TEST(test_decision_torus_8x8)
      * recursive doubling moves M per step over links shared by up to 4
      * messages (8x8: 1, 2, then 2 split both ways per dimension), so the
      * bandwidth-optimal ones (ring, Rabenseifner, bucket, ...) beat it. */
-    topo_topology_t t = topo("torus:8x8");
+    topo_topology_t t = ut_topo("torus:8x8");
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 64, 0, 0, &t};
     const double small = 8, big = 64.0 * 1024 * 1024;
     int n;
@@ -263,14 +240,15 @@ START_TEST(test_decision_torus_8x8)
      * of M/2... i.e. 2), so (1 + 2 + 2) * 2 = 10 M beta vs 6 M beta on a star */
     topo_cost_step_t *st;
     int depth;
-    ck_assert_int_eq(topo_cost_steps(algo("recursive_doubling"), &a, &unit, NULL, &st, &depth),
-                     TOPO_OK);
+    ck_assert_int_eq(
+        topo_cost_steps(ut_allreduce("recursive_doubling"), &a, &ut_unit, NULL, &st, &depth),
+        TOPO_OK);
     double sum = 0;
     for (int s = 0; s < depth; s++) {
         sum += st[s].link;
     }
     free(st);
-    assert_near(sum, 10.0);
+    ut_assert_near(sum, 10.0);
 }
 END_TEST
 
@@ -286,9 +264,5 @@ int main(void)
     tcase_add_test(tc, test_windows_agree);
     tcase_add_test(tc, test_decision_torus_8x8);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

@@ -3,44 +3,30 @@
  * A20).  The closed forms are tests of the derived cost, not a second
  * implementation. */
 #include "cost.h"
+#include "unit_common.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 
 static topo_topology_t star;
-/* alpha = 1, 1/BW = 1, no reduction cost: costs read in units of alpha and
- * M/BW, as the seeds write them */
-static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
 
 static void setup(void)
 {
-    char err[128];
-    topo_topology_parse("star", &star, err, sizeof(err));
+    star = ut_topo("star");
 }
 
-static void affine(const char *name, int p, double *lat, double *bw)
+/* Allreduce `name` on p ranks of the star costs lat alpha + bw M/BW. */
+static void expect(const char *name, int p, double lat, double bw)
 {
-    const topo_algo_t *algo = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    ck_assert_ptr_nonnull(algo);
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
-    ck_assert_int_eq(topo_cost_affine(algo, &a, &unit, lat, bw), TOPO_OK);
+    ut_expect_affine(TOPO_PRIM_ALLREDUCE, name, p, 0, &star, NULL, lat, bw);
 }
-
-#define assert_near(x, y) ck_assert_msg(fabs((x) - (y)) < 1e-9, "%g != %g", (double)(x), (double)(y))
 
 START_TEST(test_worked_examples_n4)
 {
-    double lat, bw;
-    affine("ring", 4, &lat, &bw); /* A7: 6 alpha + 1.5 M/BW */
-    assert_near(lat, 6.0);
-    assert_near(bw, 1.5);
-    affine("recursive_doubling", 4, &lat, &bw); /* A19: 2 alpha + 2 M/BW */
-    assert_near(lat, 2.0);
-    assert_near(bw, 2.0);
-    affine("rabenseifner", 4, &lat, &bw); /* A20: 4 alpha + 1.5 M/BW */
-    assert_near(lat, 4.0);
-    assert_near(bw, 1.5);
+    expect("ring", 4, 6.0, 1.5);               /* A7: 6 alpha + 1.5 M/BW */
+    expect("recursive_doubling", 4, 2.0, 2.0); /* A19: 2 alpha + 2 M/BW */
+    expect("rabenseifner", 4, 4.0, 1.5);       /* A20: 4 alpha + 1.5 M/BW */
 }
 END_TEST
 
@@ -50,20 +36,12 @@ START_TEST(test_closed_forms)
      * doubling log2 N (alpha + M/BW) and Rabenseifner 2 log2 N alpha +
      * 2(N-1)/N M/BW for N = 2^k (A19: 9 M/BW at N = 512). */
     for (int p = 2; p <= 64; p++) {
-        double lat, bw;
-        affine("ring", p, &lat, &bw);
-        assert_near(lat, 2.0 * (p - 1));
-        assert_near(bw, 2.0 * (p - 1) / p);
+        expect("ring", p, 2.0 * (p - 1), 2.0 * (p - 1) / p);
     }
     for (int k = 1; k <= 9; k++) {
         int p = 1 << k;
-        double lat, bw;
-        affine("recursive_doubling", p, &lat, &bw);
-        assert_near(lat, k);
-        assert_near(bw, k);
-        affine("rabenseifner", p, &lat, &bw);
-        assert_near(lat, 2.0 * k);
-        assert_near(bw, 2.0 * (p - 1) / p);
+        expect("recursive_doubling", p, k, k);
+        expect("rabenseifner", p, 2.0 * k, 2.0 * (p - 1) / p);
     }
 }
 END_TEST
@@ -72,13 +50,8 @@ START_TEST(test_non_power_of_two)
 {
     /* folding adds a step in and a step out, each moving the whole vector
      * (seed 001 B.3: "+2 alpha hops plus an asymmetric BW term") */
-    double lat, bw;
-    affine("recursive_doubling", 6, &lat, &bw);
-    assert_near(lat, 2.0 + 2.0);
-    assert_near(bw, 2.0 + 2.0);
-    affine("rabenseifner", 6, &lat, &bw);
-    assert_near(lat, 4.0 + 2.0);
-    assert_near(bw, 2.0 * 3.0 / 4.0 + 2.0);
+    expect("recursive_doubling", 6, 2.0 + 2.0, 2.0 + 2.0);
+    expect("rabenseifner", 6, 4.0 + 2.0, 2.0 * 3.0 / 4.0 + 2.0);
 }
 END_TEST
 
@@ -90,10 +63,10 @@ START_TEST(test_gamma_and_total)
     topo_cost_params_t p = {2e-6, 1e-10, 3e-10};
     double lat, bw;
     ck_assert_int_eq(topo_cost_affine(ring, &a, &p, &lat, &bw), TOPO_OK);
-    assert_near(lat, 14 * 2e-6);
-    assert_near(bw * 1e10, (2.0 * 7 / 8 * 1e-10 + 7.0 / 8 * 3e-10) * 1e10);
+    ut_assert_near(lat, 14 * 2e-6);
+    ut_assert_near(bw * 1e10, (2.0 * 7 / 8 * 1e-10 + 7.0 / 8 * 3e-10) * 1e10);
     double t = topo_cost_algo(ring, &a, 1000, 8, &p);
-    assert_near(t * 1e6, (lat + bw * 8000) * 1e6);
+    ut_assert_near(t * 1e6, (lat + bw * 8000) * 1e6);
 }
 END_TEST
 
@@ -101,14 +74,8 @@ START_TEST(test_alltoall_pairwise)
 {
     /* A14: pairwise alltoall at N = 4 is 3 alpha + (3/4) M/BW, M the send
      * buffer; the local copy of a rank's own block is not on the wire */
-    const topo_algo_t *pw = topo_catalog_find(TOPO_PRIM_ALLTOALL, "pairwise");
-    ck_assert_ptr_nonnull(pw);
     for (int p = 2; p <= 16; p++) {
-        topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, p, 0, 0, &star};
-        double lat, bw;
-        ck_assert_int_eq(topo_cost_affine(pw, &a, &unit, &lat, &bw), TOPO_OK);
-        assert_near(lat, p - 1.0);
-        assert_near(bw, (p - 1.0) / p);
+        ut_expect_affine(TOPO_PRIM_ALLTOALL, "pairwise", p, 0, &star, NULL, p - 1.0, (p - 1.0) / p);
     }
 }
 END_TEST
@@ -142,9 +109,5 @@ int main(void)
     tcase_add_test(tc, test_alltoall_pairwise);
     tcase_add_test(tc, test_crossover);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

@@ -2,43 +2,31 @@
  * (core/links.c). */
 #include "catalog.h"
 #include "links.h"
+#include "unit_common.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 
-static topo_topology_t topo(const char *s)
-{
-    topo_topology_t t;
-    char err[128];
-    ck_assert_int_eq(topo_topology_parse(s, &t, err, sizeof(err)), TOPO_OK);
-    return t;
-}
-
-/* Loads of allreduce `name` on p ranks of topology t; returns the depth. */
+/* Loads of allreduce `name` on p ranks of topology t; returns the depth
+ * (the deepest rank's). */
 static int loads(const char *name, const topo_topology_t *t, int p, topo_step_load_t *out)
 {
-    const topo_algo_t *algo = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    topo_sched_t *sc = ut_gen_allreduce(name, p, t);
     int depth = 0;
     for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
-        ck_assert_int_eq(topo_algo_generate(algo, &a, &sc[r]), TOPO_OK);
         depth = topo_sched_depth(&sc[r]) > depth ? topo_sched_depth(&sc[r]) : depth;
     }
     ck_assert_int_eq(topo_link_loads(t, sc, p, out, depth), TOPO_OK);
-    for (int r = 0; r < p; r++) {
-        topo_sched_free(&sc[r]);
-    }
-    free(sc);
+    ut_free_all(sc, p);
     return depth;
 }
 
-#define assert_near(x, y) ck_assert_msg(fabs((x) - (y)) < 1e-12, "%g != %g", (double)(x), (double)(y))
+#define assert_near(x, y) ut_assert_near_eps(x, y, 1e-12)
 
 START_TEST(test_ring_on_torus_is_one_hop)
 {
-    topo_topology_t t = topo("torus:8");
+    topo_topology_t t = ut_topo("torus:8");
     topo_step_load_t out[64];
     int depth = loads("ring", &t, 8, out);
     ck_assert_int_eq(depth, 14);
@@ -53,7 +41,7 @@ END_TEST
 
 START_TEST(test_ring_on_mesh_wraps_the_long_way)
 {
-    topo_topology_t t = topo("mesh:8");
+    topo_topology_t t = ut_topo("mesh:8");
     topo_step_load_t out[64];
     int depth = loads("ring", &t, 8, out);
     for (int s = 0; s < depth; s++) {
@@ -68,7 +56,7 @@ START_TEST(test_recursive_doubling_congestion)
     /* Swing sec. 2 / Fig. 1: on a 16-node ring, recursive doubling at
      * distance 2^k puts 2^k messages on a link; at distance 8 (half way)
      * the route splits both ways, so 8 half-messages: 4. */
-    topo_topology_t t = topo("torus:16");
+    topo_topology_t t = ut_topo("torus:16");
     topo_step_load_t out[64];
     int depth = loads("recursive_doubling", &t, 16, out);
     ck_assert_int_eq(depth, 4);
@@ -86,7 +74,7 @@ START_TEST(test_two_dimensions)
 {
     /* 4x4 torus, recursive doubling: steps 0,1 in the last (fastest)
      * dimension, 2,3 in the first; distance 2 on a ring of 4 is a tie */
-    topo_topology_t t = topo("torus:4x4");
+    topo_topology_t t = ut_topo("torus:4x4");
     topo_step_load_t out[64];
     int depth = loads("recursive_doubling", &t, 16, out);
     ck_assert_int_eq(depth, 4);
@@ -99,7 +87,7 @@ END_TEST
 
 START_TEST(test_star_and_fullmesh)
 {
-    topo_topology_t star = topo("star"), fm = topo("fullmesh");
+    topo_topology_t star = ut_topo("star"), fm = ut_topo("fullmesh");
     topo_step_load_t out[64];
     int depth = loads("rabenseifner", &star, 8, out);
     assert_near(out[0].max_load, 0.5);  /* halving: half the vector up one uplink */
@@ -112,7 +100,7 @@ END_TEST
 
 START_TEST(test_size_mismatch)
 {
-    topo_topology_t t = topo("torus:4x4");
+    topo_topology_t t = ut_topo("torus:4x4");
     topo_sched_t s;
     topo_sched_init(&s, 8, 0, 1);
     topo_step_load_t out[1];
@@ -132,9 +120,5 @@ int main(void)
     tcase_add_test(tc, test_star_and_fullmesh);
     tcase_add_test(tc, test_size_mismatch);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

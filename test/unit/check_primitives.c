@@ -9,6 +9,7 @@
  * test. */
 #include "catalog.h"
 #include "cost.h"
+#include "unit_common.h"
 #include "verify.h"
 
 #include <check.h>
@@ -18,40 +19,16 @@
 #include <string.h>
 
 static topo_topology_t star;
-/* alpha = 1, 1/BW = 1, no reduction cost: costs in units of alpha and M/BW */
-static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
 
 static void setup(void)
 {
-    char err[128];
-    topo_topology_parse("star", &star, err, sizeof(err));
-}
-
-static const topo_algo_t *algo(topo_prim_t prim, const char *name)
-{
-    const topo_algo_t *a = topo_catalog_find(prim, name);
-    ck_assert_msg(a != NULL, "%s %s not in the catalog", topo_prim_name(prim), name);
-    return a;
+    star = ut_topo("star");
 }
 
 /* All ranks' schedules of (prim, name) on p ranks for `root`. */
 static topo_sched_t *gen_all(topo_prim_t prim, const char *name, int p, int root)
 {
-    const topo_algo_t *al = algo(prim, name);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {prim, p, r, root, &star};
-        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
-}
-
-static void free_all(topo_sched_t *sc, int p)
-{
-    for (int r = 0; r < p; r++) {
-        topo_sched_free(&sc[r]);
-    }
-    free(sc);
+    return ut_gen_all(prim, name, p, root, &star);
 }
 
 static int depth(topo_prim_t prim, const char *name, int p, int root)
@@ -61,31 +38,9 @@ static int depth(topo_prim_t prim, const char *name, int p, int root)
     for (int r = 1; r < p; r++) {
         ck_assert_int_eq(topo_sched_depth(&sc[r]), d);
     }
-    free_all(sc, p);
+    ut_free_all(sc, p);
     return d;
 }
-
-static int clog2(int p)
-{
-    int k = 0;
-    while ((1 << k) < p) {
-        k++;
-    }
-    return k;
-}
-
-static int flog2(int p)
-{
-    int k = 0;
-    while ((2 << k) <= p) {
-        k++;
-    }
-    return k;
-}
-
-#define assert_near(x, y)                                                                \
-    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x), \
-                  (double)(y))
 
 /* --- every root ----------------------------------------------------------- */
 
@@ -104,7 +59,7 @@ static const struct {
  * ordered mode: the root ends with every contribution in rank order. */
 START_TEST(test_every_root)
 {
-    const topo_algo_t *al = algo(rooted[_i].prim, rooted[_i].name);
+    const topo_algo_t *al = ut_algo(rooted[_i].prim, rooted[_i].name);
     ck_assert(!(al->flags & TOPO_ALG_COMMUTATIVE));
     for (int p = 1; p <= 33; p++) {
         for (int root = 0; root < p; root++) {
@@ -124,21 +79,22 @@ END_TEST
 START_TEST(test_order)
 {
     char msg[512];
-    ck_assert(!(algo(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving")->flags & TOPO_ALG_COMMUTATIVE));
-    ck_assert(algo(TOPO_PRIM_REDUCE_SCATTER, "ring")->flags & TOPO_ALG_COMMUTATIVE);
+    ck_assert(
+        !(ut_algo(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving")->flags & TOPO_ALG_COMMUTATIVE));
+    ck_assert(ut_algo(TOPO_PRIM_REDUCE_SCATTER, "ring")->flags & TOPO_ALG_COMMUTATIVE);
     for (int p = 1; p <= 40; p++) {
         topo_sched_t *sc = gen_all(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0);
         ck_assert_msg(topo_verify(sc, p, TOPO_PRIM_REDUCE_SCATTER, 0, 1, msg, sizeof(msg)) ==
                           TOPO_OK,
                       "p=%d: %s", p, msg);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
     topo_sched_t *sc = gen_all(TOPO_PRIM_REDUCE_SCATTER, "ring", 5, 0);
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_REDUCE_SCATTER, 0, 0, msg, sizeof(msg)), TOPO_OK);
     ck_assert_int_eq(topo_verify(sc, 5, TOPO_PRIM_REDUCE_SCATTER, 0, 1, msg, sizeof(msg)),
                      TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "rank order"));
-    free_all(sc, 5);
+    ut_free_all(sc, 5);
 }
 END_TEST
 
@@ -147,7 +103,7 @@ END_TEST
 START_TEST(test_step_counts)
 {
     for (int p = 1; p <= 70; p++) {
-        const int L = clog2(p), K = flog2(p), fold = (1 << K) != p;
+        const int L = ut_clog2(p), K = ut_flog2(p), fold = (1 << K) != p;
         const int roots[] = {0, p / 3, p - 1};
         for (int i = 0; i < 3; i++) {
             int root = roots[i];
@@ -249,7 +205,7 @@ static void run_step(const topo_sched_t *sc, int p, int step, int *state)
 
 static int high_bit(int j)
 {
-    return flog2(j);
+    return ut_flog2(j);
 }
 
 /* Where slot j of rank i lives after `rounds` rounds (the generator's
@@ -322,7 +278,7 @@ START_TEST(test_bruck_alltoall_a24)
         }
     }
     free(state);
-    free_all(sc, p);
+    ut_free_all(sc, p);
 }
 END_TEST
 
@@ -348,7 +304,7 @@ START_TEST(test_bruck_alltoall_concrete)
             }
         }
         free(state);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -357,93 +313,60 @@ END_TEST
 
 static void affine(topo_prim_t prim, const char *name, int p, int root, double *lat, double *bw)
 {
-    topo_gen_args_t a = {prim, p, 0, root, &star};
-    ck_assert_int_eq(topo_cost_affine(algo(prim, name), &a, &unit, lat, bw), TOPO_OK);
+    ut_affine(prim, name, p, root, &star, NULL, lat, bw);
+}
+
+/* (prim, name) on p ranks of the star for `root` costs lat alpha + bw M/BW. */
+static void expect(topo_prim_t prim, const char *name, int p, int root, double lat, double bw)
+{
+    ut_expect_affine(prim, name, p, root, &star, NULL, lat, bw);
 }
 
 START_TEST(test_worked_examples)
 {
-    double lat, bw;
     /* A2: binomial BC, N = 4: 2 alpha + 2 M/BW; A6: binomial reduce */
-    affine(TOPO_PRIM_BCAST, "binomial", 4, 0, &lat, &bw);
-    assert_near(lat, 2.0);
-    assert_near(bw, 2.0);
-    affine(TOPO_PRIM_REDUCE, "binomial", 4, 0, &lat, &bw);
-    assert_near(lat, 2.0);
-    assert_near(bw, 2.0);
+    expect(TOPO_PRIM_BCAST, "binomial", 4, 0, 2.0, 2.0);
+    expect(TOPO_PRIM_REDUCE, "binomial", 4, 0, 2.0, 2.0);
     /* A23: recursive-doubling AG, N = 4: 2 alpha + 0.75 M/BW */
-    affine(TOPO_PRIM_ALLGATHER, "recursive_doubling", 4, 0, &lat, &bw);
-    assert_near(lat, 2.0);
-    assert_near(bw, 0.75);
+    expect(TOPO_PRIM_ALLGATHER, "recursive_doubling", 4, 0, 2.0, 0.75);
     /* A7 (the halves of ring AR): 3 alpha + 3/4 M/BW each */
-    affine(TOPO_PRIM_ALLGATHER, "ring", 4, 0, &lat, &bw);
-    assert_near(lat, 3.0);
-    assert_near(bw, 0.75);
-    affine(TOPO_PRIM_REDUCE_SCATTER, "ring", 4, 0, &lat, &bw);
-    assert_near(lat, 3.0);
-    assert_near(bw, 0.75);
+    expect(TOPO_PRIM_ALLGATHER, "ring", 4, 0, 3.0, 0.75);
+    expect(TOPO_PRIM_REDUCE_SCATTER, "ring", 4, 0, 3.0, 0.75);
     /* A18 (PAT's stated cost, which the Bruck allgather attains): N = 8:
      * 3 alpha + 0.875 M/BW */
-    affine(TOPO_PRIM_ALLGATHER, "bruck", 8, 0, &lat, &bw);
-    assert_near(lat, 3.0);
-    assert_near(bw, 0.875);
+    expect(TOPO_PRIM_ALLGATHER, "bruck", 8, 0, 3.0, 0.875);
 }
 END_TEST
 
 START_TEST(test_closed_forms)
 {
-    double lat, bw;
     for (int p = 2; p <= 48; p++) {
-        const double L = clog2(p), N = p, pow2 = (1 << flog2(p)) == p;
+        const double L = ut_clog2(p), N = p, pow2 = (1 << ut_flog2(p)) == p;
         for (int root = 0; root < p; root += (p > 8 ? p / 4 : 1)) {
             /* binomial BC / reduce, P = 1: ceil(log2 N)(alpha + M/BW) (2.1, 2.2) */
-            affine(TOPO_PRIM_BCAST, "binomial", p, root, &lat, &bw);
-            assert_near(lat, L);
-            assert_near(bw, L);
-            affine(TOPO_PRIM_REDUCE, "binomial", p, root, &lat, &bw);
-            assert_near(lat, L);
-            assert_near(bw, L);
+            expect(TOPO_PRIM_BCAST, "binomial", p, root, L, L);
+            expect(TOPO_PRIM_REDUCE, "binomial", p, root, L, L);
             /* ring BC, finite P = 8: (N + P - 2)(alpha + M/(P BW)) (2.1) */
-            affine(TOPO_PRIM_BCAST, "pipelined_chain", p, root, &lat, &bw);
-            assert_near(lat, N + 6);
-            assert_near(bw, (N + 6) / 8);
+            expect(TOPO_PRIM_BCAST, "pipelined_chain", p, root, N + 6, (N + 6) / 8);
         }
         /* ring reduce, finite P = 8, root at an end: one chain (2.2) */
-        affine(TOPO_PRIM_REDUCE, "pipelined_chain", p, 0, &lat, &bw);
-        assert_near(lat, N + 6);
-        assert_near(bw, (N + 6) / 8);
-        affine(TOPO_PRIM_REDUCE, "pipelined_chain", p, p - 1, &lat, &bw);
-        assert_near(lat, N + 6);
-        assert_near(bw, (N + 6) / 8);
+        expect(TOPO_PRIM_REDUCE, "pipelined_chain", p, 0, N + 6, (N + 6) / 8);
+        expect(TOPO_PRIM_REDUCE, "pipelined_chain", p, p - 1, N + 6, (N + 6) / 8);
         /* ring AG / RS: (N-1) alpha + (N-1)/N M/BW, exact (2.4) */
-        affine(TOPO_PRIM_ALLGATHER, "ring", p, 0, &lat, &bw);
-        assert_near(lat, N - 1);
-        assert_near(bw, (N - 1) / N);
-        affine(TOPO_PRIM_REDUCE_SCATTER, "ring", p, 0, &lat, &bw);
-        assert_near(lat, N - 1);
-        assert_near(bw, (N - 1) / N);
+        expect(TOPO_PRIM_ALLGATHER, "ring", p, 0, N - 1, (N - 1) / N);
+        expect(TOPO_PRIM_REDUCE_SCATTER, "ring", p, 0, N - 1, (N - 1) / N);
         /* Bruck AG: ceil(log2 N) alpha + (N-1)/N M/BW for any N */
-        affine(TOPO_PRIM_ALLGATHER, "bruck", p, 0, &lat, &bw);
-        assert_near(lat, L);
-        assert_near(bw, (N - 1) / N);
+        expect(TOPO_PRIM_ALLGATHER, "bruck", p, 0, L, (N - 1) / N);
         if (pow2) {
             /* rec-doubling AG / rec-halving RS: log2 N alpha + (N-1)/N M/BW
              * (2.4, B.4) */
-            affine(TOPO_PRIM_ALLGATHER, "recursive_doubling", p, 0, &lat, &bw);
-            assert_near(lat, L);
-            assert_near(bw, (N - 1) / N);
-            affine(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0, &lat, &bw);
-            assert_near(lat, L);
-            assert_near(bw, (N - 1) / N);
+            expect(TOPO_PRIM_ALLGATHER, "recursive_doubling", p, 0, L, (N - 1) / N);
+            expect(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0, L, (N - 1) / N);
             /* scatter + allgather BC: (log2 N + N - 1) alpha + 2(N-1)/N M/BW;
              * Rabenseifner reduce: 2 log2 N alpha + 2(N-1)/N M/BW */
             for (int root = 0; root < p; root += (p > 8 ? p / 4 : 1)) {
-                affine(TOPO_PRIM_BCAST, "scatter_allgather", p, root, &lat, &bw);
-                assert_near(lat, L + N - 1);
-                assert_near(bw, 2 * (N - 1) / N);
-                affine(TOPO_PRIM_REDUCE, "rabenseifner", p, root, &lat, &bw);
-                assert_near(lat, 2 * L);
-                assert_near(bw, 2 * (N - 1) / N);
+                expect(TOPO_PRIM_BCAST, "scatter_allgather", p, root, L + N - 1, 2 * (N - 1) / N);
+                expect(TOPO_PRIM_REDUCE, "rabenseifner", p, root, 2 * L, 2 * (N - 1) / N);
             }
         }
     }
@@ -460,10 +383,10 @@ START_TEST(test_bruck_alltoall_cost)
 {
     double lat, bw, plat, pbw;
     for (int p = 2; p <= 64; p++) {
-        const double L = clog2(p), N = p;
+        const double L = ut_clog2(p), N = p;
         affine(TOPO_PRIM_ALLTOALL, "bruck", p, 0, &lat, &bw);
         affine(TOPO_PRIM_ALLTOALL, "pairwise", p, 0, &plat, &pbw);
-        assert_near(lat, L); /* the own-block copy rides in round 0 */
+        ut_assert_near(lat, L); /* the own-block copy rides in round 0 */
         /* slots moved: sum over rounds k of #{0 < j < N : bit k of j} */
         double moved = 0;
         for (int k = 0; (1 << k) < p; k++) {
@@ -471,15 +394,15 @@ START_TEST(test_bruck_alltoall_cost)
                 moved += (j >> k) & 1;
             }
         }
-        assert_near(bw / pbw, moved / (N - 1));
-        if ((1 << flog2(p)) == p) {
-            assert_near(bw / pbw, (L / 2) / ((N - 1) / N));
+        ut_assert_near(bw / pbw, moved / (N - 1));
+        if ((1 << ut_flog2(p)) == p) {
+            ut_assert_near(bw / pbw, (L / 2) / ((N - 1) / N));
         }
     }
     affine(TOPO_PRIM_ALLTOALL, "bruck", 4, 0, &lat, &bw);
     affine(TOPO_PRIM_ALLTOALL, "pairwise", 4, 0, &plat, &pbw);
-    assert_near(lat, 2.0);
-    assert_near(bw / pbw, 1.0 / 0.75);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw / pbw, 1.0 / 0.75);
 }
 END_TEST
 
@@ -512,12 +435,12 @@ START_TEST(test_mutation_bcast)
     sc[4].ranges[rcv->range0].first = 1;
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_BCAST, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "before holding"));
-    free_all(sc, p);
+    ut_free_all(sc, p);
     /* binomial from root 2 is not a broadcast from root 0 */
     sc = gen_all(TOPO_PRIM_BCAST, "binomial", p, 2);
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_BCAST, 2, 0, msg, sizeof(msg)), TOPO_OK);
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_BCAST, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, p);
+    ut_free_all(sc, p);
     /* scatter-allgather with the ring message into rank 1 dropped at the
      * last step: rank 1 misses a block */
     sc = gen_all(TOPO_PRIM_BCAST, "scatter_allgather", p, 0);
@@ -533,7 +456,7 @@ START_TEST(test_mutation_bcast)
     st1->nxfers--; /* rank 1 still forwards, but receives nothing */
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_BCAST, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "without the data"));
-    free_all(sc, p);
+    ut_free_all(sc, p);
 }
 END_TEST
 
@@ -544,22 +467,15 @@ START_TEST(test_mutation_reduce)
     /* binomial reduce to root 5: put a partial on the wrong side */
     topo_sched_t *sc = gen_all(TOPO_PRIM_REDUCE, "binomial", p, 5);
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_REDUCE, 5, 1, msg, sizeof(msg)), TOPO_OK);
-    int flipped = 0;
-    for (int i = 0; i < sc[5].nxfers && !flipped; i++) {
-        if (sc[5].xfers[i].kind == TOPO_XFER_RECV_REDUCE) {
-            sc[5].xfers[i].kind = TOPO_XFER_RECV_REDUCE_POST;
-            flipped = 1;
-        }
-    }
-    ck_assert(flipped);
+    ck_assert(ut_retype_first(&sc[5], TOPO_XFER_RECV_REDUCE, TOPO_XFER_RECV_REDUCE_POST));
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_REDUCE, 5, 0, msg, sizeof(msg)), TOPO_OK);
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_REDUCE, 5, 1, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "rank order"));
     /* ... and it is not a reduce to another root */
-    free_all(sc, p);
+    ut_free_all(sc, p);
     sc = gen_all(TOPO_PRIM_REDUCE, "binomial", p, 5);
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_REDUCE, 4, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, p);
+    ut_free_all(sc, p);
     /* Rabenseifner reduce, 6 ranks, root 2: a gather receive turned into a
      * reduction counts the root's own partial twice */
     sc = gen_all(TOPO_PRIM_REDUCE, "rabenseifner", 6, 2);
@@ -569,7 +485,7 @@ START_TEST(test_mutation_reduce)
     g->kind = TOPO_XFER_RECV_REDUCE;
     ck_assert_int_eq(topo_verify(sc, 6, TOPO_PRIM_REDUCE, 2, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "twice"));
-    free_all(sc, 6);
+    ut_free_all(sc, 6);
 }
 END_TEST
 
@@ -586,7 +502,7 @@ START_TEST(test_mutation_allgather)
     ck_assert_ptr_nonnull(rcv);
     rcv->peer = (rcv->peer + 1) % p; /* receive from the wrong rank */
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, p);
+    ut_free_all(sc, p);
     /* recursive doubling without its fold-out step: the ranks that sat
      * out miss everything but their own block */
     sc = gen_all(TOPO_PRIM_ALLGATHER, "recursive_doubling", p, 0);
@@ -595,7 +511,7 @@ START_TEST(test_mutation_allgather)
     }
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLGATHER, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "without the data"));
-    free_all(sc, p);
+    ut_free_all(sc, p);
 }
 END_TEST
 
@@ -605,17 +521,10 @@ START_TEST(test_mutation_reduce_scatter)
     const int p = 6;
     /* recursive halving, one combination on the wrong side */
     topo_sched_t *sc = gen_all(TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", p, 0);
-    int flipped = 0;
-    for (int i = 0; i < sc[3].nxfers && !flipped; i++) {
-        if (sc[3].xfers[i].kind == TOPO_XFER_RECV_REDUCE_POST) {
-            sc[3].xfers[i].kind = TOPO_XFER_RECV_REDUCE;
-            flipped = 1;
-        }
-    }
-    ck_assert(flipped);
+    ck_assert(ut_retype_first(&sc[3], TOPO_XFER_RECV_REDUCE_POST, TOPO_XFER_RECV_REDUCE));
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_REDUCE_SCATTER, 0, 1, msg, sizeof(msg)),
                      TOPO_EINVAL);
-    free_all(sc, p);
+    ut_free_all(sc, p);
     /* ring one step short: every rank's own block misses a contribution */
     sc = gen_all(TOPO_PRIM_REDUCE_SCATTER, "ring", p, 0);
     for (int r = 0; r < p; r++) {
@@ -624,7 +533,7 @@ START_TEST(test_mutation_reduce_scatter)
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_REDUCE_SCATTER, 0, 0, msg, sizeof(msg)),
                      TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "contributions"));
-    free_all(sc, p);
+    ut_free_all(sc, p);
 }
 END_TEST
 
@@ -642,7 +551,7 @@ START_TEST(test_mutation_alltoall)
     sc[2].ranges[rcv->range0] = sc[2].ranges[rcv->range0 + 1];
     sc[2].ranges[rcv->range0 + 1] = t;
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
-    free_all(sc, p);
+    ut_free_all(sc, p);
     /* without its own-block copy, rank 0 never delivers to itself */
     sc = gen_all(TOPO_PRIM_ALLTOALL, "bruck", p, 0);
     topo_xfer_t *cp = find_xfer(&sc[0], 0, TOPO_XFER_COPY);
@@ -652,7 +561,7 @@ START_TEST(test_mutation_alltoall)
     cp->nranges = 0;
     ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLTOALL, 0, 0, msg, sizeof(msg)), TOPO_EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "rank 0 block 5"));
-    free_all(sc, p);
+    ut_free_all(sc, p);
 }
 END_TEST
 
@@ -676,9 +585,5 @@ int main(void)
     tcase_add_test(tc, test_mutation_reduce_scatter);
     tcase_add_test(tc, test_mutation_alltoall);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

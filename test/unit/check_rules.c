@@ -1,5 +1,6 @@
 /* Unit tests: size-range rules (core/rules.c). */
 #include "rules.h"
+#include "unit_common.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -98,9 +99,5 @@ int main(void)
     tcase_add_test(tc, test_gaps_are_automatic);
     tcase_add_test(tc, test_malformed);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

@@ -1,5 +1,6 @@
 /* Unit tests: the schedule builder and the block layout (core/schedule.c). */
 #include "schedule.h"
+#include "unit_common.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -137,9 +138,5 @@ int main(void)
     tcase_add_test(tc, test_layout_even_split);
     tcase_add_test(tc, test_layout_units);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

@@ -6,6 +6,7 @@
 #include "catalog.h"
 #include "cost.h"
 #include "links.h"
+#include "unit_common.h"
 #include "verify.h"
 
 #include <check.h>
@@ -16,57 +17,12 @@
 
 static const char *const names[] = {"swing_lat", "swing_bw"};
 
-static topo_topology_t topo(const char *str)
-{
-    topo_topology_t t;
-    char err[128];
-    ck_assert_int_eq(topo_topology_parse(str, &t, err, sizeof(err)), TOPO_OK);
-    return t;
-}
-
-static const topo_algo_t *algo(const char *name)
-{
-    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    ck_assert_ptr_nonnull(a);
-    return a;
-}
-
-/* All ranks' schedules of `name` on p ranks of topology t. */
-static topo_sched_t *gen_all(const char *name, int p, const topo_topology_t *t)
-{
-    const topo_algo_t *al = algo(name);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    ck_assert_ptr_nonnull(sc);
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
-        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
-}
-
-static void free_all(topo_sched_t *sc, int p)
-{
-    for (int r = 0; r < p; r++) {
-        topo_sched_free(&sc[r]);
-    }
-    free(sc);
-}
-
 static void verify_on(const char *name, int p, const topo_topology_t *t, const char *label)
 {
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
     char msg[512];
-    int rc = topo_verify_algo(algo(name), &a, msg, sizeof(msg));
+    int rc = topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg));
     ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
-}
-
-static int ceil_log2(int n)
-{
-    int l = 0;
-    while ((1 << l) < n) {
-        l++;
-    }
-    return l;
 }
 
 /* Swing sec. 3.1, corrected (digest 1.2): rho(s) = sum_{i<=s} (-2)^i and
@@ -88,7 +44,7 @@ static int delta(int s)
  * 1..130, ten sizes per test. */
 START_TEST(test_ring_all_sizes)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int p = _i / 2 * 10 + 1; p <= _i / 2 * 10 + 10; p++) {
         verify_on(names[_i % 2], p, &star, "star");
     }
@@ -106,7 +62,7 @@ static const char *const shapes[] = {
 
 START_TEST(test_tori)
 {
-    topo_topology_t t = topo(shapes[_i / 2]);
+    topo_topology_t t = ut_topo(shapes[_i / 2]);
     verify_on(names[_i % 2], topo_topology_size(&t), &t, shapes[_i / 2]);
 }
 END_TEST
@@ -114,7 +70,7 @@ END_TEST
 /* A topology that does not cover the communicator: Swing runs on one ring. */
 START_TEST(test_grid_of_other_size)
 {
-    topo_topology_t t = topo("torus:4x4");
+    topo_topology_t t = ut_topo("torus:4x4");
     for (int i = 0; i < 2; i++) {
         verify_on(names[i], 12, &t, "torus:4x4 (12 ranks)");
         verify_on(names[i], 17, &t, "torus:4x4 (17 ranks)");
@@ -127,25 +83,18 @@ END_TEST
  * reduction turned into a copy loses contributions. */
 START_TEST(test_mutations_rejected)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     const int p = 10;
     char msg[512];
     for (int mut = 0; mut < 2; mut++) {
-        topo_sched_t *sc = gen_all("swing_bw", p, &star);
+        topo_sched_t *sc = ut_gen_allreduce("swing_bw", p, &star);
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
         int from = mut ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY;
         int to = mut ? TOPO_XFER_RECV_COPY : TOPO_XFER_RECV_REDUCE;
-        int changed = 0;
-        for (int i = 0; i < sc[3].nxfers && !changed; i++) {
-            if (sc[3].xfers[i].kind == from) {
-                sc[3].xfers[i].kind = (uint8_t)to;
-                changed = 1;
-            }
-        }
-        ck_assert(changed);
+        ck_assert(ut_retype_first(&sc[3], from, to));
         ck_assert_int_eq(topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)),
                          TOPO_EINVAL);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -157,11 +106,11 @@ END_TEST
  * the other way; both lanes of both algorithms. */
 START_TEST(test_peers_follow_rho)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int ni = 0; ni < 2; ni++) {
         for (int p = 2; p <= 64; p *= 2) {
-            topo_sched_t *sc = gen_all(names[ni], p, &star);
-            int L = ceil_log2(p);
+            topo_sched_t *sc = ut_gen_allreduce(names[ni], p, &star);
+            int L = ut_clog2(p);
             for (int r = 0; r < p; r++) {
                 ck_assert_int_eq(sc[r].nlanes, 2);
                 for (int l = 0; l < 2; l++) {
@@ -176,7 +125,7 @@ START_TEST(test_peers_follow_rho)
                     }
                 }
             }
-            free_all(sc, p);
+            ut_free_all(sc, p);
         }
     }
 }
@@ -187,8 +136,8 @@ END_TEST
  * peer it is.  For any p, a rank never sends twice to one peer in a step. */
 static void check_matching(const char *name, int p)
 {
-    topo_topology_t star = topo("star");
-    topo_sched_t *sc = gen_all(name, p, &star);
+    topo_topology_t star = ut_topo("star");
+    topo_sched_t *sc = ut_gen_allreduce(name, p, &star);
     for (int r = 0; r < p; r++) {
         for (int l = 0; l < sc[r].nlanes; l++) {
             for (int s = 0; s < sc[r].lanes[l].nsteps; s++) {
@@ -216,7 +165,7 @@ static void check_matching(const char *name, int p)
             }
         }
     }
-    free_all(sc, p);
+    ut_free_all(sc, p);
 }
 
 START_TEST(test_matching)
@@ -234,19 +183,19 @@ END_TEST
  * tori the steps add over the dimensions. */
 START_TEST(test_step_counts)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int p = 1; p <= 130; p++) {
-        topo_sched_t *sc = gen_all("swing_bw", p, &star);
-        int want = p == 1 ? 0 : 2 * ceil_log2(p % 2 ? p - 1 : p);
+        topo_sched_t *sc = ut_gen_allreduce("swing_bw", p, &star);
+        int want = p == 1 ? 0 : 2 * ut_clog2(p % 2 ? p - 1 : p);
         ck_assert_msg(topo_sched_depth(&sc[p - 1]) == want, "swing_bw p=%d: %d steps, want %d", p,
                       topo_sched_depth(&sc[p - 1]), want);
-        free_all(sc, p);
-        sc = gen_all("swing_lat", p, &star);
-        int p2 = 1 << (ceil_log2(p + 1) - 1);
-        want = ceil_log2(p2) + (p2 == p ? 0 : 2);
+        ut_free_all(sc, p);
+        sc = ut_gen_allreduce("swing_lat", p, &star);
+        int p2 = 1 << (ut_clog2(p + 1) - 1);
+        want = ut_clog2(p2) + (p2 == p ? 0 : 2);
         ck_assert_msg(topo_sched_depth(&sc[0]) == want, "swing_lat p=%d: %d steps, want %d", p,
                       topo_sched_depth(&sc[0]), want);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
     static const struct {
         const char *shape;
@@ -257,15 +206,15 @@ START_TEST(test_step_counts)
         {"torus:1x8", 6, 3, 2}, {"torus:2x2x2", 6, 3, 6},  {"torus:3x3", 4, 6, 4},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        topo_topology_t t = topo(c[i].shape);
+        topo_topology_t t = ut_topo(c[i].shape);
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, topo_topology_size(&t), 0, 0, &t};
         topo_sched_t s;
-        ck_assert_int_eq(topo_algo_generate(algo("swing_bw"), &a, &s), TOPO_OK);
+        ck_assert_int_eq(topo_algo_generate(ut_allreduce("swing_bw"), &a, &s), TOPO_OK);
         ck_assert_msg(topo_sched_depth(&s) == c[i].bw, "swing_bw %s: %d", c[i].shape,
                       topo_sched_depth(&s));
         ck_assert_int_eq(s.nlanes, c[i].lanes);
         topo_sched_free(&s);
-        ck_assert_int_eq(topo_algo_generate(algo("swing_lat"), &a, &s), TOPO_OK);
+        ck_assert_int_eq(topo_algo_generate(ut_allreduce("swing_lat"), &a, &s), TOPO_OK);
         ck_assert_msg(topo_sched_depth(&s) == c[i].lat, "swing_lat %s: %d", c[i].shape,
                       topo_sched_depth(&s));
         ck_assert_int_eq(s.nlanes, c[i].lanes);
@@ -282,10 +231,10 @@ START_TEST(test_message_sizes)
 {
     static const char *const shapes_p2[] = {"star", "torus:8x8", "torus:4x4x4", "torus:2x16"};
     for (size_t i = 0; i < sizeof(shapes_p2) / sizeof(shapes_p2[0]); i++) {
-        topo_topology_t t = topo(shapes_p2[i]);
+        topo_topology_t t = ut_topo(shapes_p2[i]);
         int p = topo_topology_size(&t) ? topo_topology_size(&t) : 64;
-        topo_sched_t *sc = gen_all("swing_bw", p, &t);
-        int L = ceil_log2(p);
+        topo_sched_t *sc = ut_gen_allreduce("swing_bw", p, &t);
+        int L = ut_clog2(p);
         for (int r = 0; r < p; r++) {
             ck_assert_int_eq(sc[r].nblocks, sc[r].nlanes * p);
             for (int l = 0; l < sc[r].nlanes; l++) {
@@ -304,7 +253,7 @@ START_TEST(test_message_sizes)
                 }
             }
         }
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -315,9 +264,9 @@ END_TEST
  * p-2 blocks on the even ring plus one to the extra rank). */
 START_TEST(test_blocks_sent)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int p = 2; p <= 130; p++) {
-        topo_sched_t *sc = gen_all("swing_bw", p, &star);
+        topo_sched_t *sc = ut_gen_allreduce("swing_bw", p, &star);
         for (int r = 0; r < p; r++) {
             for (int l = 0; l < sc[r].nlanes; l++) {
                 int L = sc[r].lanes[l].nsteps / 2, sent = 0, got = 0;
@@ -336,7 +285,7 @@ START_TEST(test_blocks_sent)
                 ck_assert_int_ge(got, p - 1);
             }
         }
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -347,10 +296,10 @@ START_TEST(test_ports_distinct)
 {
     static const char *const sq[] = {"torus:4x4", "torus:8x8", "torus:4x4x4", "torus:16x16"};
     for (size_t i = 0; i < sizeof(sq) / sizeof(sq[0]); i++) {
-        topo_topology_t t = topo(sq[i]);
+        topo_topology_t t = ut_topo(sq[i]);
         int p = topo_topology_size(&t);
         for (int ni = 0; ni < 2; ni++) {
-            topo_sched_t *sc = gen_all(names[ni], p, &t);
+            topo_sched_t *sc = ut_gen_allreduce(names[ni], p, &t);
             for (int r = 0; r < p; r++) {
                 int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
                 topo_topology_coords(&t, r, c);
@@ -383,7 +332,7 @@ START_TEST(test_ports_distinct)
                     }
                 }
             }
-            free_all(sc, p);
+            ut_free_all(sc, p);
         }
     }
 }
@@ -394,13 +343,9 @@ END_TEST
 /* Per-step loads of `name` on a torus; returns D * sum of max loads. */
 static double congestion(const char *name, const char *shape, topo_step_load_t **out, int *depth)
 {
-    topo_topology_t t = topo(shape);
+    topo_topology_t t = ut_topo(shape);
     int p = topo_topology_size(&t);
-    topo_sched_t *sc = gen_all(name, p, &t);
-    *depth = topo_sched_depth(&sc[0]);
-    *out = calloc((size_t)*depth, sizeof(**out));
-    ck_assert_int_eq(topo_link_loads(&t, sc, p, *out, *depth), TOPO_OK);
-    free_all(sc, p);
+    *out = ut_link_loads(name, &t, p, depth);
     double sum = 0.0;
     for (int s = 0; s < *depth; s++) {
         sum += (*out)[s].max_load;
@@ -484,7 +429,7 @@ START_TEST(test_congestion_rectangular)
     } c[] = {{"torus:64x16", 64, 16}, {"torus:128x8", 128, 8}, {"torus:256x4", 256, 4}};
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         topo_step_load_t *o;
-        int depth, lmin = ceil_log2(c[i].dmin), lmax = ceil_log2(c[i].dmax);
+        int depth, lmin = ut_clog2(c[i].dmin), lmax = ut_clog2(c[i].dmax);
         double xi = congestion("swing_bw", c[i].shape, &o, &depth);
         free(o);
         double square = 0.0, q = 0.0;
@@ -503,17 +448,10 @@ END_TEST
 
 /* ---- derived costs (cost.h) vs closed forms ----------------------------- */
 
-#define assert_near(x, y) \
-    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%.12g != %.12g", (double)(x), (double)(y))
-
-/* the contention-free closed forms: ports only, no link sharing (cost.h) */
-static const topo_cost_net_t ports_only = {0.0, 1};
-
+/* the contention-free closed forms (ut_ports_only) */
 static void affine(const char *name, int p, const topo_topology_t *t, double *lat, double *bw)
 {
-    static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, &unit, &ports_only, lat, bw), TOPO_OK);
+    ut_affine(TOPO_PRIM_ALLREDUCE, name, p, 0, t, &ut_ports_only, lat, bw);
 }
 
 /* Contention-free closed forms (digest 4.2, 1.8 explicit forms).  On a
@@ -523,27 +461,27 @@ static void affine(const char *name, int p, const topo_topology_t *t, double *la
  * 1), swing_lat log2 p alpha + log2 p / (2D) M/BW. */
 START_TEST(test_costs)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     double lat, bw;
     for (int k = 1; k <= 7; k++) {
         int p = 1 << k;
         affine("swing_bw", p, &star, &lat, &bw);
-        assert_near(lat, 2.0 * k);
-        assert_near(bw, 2.0 * (p - 1) / p);
+        ut_assert_near(lat, 2.0 * k);
+        ut_assert_near(bw, 2.0 * (p - 1) / p);
         affine("swing_lat", p, &star, &lat, &bw);
-        assert_near(lat, k);
-        assert_near(bw, k);
+        ut_assert_near(lat, k);
+        ut_assert_near(bw, k);
     }
     static const char *const tori[] = {"torus:16", "torus:8x8", "torus:16x16", "torus:4x4x4"};
     for (size_t i = 0; i < sizeof(tori) / sizeof(tori[0]); i++) {
-        topo_topology_t t = topo(tori[i]);
-        int p = topo_topology_size(&t), L = ceil_log2(p), D = t.ndims;
+        topo_topology_t t = ut_topo(tori[i]);
+        int p = topo_topology_size(&t), L = ut_clog2(p), D = t.ndims;
         affine("swing_bw", p, &t, &lat, &bw);
-        assert_near(lat, 2.0 * L);
-        assert_near(bw, (p - 1) / (double)p / D);
+        ut_assert_near(lat, 2.0 * L);
+        ut_assert_near(bw, (p - 1) / (double)p / D);
         affine("swing_lat", p, &t, &lat, &bw);
-        assert_near(lat, L);
-        assert_near(bw, L / (2.0 * D));
+        ut_assert_near(lat, L);
+        ut_assert_near(bw, L / (2.0 * D));
     }
     /* Even p, not a power of two (keep-latest): as many steps as the next
      * power of two and still exactly the optimal 2(p-1)/p.  Odd p (the
@@ -554,11 +492,11 @@ START_TEST(test_costs)
         if (0 == (p & (p - 1))) {
             continue;
         }
-        int L = ceil_log2(p % 2 ? p - 1 : p);
+        int L = ut_clog2(p % 2 ? p - 1 : p);
         affine("swing_bw", p, &star, &lat, &bw);
-        assert_near(lat, 2.0 * L);
+        ut_assert_near(lat, 2.0 * L);
         if (p % 2 == 0) {
-            assert_near(bw, 2.0 * (p - 1) / p);
+            ut_assert_near(bw, 2.0 * (p - 1) / p);
         } else {
             ck_assert(bw >= 2.0 * (p - 1) / p - 1e-12);
             ck_assert_msg(bw <= 2.0 * (p - 1 + L) / p + 1e-12, "p=%d: %g", p, bw);
@@ -574,15 +512,7 @@ static const topo_prim_t cprims[] = {TOPO_PRIM_REDUCE_SCATTER, TOPO_PRIM_ALLGATH
 
 static topo_sched_t *gen_prim(topo_prim_t prim, int p, const topo_topology_t *t)
 {
-    const topo_algo_t *al = topo_catalog_find(prim, "swing");
-    ck_assert_ptr_nonnull(al);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    ck_assert_ptr_nonnull(sc);
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {prim, p, r, 0, t};
-        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
+    return ut_gen_all(prim, "swing", p, 0, t);
 }
 
 /* Small tori and meshes (the catalog test covers rings 1..130): 2-D, 3-D,
@@ -597,10 +527,9 @@ static const char *const cshapes[] = {
 START_TEST(test_collectives_tori)
 {
     const topo_prim_t prim = cprims[_i % 3];
-    const topo_algo_t *al = topo_catalog_find(prim, "swing");
-    ck_assert_ptr_nonnull(al);
+    const topo_algo_t *al = ut_algo(prim, "swing");
     for (int k = _i / 3; k < NCSHAPES; k += 2) {
-        topo_topology_t t = topo(cshapes[k]);
+        topo_topology_t t = ut_topo(cshapes[k]);
         topo_gen_args_t a = {prim, topo_topology_size(&t), 0, 0, &t};
         char msg[512];
         ck_assert_msg(topo_verify_algo(al, &a, msg, sizeof(msg)) == TOPO_OK, "%s swing %s: %s",
@@ -617,7 +546,7 @@ START_TEST(test_collectives_shape)
     static const char *const sh[] = {"star", "torus:3x5", "torus:6x6x2", "torus:1x8",
                                      "torus:9x5x3", "mesh:4x6"};
     for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
-        topo_topology_t t = topo(sh[i]);
+        topo_topology_t t = ut_topo(sh[i]);
         int nd = topo_topology_size(&t) ? t.ndims : 1;
         for (int p = topo_topology_size(&t) ? topo_topology_size(&t) : 1;
              p <= (topo_topology_size(&t) ? topo_topology_size(&t) : 130);
@@ -625,7 +554,7 @@ START_TEST(test_collectives_shape)
             int want = 0, D = 0;
             for (int k = 0; k < nd; k++) {
                 int d = nd > 1 || topo_topology_size(&t) ? t.dims[k] : p;
-                want += ceil_log2(d > 1 && d % 2 ? d - 1 : d);
+                want += ut_clog2(d > 1 && d % 2 ? d - 1 : d);
                 D += d > 1;
             }
             for (int pi = 0; pi < 3; pi++) {
@@ -640,7 +569,7 @@ START_TEST(test_collectives_shape)
                     ck_assert_int_eq(sc[r].nblocks, bar ? 1 : p * sc[r].nparts);
                     ck_assert_int_eq(sc[r].sync, bar);
                 }
-                free_all(sc, p);
+                ut_free_all(sc, p);
             }
         }
     }
@@ -710,13 +639,13 @@ static void check_halves(int p, const topo_topology_t *t, const char *label)
                           p, r, l, sent[0], sent[1], got);
         }
     }
-    free_all(rs, p);
-    free_all(ag, p);
+    ut_free_all(rs, p);
+    ut_free_all(ag, p);
 }
 
 START_TEST(test_halves_share)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     static const int big[] = {64, 65, 100, 130};
     for (int p = 2; p <= 34 + 4; p++) {
         check_halves(p <= 34 ? p : big[p - 35], &star, "star");
@@ -724,7 +653,7 @@ START_TEST(test_halves_share)
     static const char *const sh[] = {"torus:5x5", "torus:3x5", "torus:6x6x2", "torus:2x3x5x2",
                                      "torus:7x9", "mesh:4x6"};
     for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
-        topo_topology_t t = topo(sh[i]);
+        topo_topology_t t = ut_topo(sh[i]);
         check_halves(topo_topology_size(&t), &t, sh[i]);
     }
 }
@@ -736,10 +665,10 @@ END_TEST
  * the last, and no rank posts more than two sends or two receives. */
 START_TEST(test_barrier_peers)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int p = 2; p <= 130; p += p < 70 ? 1 : 7) {
         topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, p, &star);
-        const int m = p % 2 ? p - 1 : p, L = ceil_log2(m);
+        const int m = p % 2 ? p - 1 : p, L = ut_clog2(m);
         int extra[2] = {0, 0};
         for (int r = 0; r < p; r++) {
             for (int s = 0; s < L; s++) {
@@ -768,7 +697,7 @@ START_TEST(test_barrier_peers)
         }
         ck_assert_int_eq(extra[0], p % 2 ? 2 : 0);
         ck_assert_int_eq(extra[1], p % 2 ? 2 : 0);
-        free_all(sc, p);
+        ut_free_all(sc, p);
     }
 }
 END_TEST
@@ -782,7 +711,7 @@ START_TEST(test_barrier_spreads)
     enum { MAXP = 512, W = MAXP / 64 };
     static uint64_t k[MAXP][W], nk[MAXP][W];
     for (int p = 2; p <= MAXP; p += 2) {
-        const int L = ceil_log2(p), words = (p + 63) / 64;
+        const int L = ut_clog2(p), words = (p + 63) / 64;
         for (int r = 0; r < p; r++) {
             memset(k[r], 0, sizeof(k[r]));
             k[r][r / 64] |= 1ull << (r % 64);
@@ -822,11 +751,11 @@ END_TEST
 
 START_TEST(test_catalog)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 7, 0, 0, &star};
     char why[256];
     for (int i = 0; i < 2; i++) {
-        const topo_algo_t *al = algo(names[i]);
+        const topo_algo_t *al = ut_allreduce(names[i]);
         ck_assert(al->flags & TOPO_ALG_COMMUTATIVE);
         ck_assert(!(al->flags & TOPO_ALG_GRID));
         ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 1);
@@ -862,9 +791,5 @@ int main(void)
     tcase_add_test(tc, test_barrier_spreads);
     tcase_add_test(tc, test_catalog);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

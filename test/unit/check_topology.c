@@ -1,19 +1,11 @@
 /* Unit tests: topology strings and grid geometry (core/topology.c). */
 #include "schedule.h"
 #include "topology.h"
+#include "unit_common.h"
 
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-
-static topo_topology_t parse_ok(const char *str)
-{
-    topo_topology_t t;
-    char err[256];
-    int rc = topo_topology_parse(str, &t, err, sizeof(err));
-    ck_assert_msg(rc == TOPO_OK, "'%s' rejected: %s", str, err);
-    return t;
-}
 
 START_TEST(test_valid_strings)
 {
@@ -33,17 +25,17 @@ START_TEST(test_valid_strings)
         {"star,ports=4", "star,ports=4", TOPO_NET_STAR, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        topo_topology_t t = parse_ok(cases[i].in);
+        topo_topology_t t = ut_topo(cases[i].in);
         char buf[128];
         ck_assert_int_eq(t.kind, cases[i].kind);
         ck_assert_int_eq(topo_topology_size(&t), cases[i].size);
         topo_topology_format(&t, buf, sizeof(buf));
         ck_assert_str_eq(buf, cases[i].canon);
     }
-    topo_topology_t t = parse_ok("torus:4x3");
+    topo_topology_t t = ut_topo("torus:4x3");
     ck_assert_int_eq(t.ndims, 2);
     ck_assert(t.periodic[0] && t.periodic[1]);
-    t = parse_ok("mesh:4x3");
+    t = ut_topo("mesh:4x3");
     ck_assert(!t.periodic[0] && !t.periodic[1]);
 }
 END_TEST
@@ -75,7 +67,7 @@ END_TEST
 
 START_TEST(test_coords_roundtrip)
 {
-    topo_topology_t t = parse_ok("torus:3x5x2");
+    topo_topology_t t = ut_topo("torus:3x5x2");
     int c[TOPO_MAX_DIMS];
     for (int r = 0; r < 30; r++) {
         topo_topology_coords(&t, r, c);
@@ -92,9 +84,9 @@ END_TEST
 
 START_TEST(test_hops)
 {
-    topo_topology_t torus = parse_ok("torus:8x8");
-    topo_topology_t mesh = parse_ok("mesh:8x8");
-    topo_topology_t star = parse_ok("star");
+    topo_topology_t torus = ut_topo("torus:8x8");
+    topo_topology_t mesh = ut_topo("mesh:8x8");
+    topo_topology_t star = ut_topo("star");
     /* (0,0) -> (0,7): one hop around the wraparound, seven on the mesh */
     ck_assert_int_eq(topo_topology_hops(&torus, 0, 7), 1);
     ck_assert_int_eq(topo_topology_hops(&mesh, 0, 7), 7);
@@ -114,17 +106,17 @@ END_TEST
 
 START_TEST(test_ports)
 {
-    topo_topology_t t = parse_ok("torus:4x4x2");
+    topo_topology_t t = ut_topo("torus:4x4x2");
     ck_assert_int_eq(topo_topology_ports(&t, 32), 5); /* 2 + 2 + 1 (a ring of 2) */
-    t = parse_ok("torus:8x8");
+    t = ut_topo("torus:8x8");
     ck_assert_int_eq(topo_topology_ports(&t, 64), 4);
-    t = parse_ok("star");
+    t = ut_topo("star");
     ck_assert_int_eq(topo_topology_ports(&t, 64), 1);
-    t = parse_ok("fullmesh");
+    t = ut_topo("fullmesh");
     ck_assert_int_eq(topo_topology_ports(&t, 8), 7);
     t.ports = 3;
     ck_assert_int_eq(topo_topology_ports(&t, 8), 3);
-    t = parse_ok("torus:4x4x2,ports=1");
+    t = ut_topo("torus:4x4x2,ports=1");
     ck_assert_int_eq(topo_topology_ports(&t, 32), 1);
 }
 END_TEST
@@ -139,9 +131,5 @@ int main(void)
     tcase_add_test(tc, test_hops);
     tcase_add_test(tc, test_ports);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

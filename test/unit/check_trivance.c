@@ -7,6 +7,7 @@
 #include "algo.h"
 #include "cost.h"
 #include "links.h"
+#include "unit_common.h"
 #include "verify.h"
 
 #include <check.h>
@@ -17,39 +18,6 @@
 
 static const char *const names[] = {"trivance_lat", "trivance_bw", "bruck"};
 #define NALGS 3
-
-static topo_topology_t topo(const char *str)
-{
-    topo_topology_t t;
-    char err[128];
-    ck_assert_msg(topo_topology_parse(str, &t, err, sizeof(err)) == TOPO_OK, "%s", err);
-    return t;
-}
-
-static const topo_algo_t *algo(const char *name)
-{
-    const topo_algo_t *a = topo_catalog_find(TOPO_PRIM_ALLREDUCE, name);
-    ck_assert_ptr_nonnull(a);
-    return a;
-}
-
-static topo_sched_t *gen_all(const char *name, const topo_topology_t *t, int p)
-{
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, r, 0, t};
-        ck_assert_int_eq(topo_algo_generate(algo(name), &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
-}
-
-static void free_all(topo_sched_t *sc, int p)
-{
-    for (int r = 0; r < p; r++) {
-        topo_sched_free(&sc[r]);
-    }
-    free(sc);
-}
 
 static int clog3(int n)
 {
@@ -77,21 +45,17 @@ static int lat_steps(int n)
     return n == 1 ? 0 : s + !(n == pow3(s) || n == 2 * pow3(s - 1));
 }
 
-#define assert_near(x, y)                                                                          \
-    ck_assert_msg(fabs((x) - (y)) < 1e-9, "%s = %.12g, expected %.12g", #x, (double)(x),           \
-                  (double)(y))
-
 /* --- correctness ------------------------------------------------------- */
 
 /* Every algorithm, every ring size 1..130 (a star topology: one ring). */
 START_TEST(test_rings)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     const char *name = names[_i];
     for (int p = 1; p <= 130; p++) {
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
         char msg[512];
-        ck_assert_msg(topo_verify_algo(algo(name), &a, msg, sizeof(msg)) == TOPO_OK,
+        ck_assert_msg(topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg)) == TOPO_OK,
                       "%s p=%d: %s", name, p, msg);
     }
 }
@@ -108,14 +72,14 @@ START_TEST(test_tori)
 {
     const char *name = names[_i];
     for (int k = 0; k < NSHAPES; k++) {
-        topo_topology_t t = topo(shapes[k]);
+        topo_topology_t t = ut_topo(shapes[k]);
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, topo_topology_size(&t), 0, 0, &t};
         char msg[512];
-        ck_assert_msg(topo_verify_algo(algo(name), &a, msg, sizeof(msg)) == TOPO_OK,
+        ck_assert_msg(topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg)) == TOPO_OK,
                       "%s %s: %s", name, shapes[k], msg);
         /* one lane per dimension of size > 1 */
         topo_sched_t s;
-        ck_assert_int_eq(topo_algo_generate(algo(name), &a, &s), TOPO_OK);
+        ck_assert_int_eq(topo_algo_generate(ut_allreduce(name), &a, &s), TOPO_OK);
         int D = 0;
         for (int i = 0; i < t.ndims; i++) {
             D += t.dims[i] > 1;
@@ -130,21 +94,21 @@ END_TEST
  * the verifier sees it. */
 START_TEST(test_commutative_only)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     char msg[512];
     for (int i = 0; i < NALGS; i++) {
-        const topo_algo_t *al = algo(names[i]);
+        const topo_algo_t *al = ut_allreduce(names[i]);
         ck_assert(al->flags & TOPO_ALG_COMMUTATIVE);
         ck_assert(!(al->flags & TOPO_ALG_GRID));
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 9, 0, 0, &star};
         ck_assert_int_eq(topo_algo_fits(al, &a, 1, msg, sizeof(msg)), 1);
         ck_assert_int_eq(topo_algo_fits(al, &a, 0, msg, sizeof(msg)), 0);
-        topo_sched_t *sc = gen_all(names[i], &star, 9);
+        topo_sched_t *sc = ut_gen_allreduce(names[i], 9, &star);
         ck_assert_int_eq(topo_verify(sc, 9, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)), TOPO_OK);
         ck_assert_int_eq(topo_verify(sc, 9, TOPO_PRIM_ALLREDUCE, 0, 1, msg, sizeof(msg)),
                          TOPO_EINVAL);
         ck_assert_ptr_nonnull(strstr(msg, "rank order"));
-        free_all(sc, 9);
+        ut_free_all(sc, 9);
     }
 }
 END_TEST
@@ -153,10 +117,10 @@ END_TEST
  * turning either into a copy loses contributions. */
 START_TEST(test_joint_reduction_needed)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     char msg[512];
     for (int which = 0; which < 2; which++) {
-        topo_sched_t *sc = gen_all("trivance_bw", &star, 9);
+        topo_sched_t *sc = ut_gen_allreduce("trivance_bw", 9, &star);
         const topo_step_t *st = topo_sched_lane_step(&sc[4], 0, 0);
         int seen = 0;
         for (int i = 0; i < st->nxfers; i++) {
@@ -168,7 +132,7 @@ START_TEST(test_joint_reduction_needed)
         ck_assert_int_eq(seen, 2);
         ck_assert_int_eq(topo_verify(sc, 9, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg)),
                          TOPO_EINVAL);
-        free_all(sc, 9);
+        ut_free_all(sc, 9);
     }
 }
 END_TEST
@@ -216,7 +180,7 @@ static int printed_shifts(int n, int s, int t, int lat, int *sh)
 
 START_TEST(test_printed_distance_rejected)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     static const int bad[] = {3, 7, 8, 9, 27, 64};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, bad[i], 0, 0, &star};
@@ -248,11 +212,11 @@ static int step_peers(const topo_sched_t *s, int lane, int step, int *peers)
 /* pi(r,k,n) = (r - 3^k, r + 3^k); the left peer of r's right peer is r. */
 START_TEST(test_peers)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     static const int ns[] = {3, 9, 27, 81, 243};
     for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
         int n = ns[i];
-        topo_sched_t *sc = gen_all("trivance_lat", &star, n);
+        topo_sched_t *sc = ut_gen_allreduce("trivance_lat", n, &star);
         for (int r = 0; r < n; r++) {
             ck_assert_int_eq(topo_sched_depth(&sc[r]), clog3(n));
             for (int k = 0; k < clog3(n); k++) {
@@ -264,7 +228,7 @@ START_TEST(test_peers)
                 ck_assert_int_eq(q[1], r);
             }
         }
-        free_all(sc, n);
+        ut_free_all(sc, n);
     }
 }
 END_TEST
@@ -275,10 +239,10 @@ END_TEST
  * after the last step, every rank once (n = 3^s). */
 START_TEST(test_reach_multiset)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int s = 1; s <= 4; s++) {
         int n = pow3(s);
-        topo_sched_t *sc = gen_all("trivance_lat", &star, n);
+        topo_sched_t *sc = ut_gen_allreduce("trivance_lat", n, &star);
         int *cnt = calloc((size_t)n * n, sizeof(int)), *nxt = calloc((size_t)n * n, sizeof(int));
         for (int r = 0; r < n; r++) {
             cnt[r * n + r] = 1;
@@ -307,7 +271,7 @@ START_TEST(test_reach_multiset)
         }
         free(cnt);
         free(nxt);
-        free_all(sc, n);
+        ut_free_all(sc, n);
     }
 }
 END_TEST
@@ -318,10 +282,10 @@ END_TEST
  * step; the allgather mirrors it. */
 START_TEST(test_rs_block_sets)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int s = 1; s <= 5; s++) {
         int n = pow3(s);
-        topo_sched_t *sc = gen_all("trivance_bw", &star, n);
+        topo_sched_t *sc = ut_gen_allreduce("trivance_bw", n, &star);
         int *sent = malloc(sizeof(int) * (size_t)n);
         for (int r = 0; r < n; r += (n > 27 ? 7 : 1)) {
             memset(sent, 0, sizeof(int) * (size_t)n);
@@ -354,7 +318,7 @@ START_TEST(test_rs_block_sets)
             }
         }
         free(sent);
-        free_all(sc, n);
+        ut_free_all(sc, n);
     }
 }
 END_TEST
@@ -366,14 +330,14 @@ END_TEST
  * no block twice), for Bruck too. */
 START_TEST(test_non_power_of_three)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     static const struct {
         int n, dist[4];
     } c[] = {{7, {1, 2}},       {32, {1, 3, 3, 9}}, {8, {1, 3}}, {16, {1, 3, 4}},
              {64, {1, 3, 9, 19}}, {28, {1, 1, 3, 9}}, {2, {1}},    {81, {1, 3, 9, 27}}};
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         int n = c[i].n, s = clog3(n);
-        topo_sched_t *sc = gen_all("trivance_bw", &star, n);
+        topo_sched_t *sc = ut_gen_allreduce("trivance_bw", n, &star);
         for (int k = 0; k < s; k++) {
             int p[4], np = step_peers(&sc[0], 0, k, p), d = c[i].dist[k];
             ck_assert_int_ge(np, 1);
@@ -381,14 +345,14 @@ START_TEST(test_non_power_of_three)
                 ck_assert_msg(p[j] == d || p[j] == n - d, "n=%d step %d peer %d", n, k, p[j]);
             }
         }
-        free_all(sc, n);
+        ut_free_all(sc, n);
     }
     for (int n = 2; n <= 130; n++) {
         int s = clog3(n);
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, n / 3, 0, &star};
         for (int i = 1; i < NALGS; i++) {
             topo_sched_t sc;
-            ck_assert_int_eq(topo_algo_generate(algo(names[i]), &a, &sc), TOPO_OK);
+            ck_assert_int_eq(topo_algo_generate(ut_allreduce(names[i]), &a, &sc), TOPO_OK);
             ck_assert_int_eq(topo_sched_depth(&sc), 2 * s);
             int out[2] = {0, 0};
             for (int k = 0; k < 2 * s; k++) {
@@ -410,18 +374,18 @@ END_TEST
  * sum ceil(log3 d_i), +1 per dimension that is not 3^s or 2*3^(s-1). */
 START_TEST(test_step_counts)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int n = 1; n <= 130; n++) {
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, n - 1, 0, &star};
         for (int i = 0; i < NALGS; i++) {
             topo_sched_t s;
-            ck_assert_int_eq(topo_algo_generate(algo(names[i]), &a, &s), TOPO_OK);
+            ck_assert_int_eq(topo_algo_generate(ut_allreduce(names[i]), &a, &s), TOPO_OK);
             ck_assert_int_eq(topo_sched_depth(&s), i == 0 ? lat_steps(n) : 2 * clog3(n));
             topo_sched_free(&s);
         }
     }
     for (int k = 0; k < NSHAPES; k++) {
-        topo_topology_t t = topo(shapes[k]);
+        topo_topology_t t = ut_topo(shapes[k]);
         int lat = 0, bw = 0;
         for (int i = 0; i < t.ndims; i++) {
             lat += lat_steps(t.dims[i]);
@@ -430,7 +394,7 @@ START_TEST(test_step_counts)
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, topo_topology_size(&t), 1, 0, &t};
         for (int i = 0; i < NALGS; i++) {
             topo_sched_t s;
-            ck_assert_int_eq(topo_algo_generate(algo(names[i]), &a, &s), TOPO_OK);
+            ck_assert_int_eq(topo_algo_generate(ut_allreduce(names[i]), &a, &s), TOPO_OK);
             for (int l = 0; l < s.nlanes; l++) {
                 ck_assert_int_eq(s.lanes[l].nsteps, i == 0 ? lat : bw);
             }
@@ -447,11 +411,11 @@ START_TEST(test_message_sizes)
 {
     static const char *const sq[] = {"torus:27", "torus:9x9", "torus:3x3x3", "torus:27x27"};
     for (size_t q = 0; q < sizeof(sq) / sizeof(sq[0]); q++) {
-        topo_topology_t t = topo(sq[q]);
+        topo_topology_t t = ut_topo(sq[q]);
         int n = topo_topology_size(&t), D = t.ndims;
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, n / 2, 0, &t};
         topo_sched_t s;
-        ck_assert_int_eq(topo_algo_generate(algo("trivance_bw"), &a, &s), TOPO_OK);
+        ck_assert_int_eq(topo_algo_generate(ut_allreduce("trivance_bw"), &a, &s), TOPO_OK);
         int c[TOPO_MAX_DIMS];
         topo_topology_coords(&t, a.rank, c);
         int S = s.lanes[0].nsteps / 2;
@@ -461,7 +425,7 @@ START_TEST(test_message_sizes)
                 int sends = 0;
                 for (int i = 0; i < st->nxfers; i++) {
                     const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
-                    assert_near((double)x->nblk / s.nblocks, 1.0 / D / pow3(j + 1));
+                    ut_assert_near((double)x->nblk / s.nblocks, 1.0 / D / pow3(j + 1));
                     if (x->kind == TOPO_XFER_SEND) {
                         sends++;
                         /* the peer differs from us in dimension (l + j) mod D only */
@@ -488,13 +452,9 @@ END_TEST
 
 static void loads(const char *name, const char *shape, topo_step_load_t **out, int *depth)
 {
-    topo_topology_t t = topo(shape);
+    topo_topology_t t = ut_topo(shape);
     int n = topo_topology_size(&t);
-    topo_sched_t *sc = gen_all(name, &t, n);
-    *depth = topo_sched_depth(&sc[0]);
-    *out = calloc((size_t)*depth + 1, sizeof(**out));
-    ck_assert_int_eq(topo_link_loads(&t, sc, n, *out, *depth), TOPO_OK);
-    free_all(sc, n);
+    *out = ut_link_loads(name, &t, n, depth);
 }
 
 /* Rings of 3^s (sec. 4.1, App. B.1): Trivance congestion 3^k in step k
@@ -516,31 +476,31 @@ START_TEST(test_ring_congestion)
         double theta = 0;
         for (int k = 0; k < 2 * s; k++) {
             int kk = k < s ? k : 2 * s - 1 - k;
-            assert_near(o[k].max_load / o[k].max_msg, pow3(kk));
-            assert_near(o[k].max_msg, 1.0 / pow3(kk + 1));
+            ut_assert_near(o[k].max_load / o[k].max_msg, pow3(kk));
+            ut_assert_near(o[k].max_msg, 1.0 / pow3(kk + 1));
             ck_assert_int_eq(o[k].max_hops, pow3(kk));
             ck_assert_int_eq(o[k].messages, 2 * n);
             theta += o[k].max_load;
         }
-        assert_near(theta, 2.0 / 3.0 * s);
+        ut_assert_near(theta, 2.0 / 3.0 * s);
         free(o);
         loads("trivance_lat", shape, &o, &depth);
         ck_assert_int_eq(depth, s);
         theta = 0;
         for (int k = 0; k < s; k++) {
-            assert_near(o[k].max_load / o[k].max_msg, pow3(k));
+            ut_assert_near(o[k].max_load / o[k].max_msg, pow3(k));
             theta += o[k].max_load;
         }
-        assert_near(theta, (n - 1) / 2.0);
+        ut_assert_near(theta, (n - 1) / 2.0);
         free(o);
         loads("bruck", shape, &o, &depth);
         theta = 0;
         for (int k = 0; k < 2 * s; k++) {
             int kk = k < s ? k : 2 * s - 1 - k;
-            assert_near(o[k].max_load / o[k].max_msg, kk < s - 1 ? 3 * pow3(kk) : pow3(kk));
+            ut_assert_near(o[k].max_load / o[k].max_msg, kk < s - 1 ? 3 * pow3(kk) : pow3(kk));
             theta += o[k].max_load;
         }
-        assert_near(theta, 2.0 * (s - 1 + 1.0 / 3.0));
+        ut_assert_near(theta, 2.0 * (s - 1 + 1.0 / 3.0));
         free(o);
     }
     /* n = 28 with the distances ascending (1, 1, 3, 9): as cheap as 27; the
@@ -552,7 +512,7 @@ START_TEST(test_ring_congestion)
     for (int k = 0; k < depth; k++) {
         theta += o[k].max_load;
     }
-    assert_near(theta, 2.0);
+    ut_assert_near(theta, 2.0);
     free(o);
 }
 END_TEST
@@ -587,14 +547,14 @@ START_TEST(test_torus_theta)
         for (int k = 0; k < depth; k++) {
             theta += o[k].max_load * D;
         }
-        assert_near(theta, want_t);
+        ut_assert_near(theta, want_t);
         free(o);
         theta = 0;
         loads("bruck", c[q].shape, &o, &depth);
         for (int k = 0; k < depth; k++) {
             theta += o[k].max_load * D;
         }
-        assert_near(theta, want_b);
+        ut_assert_near(theta, want_b);
         free(o);
     }
 }
@@ -607,14 +567,7 @@ static const topo_prim_t cprims[] = {TOPO_PRIM_REDUCE_SCATTER, TOPO_PRIM_ALLGATH
 
 static topo_sched_t *gen_prim(topo_prim_t prim, const topo_topology_t *t, int p)
 {
-    const topo_algo_t *al = topo_catalog_find(prim, "trivance");
-    ck_assert_ptr_nonnull(al);
-    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
-    for (int r = 0; r < p; r++) {
-        topo_gen_args_t a = {prim, p, r, 0, t};
-        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
-    }
-    return sc;
+    return ut_gen_all(prim, "trivance", p, 0, t);
 }
 
 /* The verifier on the tori (rings 1..130: the catalog test); RS the only
@@ -622,11 +575,10 @@ static topo_sched_t *gen_prim(topo_prim_t prim, const topo_topology_t *t, int p)
 START_TEST(test_collectives_tori)
 {
     const topo_prim_t prim = cprims[_i];
-    const topo_algo_t *al = topo_catalog_find(prim, "trivance");
-    ck_assert_ptr_nonnull(al);
+    const topo_algo_t *al = ut_algo(prim, "trivance");
     ck_assert_int_eq(!!(al->flags & TOPO_ALG_COMMUTATIVE), prim == TOPO_PRIM_REDUCE_SCATTER);
     for (int k = 0; k < NSHAPES; k++) {
-        topo_topology_t t = topo(shapes[k]);
+        topo_topology_t t = ut_topo(shapes[k]);
         if (topo_topology_size(&t) > 150) {
             continue;
         }
@@ -715,13 +667,13 @@ static void check_share(const topo_topology_t *t, int p, const char *label)
         }
     }
     for (int pi = 0; pi < 3; pi++) {
-        free_all(sc[pi], p);
+        ut_free_all(sc[pi], p);
     }
 }
 
 START_TEST(test_collectives_share)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     static const int big[] = {81, 82, 100, 130};
     for (int i = 1; i <= 34 + 4; i++) {
         int p = i <= 34 ? i : big[i - 35];
@@ -730,7 +682,7 @@ START_TEST(test_collectives_share)
     static const char *const sh[] = {"torus:3x5", "torus:6x6x2", "torus:9x9", "torus:7x1x4",
                                      "torus:5x2x2x3", "mesh:3x9", "torus:2x2x2"};
     for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
-        topo_topology_t t = topo(sh[i]);
+        topo_topology_t t = ut_topo(sh[i]);
         check_share(&t, topo_topology_size(&t), sh[i]);
     }
 }
@@ -744,7 +696,7 @@ END_TEST
  * and not one step fewer. */
 START_TEST(test_barrier)
 {
-    topo_topology_t star = topo("star");
+    topo_topology_t star = ut_topo("star");
     for (int n = 2; n <= 130; n += n < 60 ? 1 : 7) {
         topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, &star, n);
         for (int r = 0; r < n; r++) {
@@ -760,7 +712,7 @@ START_TEST(test_barrier)
                 }
             }
         }
-        free_all(sc, n);
+        ut_free_all(sc, n);
     }
     enum { MAXN = 512, W = MAXN / 64 };
     static uint64_t kn[MAXN][W], nk[MAXN][W];
@@ -796,16 +748,11 @@ END_TEST
 
 /* --- derived cost (cost.h) vs closed forms ------------------------------ */
 
-/* the contention-free closed forms: ports only, no link sharing (cost.h) */
-static const topo_cost_net_t ports_only = {0.0, 1};
-
+/* the contention-free closed forms (ut_ports_only) on the whole of `shape` */
 static void affine(const char *name, const char *shape, double *lat, double *bw)
 {
-    static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
-    topo_topology_t t = topo(shape);
-    int n = topo_topology_size(&t);
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, n, 0, 0, &t};
-    ck_assert_int_eq(topo_cost_affine_net(algo(name), &a, &unit, &ports_only, lat, bw), TOPO_OK);
+    topo_topology_t t = ut_topo(shape);
+    ut_affine(TOPO_PRIM_ALLREDUCE, name, topo_topology_size(&t), 0, &t, &ut_ports_only, lat, bw);
 }
 
 /* Table 1 / digest 2.7 alpha-beta forms, on a ring with its two ports
@@ -825,32 +772,30 @@ START_TEST(test_cost_closed_forms)
         int s = clog3(n);
         snprintf(shape, sizeof(shape), "torus:%d", n);
         affine("trivance_bw", shape, &lat, &bw);
-        assert_near(lat, 2 * s);
-        assert_near(bw, 2.0 * (n / 2) / n);
+        ut_assert_near(lat, 2 * s);
+        ut_assert_near(bw, 2.0 * (n / 2) / n);
         affine("bruck", shape, &lat, &bw);
-        assert_near(lat, 2 * s);
+        ut_assert_near(lat, 2 * s);
         ck_assert(bw > (n - 1.0) / n - 1e-12 && bw < (n - 1.0) / n + 1.0 / n + 1e-12);
         if (n == pow3(s)) {
-            assert_near(bw, (n - 1.0) / n);
+            ut_assert_near(bw, (n - 1.0) / n);
         }
         affine("trivance_lat", shape, &lat, &bw);
-        assert_near(lat, lat_steps(n));
-        assert_near(bw, lat_steps(n));
+        ut_assert_near(lat, lat_steps(n));
+        ut_assert_near(bw, lat_steps(n));
     }
     /* the star has one port: the two messages of a step serialize */
-    topo_topology_t star = topo("star");
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 27, 0, 0, &star};
-    static const topo_cost_params_t unit = {1.0, 1.0, 0.0};
-    ck_assert_int_eq(topo_cost_affine(algo("trivance_bw"), &a, &unit, &lat, &bw), TOPO_OK);
-    assert_near(lat, 6);
-    assert_near(bw, 2 * 26.0 / 27);
+    topo_topology_t star = ut_topo("star");
+    ut_affine(TOPO_PRIM_ALLREDUCE, "trivance_bw", 27, 0, &star, NULL, &lat, &bw);
+    ut_assert_near(lat, 6);
+    ut_assert_near(bw, 2 * 26.0 / 27);
     /* 2-D (4 ports, one lane per dimension): optimal 2 (n-1)/n / (2D) */
     affine("trivance_bw", "torus:9x9", &lat, &bw);
-    assert_near(lat, 8);
-    assert_near(bw, 80.0 / 162);
+    ut_assert_near(lat, 8);
+    ut_assert_near(bw, 80.0 / 162);
     affine("trivance_lat", "torus:9x9", &lat, &bw);
-    assert_near(lat, 4);
-    assert_near(bw, 4 * 0.5);
+    ut_assert_near(lat, 4);
+    ut_assert_near(bw, 4 * 0.5);
 }
 END_TEST
 
@@ -878,9 +823,5 @@ int main(void)
     tcase_add_test(tc, test_collectives_share);
     tcase_add_test(tc, test_barrier);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run_suite(s);
 }

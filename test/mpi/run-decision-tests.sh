@@ -1,0 +1,272 @@
+#!/bin/bash
+#
+# run-decision-tests.sh: the MPI tests of what coll/topo's decisions depend
+# on (issue 5): size-range rules (coll_topo_<primitive>_rules), the hop
+# term of the cost model (coll_topo_hop), where a communicator's topology
+# comes from (coll_topo_topology, a Cartesian communicator, a coordinates
+# file, star) and the agreement of the ranks on all of it.
+#
+# A run passes when mpirun exits 0 within the time limit, the program's
+# summary says 0 failures (its results are checked on every rank), every
+# expected text appears in the output (coll/topo's verbose lines at
+# coll_topo_verbose 1 or 2, or a help message) and no forbidden text does.
+# The expected verbose lines exist only in the component under test, so a
+# passing run also proves that it was loaded.
+#
+# One line per run (PASS/FAIL, the name, seconds), then "N passed, M
+# failed" alone on the last line.  Exit status: 0 all passed, 1 some failed,
+# 77 (skip) without mpirun, 99 when a program or the component is missing.
+#
+# Environment (all optional; "make check" sets the TOPO_* paths):
+#   TOPO_COMPONENT_DIR   directory holding mca_coll_topo.so (searched before
+#                        Open MPI's own component directory, so that an
+#                        older copy installed there does not shadow it)
+#   TOPO_OMPI_PKGLIBDIR  Open MPI's component directory
+#   TOPO_TEST_BUILDDIR, TOPO_MPI_TEST_DIR   where the test programs are
+#   MPIRUN, MPIRUN_EXTRA_ARGS
+#   TOPO_TEST_TIMEOUT    seconds allowed per mpirun (default 60)
+#   TOPO_TEST_LOGDIR     where to keep the output of failed runs
+
+set -u
+
+TIMEOUT=${TOPO_TEST_TIMEOUT:-60}
+MPIRUN=${MPIRUN:-mpirun}
+here=$(cd "$(dirname "$0")" && pwd)
+command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 77; }
+
+find_first() { # find_first FILE DIR... : the first DIR holding FILE
+    local f=$1 d
+    shift
+    for d in "$@"; do
+        [ -n "$d" ] && [ -e "$d/$f" ] && { (cd "$d" && pwd); return 0; }
+    done
+    return 1
+}
+prog_dir=$(find_first test_cart "${TOPO_MPI_TEST_DIR:-}" \
+    "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
+    { echo "ERROR: test_cart not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
+for p in test_cart test_allreduce test_primitives; do
+    [ -x "$prog_dir/$p" ] || { echo "ERROR: $prog_dir/$p not found"; exit 99; }
+done
+comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
+    { echo "ERROR: mca_coll_topo.so not found (set TOPO_COMPONENT_DIR)"; exit 99; }
+pkglibdir=${TOPO_OMPI_PKGLIBDIR:-$(ompi_info --parsable --path pkglibdir 2>/dev/null |
+    sed -n 's/^path:pkglibdir://p')}
+[ -d "$pkglibdir" ] || { echo "ERROR: Open MPI's component directory not found"; exit 99; }
+# The first directory holding a component wins: ours first.
+export OMPI_MCA_mca_component_path="$comp_dir:$pkglibdir"
+
+launch=("$MPIRUN" --oversubscribe)
+[ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
+# shellcheck disable=SC2206,SC2054 # split on purpose; commas inside values
+launch+=(--mca coll topo,tuned,basic,libnbc,self --mca btl self,vader ${MPIRUN_EXTRA_ARGS:-})
+logdir=${TOPO_TEST_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/coll-topo-decision-tests.XXXXXX")}
+mkdir -p "$logdir" || exit 99
+npass=0 nfail=0 nrun=0
+ALLREDUCE=$prog_dir/test_allreduce
+PRIMS=$prog_dir/test_primitives
+CART=$prog_dir/test_cart
+
+# check NAME LOG RC SUMMARY-REGEX [+TEXT | -TEXT]...: +TEXT must appear in
+# the log, -TEXT must not.
+check() {
+    local name=$1 log=$2 rc=$3 summary=$4 t why=()
+    shift 4
+    [ "$rc" = 0 ] || why+=("exit status $rc$([ "$rc" = 124 ] && echo ": timed out after $TIMEOUT s")")
+    grep -Eq "$summary" "$log" || why+=("no passing summary")
+    for t in "$@"; do
+        case $t in
+        +*) grep -Fq -- "${t#+}" "$log" || why+=("missing '${t#+}'") ;;
+        -*) ! grep -Fq -- "${t#-}" "$log" || why+=("unexpected '${t#-}'") ;;
+        esac
+    done
+    if [ ${#why[@]} = 0 ]; then
+        npass=$((npass + 1))
+        echo "PASS: $name ($((SECONDS - t0)) s)"
+        rm -f "$log"
+    else
+        nfail=$((nfail + 1))
+        echo "FAIL: $name ($((SECONDS - t0)) s): $(printf '%s; ' "${why[@]}")"
+        tail -n 15 "$log" | sed 's/^/    /'
+    fi
+}
+
+summary_of() { # the summary line of a program, for NP ranks
+    echo "^$(basename "$1"): $2 ranks, .*[1-9][0-9]* .*calls checked on rank 0, 0 failures"
+}
+
+# run NAME NP "MCA=VALUE ..." "PROGRAM ARGS" [+TEXT | -TEXT]...
+run() {
+    local name=$1 np=$2 settings=$3 prog=$4 mca=() pa
+    shift 4
+    for pa in $settings; do mca+=(--mca "${pa%%=*}" "${pa#*=}"); done
+    nrun=$((nrun + 1))
+    local log=$logdir/run-$nrun.log rc
+    t0=$SECONDS
+    # shellcheck disable=SC2086 # PROGRAM ARGS split on purpose
+    timeout -k 10 "$TIMEOUT" "${launch[@]}" -np "$np" "${mca[@]}" $prog >"$log" 2>&1 </dev/null
+    rc=$?
+    check "$name: -np $np $settings $prog" "$log" "$rc" "$(summary_of "${prog%% *}" "$np")" "$@"
+}
+
+# run_mpmd NAME "MCA=VALUE ..." "PROGRAM ARGS" CONTEXT... -- [+TEXT | -TEXT]...
+# Each CONTEXT is "NP [VAR=VALUE]": an application context of NP ranks with
+# VAR=VALUE (an OMPI_MCA_* variable) in its environment only.
+run_mpmd() {
+    local name=$1 settings=$2 prog=$3 mca=() apps=() pa np=0 first=1 ctx
+    shift 3
+    for pa in $settings; do mca+=(--mca "${pa%%=*}" "${pa#*=}"); done
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        ctx=$1
+        shift
+        [ $first = 1 ] || apps+=(:)
+        first=0
+        # shellcheck disable=SC2206
+        local c=($ctx)
+        apps+=(-np "${c[0]}")
+        [ ${#c[@]} -lt 2 ] || apps+=(-x "${c[1]}")
+        # shellcheck disable=SC2206
+        apps+=($prog)
+        np=$((np + c[0]))
+    done
+    [ $# -gt 0 ] && shift
+    nrun=$((nrun + 1))
+    local log=$logdir/run-$nrun.log rc
+    t0=$SECONDS
+    timeout -k 10 "$TIMEOUT" "${launch[@]}" "${mca[@]}" "${apps[@]}" >"$log" 2>&1 </dev/null
+    rc=$?
+    check "$name: $settings ${apps[*]}" "$log" "$rc" "$(summary_of "${prog%% *}" "$np")" "$@"
+}
+
+V1="coll_topo_verbose=1"
+V2="coll_topo_verbose=2"
+
+# ---- size-range rules ---------------------------------------------------
+# Small counts under 1k bytes use the first rule, larger ones the second;
+# the non-commutative cases that ring does not fit fall back with the rule
+# named in the reason.
+run rules 4 "$V1 coll_topo_allreduce_rules=0-1k:recursive_doubling,1k-inf:ring" \
+    "$ALLREDUCE --comms world --max-count 2000" \
+    "+allreduce uses recursive_doubling (rule 0-1k of coll_topo_allreduce_rules)" \
+    "+allreduce uses ring (rule 1k-inf of coll_topo_allreduce_rules)" \
+    "+falls back to the previous module (rule 1k-inf of coll_topo_allreduce_rules gives ring for" \
+    "-auto: cheapest"
+# Rules of a rooted primitive, sizes with and without suffixes (the gap
+# between the rules is left to auto; its line shows only if auto picks an
+# algorithm not yet reported: lines are once per primitive and algorithm).
+run rules-bcast 4 "$V1 coll_topo_bcast_rules=0-64:binomial,1k-inf:pipelined_chain" \
+    "$PRIMS --prims bcast --comms world --max-count 2000" \
+    "+bcast uses binomial (rule 0-64 of coll_topo_bcast_rules)" \
+    "+bcast uses pipelined_chain (rule 1k-inf of coll_topo_bcast_rules)"
+# A forced algorithm takes precedence over the rules.
+run rules-forced 4 "$V1 coll_topo_allreduce_algorithm=recursive_doubling coll_topo_allreduce_rules=0-inf:ring" \
+    "$ALLREDUCE --comms world --max-count 100" \
+    "+allreduce uses recursive_doubling (forced by coll_topo_allreduce_algorithm)" \
+    "-rule 0-inf"
+# A malformed value: the message once, the rules ignored, correct results.
+run rules-malformed 4 "$V1 coll_topo_allreduce_rules=0-1k:recursive_doubling,1k:ring" \
+    "$ALLREDUCE --comms world --max-count 100" \
+    "+The MCA parameter coll_topo_allreduce_rules is not valid" \
+    "+expected '-' after the lower bound" \
+    "+allreduce uses recursive_doubling (auto: cheapest" "-of coll_topo_allreduce_rules)"
+run rules-unknown-algorithm 4 "$V1 coll_topo_reduce_rules=0-inf:nonesuch" \
+    "$PRIMS --prims reduce --comms world --max-count 100" \
+    "+The MCA parameter coll_topo_reduce_rules is not valid" "+has no algorithm 'nonesuch'" \
+    "+reduce uses"
+
+# ---- the hop term -------------------------------------------------------
+# On torus:2x4 recursive doubling's partners two columns apart are two hops
+# away: its predicted time grows with coll_topo_hop (1 ms per extra hop).
+hop_run() {
+    local hop=$1
+    nrun=$((nrun + 1))
+    local log=$logdir/run-$nrun.log
+    timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
+        --mca coll_topo_topology torus:2x4 --mca coll_topo_hop "$hop" \
+        "$ALLREDUCE" --comms world --max-count 1 >"$log" 2>&1 </dev/null
+    echo "rc=$?" >>"$log"
+    grep -Eo "allreduce candidate recursive_doubling for 4 bytes: [0-9.]+ us" "$log" | head -n 1 |
+        sed -E 's/.*: ([0-9.]+) us/\1/'
+    grep -q "^rc=0" "$log" && grep -Eq "$(summary_of "$ALLREDUCE" 8)" "$log" && rm -f "$log"
+}
+t0=$SECONDS
+h0=$(hop_run 0)
+h1=$(hop_run 1e-3)
+if [ -n "$h0" ] && [ -n "$h1" ] && awk -v a="$h0" -v b="$h1" 'BEGIN { exit !(b >= a + 999) }'; then
+    npass=$((npass + 1))
+    echo "PASS: hop: recursive_doubling on torus:2x4 predicted $h0 us at hop 0, $h1 us at hop 1e-3 ($((SECONDS - t0)) s)"
+else
+    nfail=$((nfail + 1))
+    echo "FAIL: hop: recursive_doubling on torus:2x4 predicted '$h0' us at hop 0, '$h1' us at hop 1e-3 (expected at least 1000 us more; logs in $logdir)"
+fi
+
+# ---- topology sources ----------------------------------------------------
+# Cartesian communicators, periodic, not, and mixed; MPI_COMM_WORLD of the
+# same run has no topology of its own (star).
+run cart-torus-2d 4 "$V1" "$CART --dims 2x2 --periods 1,1" \
+    "+comm cart (cid" "+topology torus:2x2 (from cartesian communicator)" \
+    "+comm MPI_COMM_WORLD (cid 0, 4 ranks): topology star (from auto"
+run cart-mesh-2d 4 "$V1" "$CART --dims 4x1 --periods 0,0" \
+    "+topology mesh:4x1 (from cartesian communicator)"
+run cart-torus-3d 8 "$V1" "$CART --dims 2x2x2 --periods 1,1,1" \
+    "+topology torus:2x2x2 (from cartesian communicator)"
+run cart-mesh-3d 8 "$V1" "$CART --dims 2x2x2 --periods 0,0,0" \
+    "+topology mesh:2x2x2 (from cartesian communicator)"
+run cart-mixed 6 "$V1" "$CART --dims 3x2 --periods 0,1" \
+    "+topology torus:3x2 (from cartesian communicator; its periods 0,1 are mixed: named torus by majority"
+# coll_topo_topology, when set, comes before the communicator's own grid.
+run cart-param-first 4 "$V1 coll_topo_topology=mesh:4" "$CART --dims 2x2 --periods 1,1" \
+    "+comm cart (cid" "+topology mesh:4 (from coll_topo_topology)" "-from cartesian communicator"
+
+# Coordinates files.  Within one machine every rank names its own host with
+# coll_topo_coords_host (an application context per rank).
+cdir=$(mktemp -d "${TMPDIR:-/tmp}/coll-topo-coords.XXXXXX") || exit 99
+printf '# a 2x2 torus\ntorus:2x2\nn0 0 0\nn1 0 1   # comment\n\nn2 1 0\nn3 1 1\n' >"$cdir/good"
+printf 'torus:2x2\nn0 0 0\nn1 1 0\nn2 0 1\nn3 1 1\n' >"$cdir/scattered"
+printf 'torus:2x2\nn0 0 0\nn1 0 1\nn2 1 5\nn3 1 1\n' >"$cdir/bad"
+printf 'mesh:2x2\n%s 0 0\n' "$(hostname)" >"$cdir/onehost"
+four=("1 OMPI_MCA_coll_topo_coords_host=n0" "1 OMPI_MCA_coll_topo_coords_host=n1"
+    "1 OMPI_MCA_coll_topo_coords_host=n2" "1 OMPI_MCA_coll_topo_coords_host=n3")
+run_mpmd coords-grid "$V1 coll_topo_coords_file=$cdir/good" \
+    "$ALLREDUCE --comms world,split --max-count 100" "${four[@]}" -- \
+    "+comm MPI_COMM_WORLD (cid 0, 4 ranks): topology torus:2x2 (from coordinates file $cdir/good)" \
+    "+comm split (cid" "+topology star (from coordinates file $cdir/good: placement is not one rank per grid position in row-major order: priced as star)"
+run_mpmd coords-scattered "$V1 coll_topo_coords_file=$cdir/scattered" \
+    "$ALLREDUCE --comms world --max-count 100" "${four[@]}" -- \
+    "+topology star (from coordinates file $cdir/scattered: placement is not one rank per grid position in row-major order: priced as star)"
+run_mpmd coords-malformed "$V1 coll_topo_coords_file=$cdir/bad" \
+    "$ALLREDUCE --comms world --max-count 100" "${four[@]}" -- \
+    "+The coordinates file given in the MCA parameter coll_topo_coords_file" \
+    "+Line:  4" "+coordinate '5' is not an integer within the shape" \
+    "+topology star (from coordinates file $cdir/bad: not usable on every rank"
+run_mpmd coords-missing-host "$V1 coll_topo_coords_file=$cdir/good" \
+    "$ALLREDUCE --comms world --max-count 100" "3 OMPI_MCA_coll_topo_coords_host=n1" "1 OMPI_MCA_coll_topo_coords_host=n9" -- \
+    "+this process's host 'n9' has no line" \
+    "+topology star (from coordinates file $cdir/good: not usable on every rank"
+# The node's own name, four ranks on it: not one rank per position.
+run coords-one-host 4 "$V1 coll_topo_coords_file=$cdir/onehost" \
+    "$ALLREDUCE --comms world --max-count 100" \
+    "+topology star (from coordinates file $cdir/onehost: placement is not one rank per grid position"
+
+# ---- agreement -----------------------------------------------------------
+# One rank forces another algorithm: every primitive falls back on every
+# communicator, results stay correct, the message is shown.
+run_mpmd disagree-algorithm "$V1" "$PRIMS --comms world,dup --max-count 100" \
+    "1 OMPI_MCA_coll_topo_allreduce_algorithm=ring" "3" -- \
+    "+The ranks of a communicator reached different inputs for coll/topo's" \
+    "+comm MPI_COMM_WORLD (cid 0): bcast falls back to the previous module (the ranks" \
+    "+comm dup (cid" "- uses "
+# Different cost models on half of the ranks (hash of a double).
+run_mpmd disagree-hop "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2" "2 OMPI_MCA_coll_topo_hop=1e-6" -- \
+    "+The ranks of a communicator reached different inputs for coll/topo's" \
+    "+allreduce falls back to the previous module (the ranks" "- uses "
+# Same values everywhere, given per context: no disagreement.
+run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" -- \
+    "+allreduce uses ring (rule 0-inf of coll_topo_allreduce_rules)" "-reached different inputs"
+
+rm -rf "$cdir"
+[ $nfail = 0 ] && rmdir "$logdir" 2>/dev/null || echo "logs of the failed runs: $logdir"
+echo "$npass passed, $nfail failed"
+[ $nfail = 0 ]

@@ -1,0 +1,123 @@
+/* Helpers shared by the Check unit tests: see unit_common.h. */
+#include "unit_common.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+const topo_cost_params_t ut_unit = {1.0, 1.0, 0.0};
+const topo_cost_net_t ut_ports_only = {0.0, 1};
+
+topo_topology_t ut_topo(const char *str)
+{
+    topo_topology_t t;
+    char err[256];
+    int rc = topo_topology_parse(str, &t, err, sizeof(err));
+    ck_assert_msg(rc == TOPO_OK, "'%s' rejected: %s", str, err);
+    return t;
+}
+
+const topo_algo_t *ut_algo(topo_prim_t prim, const char *name)
+{
+    const topo_algo_t *a = topo_catalog_find(prim, name);
+    ck_assert_msg(a != NULL, "%s %s not in the catalog", topo_prim_name(prim), name);
+    return a;
+}
+
+const topo_algo_t *ut_allreduce(const char *name)
+{
+    return ut_algo(TOPO_PRIM_ALLREDUCE, name);
+}
+
+topo_sched_t *ut_gen_all(topo_prim_t prim, const char *name, int p, int root,
+                         const topo_topology_t *t)
+{
+    const topo_algo_t *al = ut_algo(prim, name);
+    topo_sched_t *sc = calloc((size_t)p, sizeof(*sc));
+    ck_assert_ptr_nonnull(sc);
+    for (int r = 0; r < p; r++) {
+        topo_gen_args_t a = {prim, p, r, root, t};
+        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
+    }
+    return sc;
+}
+
+topo_sched_t *ut_gen_allreduce(const char *name, int p, const topo_topology_t *t)
+{
+    return ut_gen_all(TOPO_PRIM_ALLREDUCE, name, p, 0, t);
+}
+
+void ut_free_all(topo_sched_t *sc, int p)
+{
+    for (int r = 0; r < p; r++) {
+        topo_sched_free(&sc[r]);
+    }
+    free(sc);
+}
+
+int ut_retype_first(topo_sched_t *s, int from, int to)
+{
+    for (int i = 0; i < s->nxfers; i++) {
+        if (s->xfers[i].kind == from) {
+            s->xfers[i].kind = (uint8_t)to;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+topo_step_load_t *ut_link_loads(const char *name, const topo_topology_t *t, int p, int *depth)
+{
+    topo_sched_t *sc = ut_gen_allreduce(name, p, t);
+    *depth = topo_sched_depth(&sc[0]);
+    topo_step_load_t *out = calloc((size_t)*depth + 1, sizeof(*out));
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(topo_link_loads(t, sc, p, out, *depth), TOPO_OK);
+    ut_free_all(sc, p);
+    return out;
+}
+
+void ut_affine(topo_prim_t prim, const char *name, int p, int root, const topo_topology_t *t,
+               const topo_cost_net_t *net, double *lat, double *bw)
+{
+    topo_gen_args_t a = {prim, p, 0, root, t};
+    ck_assert_int_eq(topo_cost_affine_net(ut_algo(prim, name), &a, &ut_unit, net, lat, bw),
+                     TOPO_OK);
+}
+
+void ut_expect_affine(topo_prim_t prim, const char *name, int p, int root, const topo_topology_t *t,
+                      const topo_cost_net_t *net, double lat, double bw)
+{
+    double l, b;
+    ut_affine(prim, name, p, root, t, net, &l, &b);
+    ck_assert_msg(fabs(l - lat) < 1e-9, "%s %s p=%d root=%d: lat = %.12g, expected %.12g",
+                  topo_prim_name(prim), name, p, root, l, lat);
+    ck_assert_msg(fabs(b - bw) < 1e-9, "%s %s p=%d root=%d: bw = %.12g, expected %.12g",
+                  topo_prim_name(prim), name, p, root, b, bw);
+}
+
+int ut_clog2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n) {
+        k++;
+    }
+    return k;
+}
+
+int ut_flog2(int n)
+{
+    int k = 0;
+    while ((2 << k) <= n) {
+        k++;
+    }
+    return k;
+}
+
+int ut_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,64 @@
+/* Helpers shared by the Check unit tests (test/unit/check_*.c), built into
+ * libunitcommon.la and linked into every one of them (test/Makefile.am).
+ * Each asserts with Check, so it may only be called from a test or a
+ * checked fixture. */
+#ifndef UNIT_COMMON_H
+#define UNIT_COMMON_H
+
+#include "cost.h"
+#include "links.h"
+
+#include <check.h>
+#include <math.h>
+
+/* alpha = 1, 1/BW = 1, no reduction cost: costs read in units of alpha and
+ * M/BW, as the seeds write them */
+extern const topo_cost_params_t ut_unit;
+/* the contention-free closed forms: ports only, no link sharing (cost.h) */
+extern const topo_cost_net_t ut_ports_only;
+
+/* |x - y| < eps, naming x in the failure message. */
+#define ut_assert_near_eps(x, y, eps)                                                     \
+    ck_assert_msg(fabs((x) - (y)) < (eps), "%s = %.12g, expected %.12g", #x, (double)(x), \
+                  (double)(y))
+#define ut_assert_near(x, y) ut_assert_near_eps(x, y, 1e-9)
+
+/* The topology of `str`, which must parse. */
+topo_topology_t ut_topo(const char *str);
+
+/* Catalog row (prim, name), which must exist. */
+const topo_algo_t *ut_algo(topo_prim_t prim, const char *name);
+const topo_algo_t *ut_allreduce(const char *name);
+
+/* All ranks' schedules of catalog row (prim, name) on p ranks of t for
+ * `root`, each generated successfully; free with ut_free_all. */
+topo_sched_t *ut_gen_all(topo_prim_t prim, const char *name, int p, int root,
+                         const topo_topology_t *t);
+topo_sched_t *ut_gen_allreduce(const char *name, int p, const topo_topology_t *t);
+void ut_free_all(topo_sched_t *sc, int p);
+
+/* Retype the first transfer of kind `from` in s to `to`; 1 if there was
+ * one. */
+int ut_retype_first(topo_sched_t *s, int from, int to);
+
+/* Link loads of allreduce `name` on p ranks of t, one per step of rank 0's
+ * schedule (*depth of them, plus a spare zeroed entry); free() them. */
+topo_step_load_t *ut_link_loads(const char *name, const topo_topology_t *t, int p, int *depth);
+
+/* The affine cost (lat alpha + bw M/BW at ut_unit) of catalog row
+ * (prim, name) on p ranks of t for `root`, seen from rank 0; net NULL:
+ * the contention-aware default (topo_cost_affine). */
+void ut_affine(topo_prim_t prim, const char *name, int p, int root, const topo_topology_t *t,
+               const topo_cost_net_t *net, double *lat, double *bw);
+/* ut_affine, asserting both terms within 1e-9 of lat and bw. */
+void ut_expect_affine(topo_prim_t prim, const char *name, int p, int root, const topo_topology_t *t,
+                      const topo_cost_net_t *net, double lat, double bw);
+
+/* ceil(log2 n) and floor(log2 n) (0 for n <= 1). */
+int ut_clog2(int n);
+int ut_flog2(int n);
+
+/* Run every test of s; EXIT_SUCCESS if none failed, else EXIT_FAILURE. */
+int ut_run_suite(Suite *s);
+
+#endif
