@@ -19,7 +19,7 @@ prog=$build/test/mpi/bench_allreduce
 comp=$build/ompi-coll-topo/.libs
 [ -x "$prog" ] || (cd "$build" && make -C test mpi/bench_allreduce >/dev/null)
 pkglib=$(ompi_info --parsable --path pkglibdir | sed 's/^path:pkglibdir://')
-flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$pkglib:$comp")
+flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$comp:$pkglib")
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -39,7 +39,7 @@ mpirun_args=(-np 8 --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
 # shellcheck disable=SC2054 # the commas are inside MCA values
 mpirun_args+=(
-    --mca mca_component_path "$ompi_pkglibdir:$compdir"
+    --mca mca_component_path "$compdir:$ompi_pkglibdir"
     --mca coll topo,tuned,basic,libnbc,self
     --mca coll_topo_verbose 1
     --mca coll_topo_topology torus:2x2x2
@@ -71,4 +71,4 @@ for algo in auto ring recursive_doubling rabenseifner; do
 done
 
 step "done: mca_coll_topo.so is in $compdir"
-echo "use it with: mpirun --mca mca_component_path $ompi_pkglibdir:$compdir ..."
+echo "use it with: mpirun --mca mca_component_path $compdir:$ompi_pkglibdir ..."

@@ -124,7 +124,7 @@ else
     [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
     # shellcheck disable=SC2054 # the commas are inside MCA values
     mpirun_args+=(
-        --mca mca_component_path "$ompi_pkglibdir:$component"
+        --mca mca_component_path "$component:$ompi_pkglibdir"
         --mca coll topo,tuned,basic,libnbc,self
         --mca coll_topo_verbose 1
         --mca btl self,vader

@@ -96,7 +96,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 # shellcheck disable=SC2206,SC2054 # split on purpose; commas inside values
 mpirun_base+=(--oversubscribe
-    --mca mca_component_path "$pkglibdir:$comp_dir"
+    --mca mca_component_path "$comp_dir:$pkglibdir"
     --mca coll topo,tuned,basic,libnbc,self
     --mca btl self,vader
     --mca coll_topo_verbose 1

@@ -64,7 +64,7 @@ comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../om
 pkglibdir=${TOPO_OMPI_PKGLIBDIR:-$(ompi_info --parsable --path pkglibdir 2>/dev/null |
     sed -n 's/^path:pkglibdir://p')}
 [ -d "$pkglibdir" ] || { echo "ERROR: Open MPI's component directory not found"; exit 99; }
-export OMPI_MCA_mca_component_path="$pkglibdir:$comp_dir"
+export OMPI_MCA_mca_component_path="$comp_dir:$pkglibdir"
 
 # The catalog's algorithms of each primitive, from the help text of its
 # MCA parameter ("... or one of: a, b, c.  A forced ...").
