@@ -251,6 +251,18 @@ run_case 9 uses=any topology=mesh:3x3 -- coll_topo_topology=mesh:3x3 -- "${mid[@
 run_case 8 uses=ring topology=torus:2x2x2 -- \
     coll_topo_topology=torus:2x2x2 coll_topo_allreduce_algorithm=ring -- "${mid[@]}"
 
+# The torus algorithms forced on grids that match the communicator (issue 3's
+# matrix): each must serve the call, with correct results.
+GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket"}
+for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
+    np=${grid%%:*}
+    topo=${grid#*:}
+    for alg in $GRID_ALGORITHMS; do
+        run_case "$np" "uses=$alg" "topology=$topo" -- \
+            coll_topo_topology="$topo" coll_topo_allreduce_algorithm="$alg" -- "${mid[@]}"
+    done
+done
+
 # Bad values: a help message, then correct results with the fallback (star
 # topology, automatic algorithm).
 run_case 4 uses=any output=coll_topo_topology -- coll_topo_topology=torus:4xQ -- "${mid[@]}"
