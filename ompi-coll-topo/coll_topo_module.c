@@ -153,7 +153,7 @@ static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_commun
              * up here: no agreement is needed to back out. */
             if (!said_no_fallback) {
                 said_no_fallback = true;
-                opal_show_help(COLL_TOPO_HELP_FILE, "no-fallback", true, slot_name(i));
+                mca_coll_topo_show_help("no-fallback", slot_name(i));
             }
             drop_fallbacks(m);
             return OMPI_ERR_NOT_AVAILABLE;
@@ -285,7 +285,7 @@ static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_commun
         int n = topo_topology_size(&m->topo);
         if (0 != n && n != size) {
             if (0 == ompi_comm_rank(comm)) {
-                opal_show_help(COLL_TOPO_HELP_FILE, "topology-size-mismatch", true, value, n,
+                mca_coll_topo_show_help("topology-size-mismatch", value, n,
                                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size);
             }
             set_star(&m->topo);
