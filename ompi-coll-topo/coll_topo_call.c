@@ -106,6 +106,8 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     const topo_prim_t prim = call->prim;
     const topo_algo_t *algo = mca_coll_topo_component.forced[prim];
     const int commutative = NULL == call->op || ompi_op_is_commute(call->op);
+    /* the reasons are only for the verbose output: no formatting per call */
+    const int verbose = mca_coll_topo_component.verbose > 0;
     double predicted = 0.0;
 
     if (NULL != algo) {
@@ -115,7 +117,9 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
                      why);
             return NULL;
         }
-        snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
+        if (verbose) {
+            snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
+        }
         return algo;
     }
     const topo_rules_t *rules = mca_coll_topo_rules(prim);
@@ -129,17 +133,22 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     }
     if (NULL != rule) {
         char lo[32], hi[32];
-        size_text(rule->lo, lo, sizeof(lo));
-        size_text(rule->hi, hi, sizeof(hi));
         algo = rule->algo;
-        if (!topo_algo_fits(algo, args, commutative, why, len)) {
+        const int fits = topo_algo_fits(algo, args, commutative, why, len);
+        if (!fits || verbose) {
+            size_text(rule->lo, lo, sizeof(lo));
+            size_text(rule->hi, hi, sizeof(hi));
+        }
+        if (!fits) {
             snprintf(call->reason, sizeof(call->reason),
                      "rule %s-%s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
                      "fit: %s",
                      lo, hi, topo_prim_name(prim), algo->name, bytes, why);
             return NULL;
         }
-        snprintf(why, len, "rule %s-%s of coll_topo_%s_rules", lo, hi, topo_prim_name(prim));
+        if (verbose) {
+            snprintf(why, len, "rule %s-%s of coll_topo_%s_rules", lo, hi, topo_prim_name(prim));
+        }
         return algo;
     }
     algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, &predicted);
@@ -155,7 +164,10 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
                                : "the operation is not commutative");
         return NULL;
     }
-    snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes, predicted * 1e6);
+    if (verbose) {
+        snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes,
+                 predicted * 1e6);
+    }
     return algo;
 }
 
@@ -221,7 +233,8 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
 {
     mca_coll_topo_module_t *m = (mca_coll_topo_module_t *)module;
     const int size = ompi_comm_size(comm);
-    char why[256] = "";
+    char why[256];
+    why[0] = '\0';
     size_t total = call->count, dsize = 0;
     int rc;
 
