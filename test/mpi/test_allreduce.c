@@ -624,20 +624,8 @@ static void run_case(const tt_comm_t *c, int ci, int k, long count, results_t *r
     }
 }
 
-/* The counts every pair runs at, without repeats, in a fixed order. */
-static int case_counts(int size, long max, long *out)
-{
-    const long all[] = {0, 1, size - 1, size, size + 1, 1000, COUNT_MID, COUNT_BIG};
-    int n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        int dup = 0;
-        for (int j = 0; j < n; j++)
-            dup |= out[j] == all[i];
-        if (!dup && all[i] >= 0 && all[i] <= max)
-            out[n++] = all[i];
-    }
-    return n;
-}
+/* The counts every pair runs at (tt_case_counts), up to 2^20+3. */
+static const long big_counts[] = {COUNT_MID, COUNT_BIG};
 
 static void usage(const char *argv0)
 {
@@ -687,7 +675,7 @@ int main(int argc, char **argv)
         /* The biggest count only on the first communicator (world, unless
          * --comms says otherwise): it costs more than the rest together. */
         long max = ci == 0 || opt.max_count < COUNT_BIG ? opt.max_count : COUNT_BIG - 1;
-        int ncounts = case_counts(c->size, max, counts);
+        int ncounts = tt_case_counts(c->size, max, big_counts, 2, counts);
         double t0 = MPI_Wtime();
         for (int k = 0; k < NCOMBOS; k++)
             for (int j = 0; j < ncounts; j++)

@@ -201,6 +201,22 @@ void tt_comms_free(tt_comm_t *c, int n)
     }
 }
 
+int tt_case_counts(int size, long max, const long *big, int nbig, long *out)
+{
+    const long base[] = {0, 1, size - 1, size, size + 1, 1000};
+    const int nbase = (int)(sizeof base / sizeof base[0]);
+    int n = 0;
+    for (int i = 0; i < nbase + nbig; i++) {
+        const long v = i < nbase ? base[i] : big[i - nbase];
+        int dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= out[j] == v;
+        if (!dup && v >= 0 && v <= max)
+            out[n++] = v;
+    }
+    return n;
+}
+
 void tt_compare_hashes(const tt_comm_t *c, const uint64_t *hashes, int ncases, char *const *labels)
 {
     /* Only MPI_Gather (which coll/topo does not serve) and point-to-point:

@@ -103,6 +103,11 @@ typedef struct {
 int tt_comms_create(tt_comm_t *out, const char *which);
 void tt_comms_free(tt_comm_t *c, int n);
 
+/* The counts a test runs at, without repeats, in a fixed order: 0, 1,
+ * size-1, size, size+1, 1000, then big[0..nbig-1]; only those <= max.  out
+ * needs room for 6 + nbig.  Returns how many. */
+int tt_case_counts(int size, long max, const long *big, int nbig, long *out);
+
 /* Compares per-case result hashes across the ranks of c->comm (MPI_Gather)
  * and records a failure for every case where some rank differs from the
  * communicator's rank 0.  `labels[i]` describes case i. */

@@ -515,19 +515,7 @@ typedef struct {
     int verbose;
 } options_t;
 
-static int case_counts(int size, long max, long *out)
-{
-    const long all[] = {0, 1, size - 1, size, size + 1, 1000, 65537};
-    int n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        int dup = 0;
-        for (int j = 0; j < n; j++)
-            dup |= out[j] == all[i];
-        if (!dup && all[i] >= 0 && all[i] <= max)
-            out[n++] = all[i];
-    }
-    return n;
-}
+static const long big_counts[] = {65537};
 
 static void run_prim(const tt_comm_t *c, int ci, int prim, const options_t *opt)
 {
@@ -540,7 +528,7 @@ static void run_prim(const tt_comm_t *c, int ci, int prim, const options_t *opt)
      * only on small communicators. */
     long max = prim == P_ALLTOALL && c->size > 4 && opt->max_count > 1000 ? 1000
                                                                           : opt->max_count;
-    int ncounts = case_counts(c->size, max, counts);
+    int ncounts = tt_case_counts(c->size, max, big_counts, 1, counts);
     int roots[3] = {0, c->size - 1, c->size / 2}, nroots = rooted ? 3 : 1;
 
     if (prim == P_BARRIER) {
