@@ -47,14 +47,8 @@ COMMS="world dup split reversed cart2d cart3d"
 here=$(cd "$(dirname "$0")" && pwd)
 command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 77; }
 
-find_first() { # find_first FILE DIR... : the first DIR holding FILE
-    local f=$1 d
-    shift
-    for d in "$@"; do
-        [ -n "$d" ] && [ -e "$d/$f" ] && { (cd "$d" && pwd); return 0; }
-    done
-    return 1
-}
+# shellcheck source=runner-lib.sh
+. "$here/runner-lib.sh"
 prog_dir=$(find_first test_primitives "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: test_primitives not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
