@@ -53,6 +53,7 @@ typedef struct {
 typedef struct {
     double port_time; /* beta * port_r + gamma * reduce_r */
     double port;      /* port_r, units of M */
+    double msg;       /* the largest single message, units of M */
     double reduce;    /* gamma * reduce_r */
     double direct;    /* the most loaded link among the direct messages */
     int hops;
@@ -119,6 +120,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         double in = dmax(t.recv_sum / ports, t.recv_max);
         pass1_t *a = &acc[st];
         a->port = dmax(a->port, dmax(out, in));
+        a->msg = dmax(a->msg, dmax(t.send_max, t.recv_max));
         a->port_time = dmax(a->port_time, c->p->beta * dmax(out, in) + c->p->gamma * t.reduce);
         a->reduce = dmax(a->reduce, c->p->gamma * t.reduce);
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
@@ -285,6 +287,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         o->active = s1->active;
         o->max_hops = s1->hops;
         o->port = s1->port;
+        o->msg = s1->msg;
         o->link = c.links ? link[st] : 0.0;
         o->lat = (s1->active ? p->alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0);
         o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);

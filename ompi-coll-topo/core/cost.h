@@ -57,6 +57,8 @@ typedef struct {
     double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1) */
     double per_byte; /* seconds per byte of M: the bandwidth and reduction term */
     double port;     /* the busiest port of any rank, units of M */
+    double msg;      /* the largest single message of any rank, units of M
+                        (decision.h: the protocol switch) */
     double link;     /* the most loaded directed link, units of M (0 where
                         links are not modelled: see above) */
     int max_hops;    /* the longest route of a message (0: no message) */

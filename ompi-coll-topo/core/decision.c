@@ -1,0 +1,260 @@
+/*
+ * Prices with the protocol switch, and the decision table (decision.h).
+ */
+#include "decision.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
+                     const topo_cost_params_t *p, const topo_cost_net_t *net,
+                     const topo_proto_t *proto, topo_price_t *out)
+{
+    topo_cost_step_t *steps = NULL;
+    int depth = 0;
+    memset(out, 0, sizeof(*out));
+    int rc = topo_cost_steps(algo, a, p, net, &steps, &depth);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    const int proto_on = NULL != proto && proto->eager > 0.0 && proto->rndv > 0.0;
+    if (proto_on && depth > 0 && NULL == (out->thr = malloc(sizeof(size_t) * (size_t)depth))) {
+        free(steps);
+        return TOPO_ENOMEM;
+    }
+    for (int st = 0; st < depth; st++) {
+        out->lat += steps[st].lat;
+        out->per_byte += steps[st].per_byte;
+        if (!proto_on || steps[st].msg <= 0.0) {
+            continue;
+        }
+        /* the step pays once msg * M > eager: from floor(eager / msg) + 1 */
+        double first = floor(proto->eager / steps[st].msg) + 1.0;
+        if (first < 9.0e18) {
+            out->thr[out->nthr++] = (size_t)first;
+        }
+    }
+    free(steps);
+    if (proto_on) {
+        out->rndv = proto->rndv;
+        qsort(out->thr, (size_t)out->nthr, sizeof(size_t), cmp_size);
+    }
+    return TOPO_OK;
+}
+
+void topo_price_free(topo_price_t *pr)
+{
+    free(pr->thr);
+    memset(pr, 0, sizeof(*pr));
+}
+
+/* Thresholds at or below `bytes`: the steps that pay the rendezvous. */
+static int paying(const topo_price_t *pr, size_t bytes)
+{
+    int lo = 0, hi = pr->nthr; /* the first threshold above bytes */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pr->thr[mid] <= bytes) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+double topo_price_at(const topo_price_t *pr, size_t bytes)
+{
+    return pr->lat + pr->per_byte * (double)bytes + pr->rndv * paying(pr, bytes);
+}
+
+/* The affine pieces of the candidates inside one interval of breakpoints. */
+typedef struct {
+    double lat, slope, extra; /* extra: the rendezvous steps paid */
+    int live;
+} piece_t;
+
+/* The same arithmetic, in the same order, as topo_price_at: every
+ * comparison here agrees with the prices to the last bit. */
+static inline double value(const piece_t *q, size_t y)
+{
+    return q->lat + q->slope * (double)y + q->extra;
+}
+
+/* Does candidate g beat f at payload y (ties to the lower index)? */
+static inline int beats(const piece_t *q, int g, int f, size_t y)
+{
+    double vg = value(&q[g], y), vf = value(&q[f], y);
+    return vg < vf || (vg == vf && g < f);
+}
+
+static int argmin(const piece_t *q, int n, size_t y)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        if (q[i].live && (best < 0 || beats(q, i, best, y))) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* The first payload in (x, end] where g beats f, or 0 if none (f beats g at
+ * x and g's slope is not smaller, or the crossing lies past end). */
+static size_t overtakes(const piece_t *q, int g, int f, size_t x, size_t end)
+{
+    if (q[g].slope >= q[f].slope) {
+        return 0;
+    }
+    double c = (q[g].lat + q[g].extra - q[f].lat - q[f].extra) / (q[f].slope - q[g].slope);
+    if (!(c < (double)end)) {
+        return 0;
+    }
+    size_t y = c < (double)x ? x + 1 : (size_t)floor(c) + 1;
+    if (y <= x) {
+        y = x + 1;
+    }
+    /* rounding: settle on the exact first payload, a few steps at most */
+    for (int k = 0; k < 8 && y > x + 1 && beats(q, g, f, y - 1); k++) {
+        y--;
+    }
+    for (int k = 0; k < 8 && y < end && !beats(q, g, f, y); k++) {
+        y++;
+    }
+    return beats(q, g, f, y) ? y : 0;
+}
+
+static int push(topo_decision_t *d, int *cap, size_t lo, int cand)
+{
+    if (d->n > 0 && d->cand[d->n - 1] == cand) {
+        return TOPO_OK;
+    }
+    if (d->n == *cap) {
+        int nc = *cap ? 2 * *cap : 8;
+        size_t *l = realloc(d->lo, sizeof(*l) * (size_t)nc);
+        if (NULL == l) {
+            return TOPO_ENOMEM;
+        }
+        d->lo = l;
+        int *c = realloc(d->cand, sizeof(*c) * (size_t)nc);
+        if (NULL == c) {
+            return TOPO_ENOMEM;
+        }
+        d->cand = c;
+        *cap = nc;
+    }
+    d->lo[d->n] = lo;
+    d->cand[d->n] = cand;
+    d->n++;
+    return TOPO_OK;
+}
+
+int topo_decision_build(const topo_price_t *const *prices, int n, topo_decision_t *d)
+{
+    int cap = 0, nb = 1, rc = TOPO_OK;
+    memset(d, 0, sizeof(*d));
+    for (int i = 0; i < n; i++) {
+        nb += NULL != prices[i] ? prices[i]->nthr : 0;
+    }
+    size_t *bp = malloc(sizeof(size_t) * (size_t)nb);
+    piece_t *q = calloc(n > 0 ? (size_t)n : 1, sizeof(*q));
+    if (NULL == bp || NULL == q) {
+        free(bp);
+        free(q);
+        return TOPO_ENOMEM;
+    }
+    /* the breakpoints: 0 and every threshold, ascending, once each */
+    nb = 0;
+    bp[nb++] = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; NULL != prices[i] && k < prices[i]->nthr; k++) {
+            bp[nb++] = prices[i]->thr[k];
+        }
+    }
+    qsort(bp, (size_t)nb, sizeof(size_t), cmp_size);
+    int u = 1;
+    for (int k = 1; k < nb; k++) {
+        if (bp[k] != bp[u - 1]) {
+            bp[u++] = bp[k];
+        }
+    }
+    nb = u;
+
+    for (int k = 0; k < nb && TOPO_OK == rc; k++) {
+        const size_t end = k + 1 < nb ? bp[k + 1] - 1 : SIZE_MAX; /* inclusive */
+        for (int i = 0; i < n; i++) {
+            const topo_price_t *pr = prices[i];
+            q[i].live = NULL != pr;
+            if (q[i].live) {
+                q[i].slope = pr->per_byte;
+                q[i].lat = pr->lat;
+                q[i].extra = pr->rndv * paying(pr, bp[k]);
+            }
+        }
+        size_t x = bp[k];
+        int f = argmin(q, n, x);
+        rc = push(d, &cap, x, f);
+        /* within the interval the envelope is concave: each change goes to
+         * a smaller slope, so at most n changes */
+        for (int iter = 0; f >= 0 && iter <= n && TOPO_OK == rc; iter++) {
+            size_t next = 0;
+            for (int g = 0; g < n; g++) {
+                if (g != f && q[g].live) {
+                    size_t y = overtakes(q, g, f, x, end);
+                    if (0 != y && (0 == next || y < next)) {
+                        next = y;
+                    }
+                }
+            }
+            if (0 == next) {
+                break;
+            }
+            x = next;
+            f = argmin(q, n, x);
+            rc = push(d, &cap, x, f);
+        }
+    }
+    free(bp);
+    free(q);
+    if (TOPO_OK == rc && 0 == d->n) {
+        rc = push(d, &cap, 0, -1);
+    }
+    if (TOPO_OK != rc) {
+        topo_decision_free(d);
+    }
+    return rc;
+}
+
+void topo_decision_free(topo_decision_t *d)
+{
+    free(d->lo);
+    free(d->cand);
+    memset(d, 0, sizeof(*d));
+}
+
+int topo_decision_range(const topo_decision_t *d, size_t bytes)
+{
+    int lo = 0, hi = d->n - 1; /* the last range starting at or below bytes */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (d->lo[mid] <= bytes) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+int topo_decision_lookup(const topo_decision_t *d, size_t bytes)
+{
+    return d->n > 0 ? d->cand[topo_decision_range(d, bytes)] : -1;
+}

@@ -1,0 +1,77 @@
+/*
+ * The decision: which candidate is cheapest for which payload, as a table
+ * of payload ranges computed once and looked up in O(log k).
+ *
+ * A candidate's price is the cost model's (cost.h) affine function of the
+ * payload M, plus the point-to-point protocol switch: a message larger than
+ * the eager limit goes by rendezvous, which costs about one more round trip
+ * before its data moves.  A step whose largest message is m * M bytes
+ * (m from topo_cost_step_t.msg) therefore pays `rndv` seconds more once
+ * m * M exceeds the eager limit.  The price is piecewise affine in M, with
+ * one breakpoint per step (fewer when steps share their largest message):
+ *
+ *   t(M) = lat + per_byte * M + rndv * #{steps s : M > thr_s}
+ *
+ * The decision table is the lower envelope of the candidates' prices over
+ * integer payloads: ranges [lo_k, lo_{k+1}) with the candidate that is
+ * cheapest in each, ties to the lower candidate index.  Every rank builds
+ * it from the same inputs with the same arithmetic, so every rank reads the
+ * same answer without communicating.
+ */
+#ifndef TOPO_DECISION_H
+#define TOPO_DECISION_H
+
+#include "cost.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The protocol switch of point-to-point messages.  eager 0 or rndv 0: no
+ * switch (the price is affine). */
+typedef struct {
+    double eager; /* bytes: larger messages go by rendezvous */
+    double rndv;  /* seconds a step pays when its largest message does */
+} topo_proto_t;
+
+/* One candidate's price. */
+typedef struct {
+    double lat, per_byte; /* the affine part */
+    double rndv;          /* seconds per step past its threshold */
+    int nthr;
+    size_t *thr;          /* ascending: a step pays rndv for payloads >= thr[k] */
+} topo_price_t;
+
+/* Price `algo` for the call `a` (any rank's view: the model covers all
+ * ranks).  proto may be NULL (no protocol switch).  Returns TOPO_OK or an
+ * error; free with topo_price_free. */
+int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
+                     const topo_cost_params_t *p, const topo_cost_net_t *net,
+                     const topo_proto_t *proto, topo_price_t *out);
+void topo_price_free(topo_price_t *pr);
+/* Predicted seconds for a payload of `bytes`. */
+double topo_price_at(const topo_price_t *pr, size_t bytes);
+
+/* The table: range k covers payloads [lo[k], lo[k+1]) (the last one up to
+ * SIZE_MAX) and picks candidate cand[k] (an index into the prices given to
+ * topo_decision_build; -1: no candidate).  lo[0] = 0. */
+typedef struct {
+    int n;
+    size_t *lo;
+    int *cand;
+} topo_decision_t;
+
+/* The lower envelope of prices[0..n) (NULL entries: not candidates). */
+int topo_decision_build(const topo_price_t *const *prices, int n, topo_decision_t *d);
+void topo_decision_free(topo_decision_t *d);
+/* The candidate for `bytes`, or -1.  O(log k). */
+int topo_decision_lookup(const topo_decision_t *d, size_t bytes);
+/* The range holding `bytes`: its index. */
+int topo_decision_range(const topo_decision_t *d, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

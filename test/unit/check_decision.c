@@ -1,0 +1,208 @@
+/* Unit tests: prices with the protocol switch and the decision table
+ * (core/decision.c). */
+#include "decision.h"
+#include "unit_common.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A hand-made price: lat + slope * M, rndv per threshold reached. */
+static topo_price_t line(double lat, double slope, double rndv, int nthr, const size_t *thr)
+{
+    topo_price_t p = {lat, slope, rndv, nthr, NULL};
+    if (nthr > 0) {
+        p.thr = malloc(sizeof(size_t) * (size_t)nthr);
+        ck_assert_ptr_nonnull(p.thr);
+        memcpy(p.thr, thr, sizeof(size_t) * (size_t)nthr);
+    }
+    return p;
+}
+
+/* The pointwise answer the table must reproduce. */
+static int brute(const topo_price_t *const *pr, int n, size_t y)
+{
+    int best = -1;
+    double bt = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (NULL == pr[i]) {
+            continue;
+        }
+        double t = topo_price_at(pr[i], y);
+        if (best < 0 || t < bt) {
+            best = i;
+            bt = t;
+        }
+    }
+    return best;
+}
+
+/* Every range start, the payload before it and a spread of payloads give
+ * the pointwise argmin. */
+static void check_table(const topo_price_t *const *pr, int n, const topo_decision_t *d)
+{
+    ck_assert_int_ge(d->n, 1);
+    ck_assert_uint_eq(d->lo[0], 0);
+    for (int k = 0; k < d->n; k++) {
+        if (k > 0) {
+            ck_assert_uint_gt(d->lo[k], d->lo[k - 1]);
+            ck_assert_int_ne(d->cand[k], d->cand[k - 1]); /* merged */
+            ck_assert_int_eq(topo_decision_lookup(d, d->lo[k] - 1), brute(pr, n, d->lo[k] - 1));
+        }
+        ck_assert_int_eq(topo_decision_lookup(d, d->lo[k]), brute(pr, n, d->lo[k]));
+        ck_assert_int_eq(d->cand[k], brute(pr, n, d->lo[k]));
+    }
+    for (size_t y = 0; y < ((size_t)1 << 40); y = y * 5 / 4 + 1) {
+        ck_assert_msg(topo_decision_lookup(d, y) == brute(pr, n, y), "payload %zu: table %d, pointwise %d",
+                      y, topo_decision_lookup(d, y), brute(pr, n, y));
+    }
+}
+
+START_TEST(test_two_lines)
+{
+    /* 10 + M and 20 + M/2 are equal at M = 20 (the lower index keeps it),
+     * the second is cheaper from 21 on */
+    topo_price_t a = line(10, 1, 0, 0, NULL), b = line(20, 0.5, 0, 0, NULL);
+    const topo_price_t *pr[] = {&a, &b};
+    topo_decision_t d;
+    ck_assert_int_eq(topo_decision_build(pr, 2, &d), TOPO_OK);
+    ck_assert_int_eq(d.n, 2);
+    ck_assert_uint_eq(d.lo[1], 21);
+    ck_assert_int_eq(d.cand[0], 0);
+    ck_assert_int_eq(d.cand[1], 1);
+    check_table(pr, 2, &d);
+    topo_decision_free(&d);
+    topo_price_free(&a);
+    topo_price_free(&b);
+}
+END_TEST
+
+START_TEST(test_protocol_step)
+{
+    /* a is cheaper until its one step turns rendezvous at 4097, then b (two
+     * steps of half the payload: at 8193) is cheaper until it does too, and
+     * the flat third line wins from its crossing on */
+    const size_t ta[] = {4097}, tb[] = {8193, 8193};
+    topo_price_t a = line(1.0, 1e-3, 10.0, 1, ta), b = line(2.0, 1e-3, 10.0, 2, tb),
+                 c = line(25.0, 0.0, 0.0, 0, NULL);
+    const topo_price_t *pr[] = {&a, NULL, &b, &c};
+    topo_decision_t d;
+    ck_assert_int_eq(topo_decision_build(pr, 4, &d), TOPO_OK);
+    ck_assert_int_eq(topo_decision_lookup(&d, 4096), 0);
+    ck_assert_int_eq(topo_decision_lookup(&d, 4097), 2);
+    ck_assert_int_eq(topo_decision_lookup(&d, 8192), 2);
+    ck_assert_int_eq(topo_decision_lookup(&d, 8193), 0); /* a paid once, b twice */
+    ck_assert_int_eq(topo_decision_lookup(&d, 14000), 0); /* a tie: the lower index */
+    ck_assert_int_eq(topo_decision_lookup(&d, 14001), 3);
+    ut_assert_near(topo_price_at(&b, 8193) - topo_price_at(&b, 8192), 20.0 + 1e-3);
+    check_table(pr, 4, &d);
+    topo_decision_free(&d);
+    topo_price_free(&a);
+    topo_price_free(&b);
+    topo_price_free(&c);
+}
+END_TEST
+
+START_TEST(test_no_candidate)
+{
+    const topo_price_t *pr[] = {NULL, NULL};
+    topo_decision_t d;
+    ck_assert_int_eq(topo_decision_build(pr, 2, &d), TOPO_OK);
+    ck_assert_int_eq(d.n, 1);
+    ck_assert_int_eq(topo_decision_lookup(&d, 0), -1);
+    ck_assert_int_eq(topo_decision_lookup(&d, SIZE_MAX), -1);
+    topo_decision_free(&d);
+}
+END_TEST
+
+/* The catalog's candidates for prim on p ranks of topology `ts`. */
+static void catalog_table(topo_prim_t prim, int p, const char *ts, const topo_proto_t *proto)
+{
+    const topo_topology_t t = ut_topo(ts);
+    const topo_cost_params_t par = {2e-6, 1e-10, 2e-10};
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    topo_price_t *prices = calloc((size_t)n, sizeof(*prices));
+    const topo_price_t **pr = calloc((size_t)n, sizeof(*pr));
+    ck_assert_ptr_nonnull(prices);
+    ck_assert_ptr_nonnull(pr);
+    topo_gen_args_t a = {.prim = prim, .size = p, .rank = 0, .root = 0, .topo = &t};
+    for (int i = 0; i < n; i++) {
+        char why[256];
+        if (cat[i].prim != prim || !topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+            continue;
+        }
+        ck_assert_int_eq(topo_price_build(&cat[i], &a, &par, NULL, proto, &prices[i]), TOPO_OK);
+        pr[i] = &prices[i];
+        /* without the switch the price is the cost model's affine one */
+        double lat, pb;
+        ck_assert_int_eq(topo_cost_affine(&cat[i], &a, &par, &lat, &pb), TOPO_OK);
+        ut_assert_near_eps(prices[i].lat, lat, 1e-15);
+        ut_assert_near_eps(prices[i].per_byte, pb, 1e-20);
+        if (NULL == proto) {
+            ck_assert_int_eq(prices[i].nthr, 0);
+        }
+    }
+    topo_decision_t d;
+    ck_assert_int_eq(topo_decision_build(pr, n, &d), TOPO_OK);
+    check_table(pr, n, &d);
+    topo_decision_free(&d);
+    for (int i = 0; i < n; i++) {
+        topo_price_free(&prices[i]);
+    }
+    free(prices);
+    free(pr);
+}
+
+START_TEST(test_catalog_tables)
+{
+    const topo_proto_t eager = {4096.0, 4e-6};
+    for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
+        catalog_table((topo_prim_t)prim, 2, "star", &eager);
+        catalog_table((topo_prim_t)prim, 5, "star", &eager);
+        catalog_table((topo_prim_t)prim, 16, "torus:4x4", &eager);
+        catalog_table((topo_prim_t)prim, 16, "torus:4x4", NULL);
+        catalog_table((topo_prim_t)prim, 12, "mesh:3x4", &eager);
+    }
+}
+END_TEST
+
+START_TEST(test_two_ranks_recursive_doubling_pays_at_the_limit)
+{
+    /* 2 ranks: recursive doubling sends the whole vector in its one step,
+     * the ring halves of it in each of its two: rendezvous from 4097 and
+     * 8193 bytes with a 4096-byte eager limit */
+    const topo_topology_t t = ut_topo("star");
+    const topo_proto_t eager = {4096.0, 4e-6};
+    topo_gen_args_t a = {.prim = TOPO_PRIM_ALLREDUCE, .size = 2, .rank = 0, .root = 0, .topo = &t};
+    topo_price_t rd, ring;
+    ck_assert_int_eq(topo_price_build(ut_allreduce("recursive_doubling"), &a, &ut_unit, NULL,
+                                      &eager, &rd),
+                     TOPO_OK);
+    ck_assert_int_eq(topo_price_build(ut_allreduce("ring"), &a, &ut_unit, NULL, &eager, &ring),
+                     TOPO_OK);
+    ck_assert_int_eq(rd.nthr, 1);
+    ck_assert_uint_eq(rd.thr[0], 4097);
+    ck_assert_int_eq(ring.nthr, 2);
+    ck_assert_uint_eq(ring.thr[0], 8193);
+    ck_assert_uint_eq(ring.thr[1], 8193);
+    ut_assert_near(topo_price_at(&rd, 4097) - topo_price_at(&rd, 4096), 4e-6 + rd.per_byte);
+    topo_price_free(&rd);
+    topo_price_free(&ring);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("decision");
+    TCase *tc = tcase_create("decision");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_two_lines);
+    tcase_add_test(tc, test_protocol_step);
+    tcase_add_test(tc, test_no_candidate);
+    tcase_add_test(tc, test_catalog_tables);
+    tcase_add_test(tc, test_two_ranks_recursive_doubling_pays_at_the_limit);
+    suite_add_tcase(s, tc);
+    return ut_run_suite(s);
+}
