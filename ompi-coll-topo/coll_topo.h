@@ -27,6 +27,7 @@
 
 #include "catalog.h"
 #include "cost.h"
+#include "decision.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -72,6 +73,8 @@ typedef struct mca_coll_topo_component_t {
     size_t segment_size;              /* 0 = never split a transfer */
     double alpha, beta, gamma;        /* cost model of `auto` */
     double hop;                       /* seconds per extra link hop */
+    long eager_limit;                 /* bytes; -1 = the BTLs' (auto) */
+    double rndv_alpha;                /* seconds; -1 = 2 * alpha (auto) */
     char *coords_file;                /* coll_topo_coords_file ("" = none) */
     char *coords_host;                /* coll_topo_coords_host ("" = nodename) */
 
@@ -150,14 +153,18 @@ typedef struct {
     topo_sched_t sched;
 } mca_coll_topo_sched_entry_t;
 
-/* The affine cost of an algorithm on this communicator. */
+/* The decision of `auto` for one (primitive, root, operation commutative
+ * or not) on this communicator: every candidate priced (decision.h), and
+ * the table of payload ranges with the cheapest of each. */
 typedef struct {
-    const topo_algo_t *algo;
+    topo_prim_t prim;
     int root;
-    int rc;          /* TOPO_OK or an error: not a candidate */
-    double lat;      /* seconds */
-    double per_byte; /* seconds per byte of the primitive's payload */
-} mca_coll_topo_cost_entry_t;
+    int commutative;
+    int ncand;
+    const topo_algo_t **algo; /* [ncand]: the candidates, catalog order */
+    topo_price_t *price;      /* [ncand] */
+    topo_decision_t table;    /* cand: an index into algo/price */
+} mca_coll_topo_decision_t;
 
 typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
@@ -179,8 +186,9 @@ typedef struct mca_coll_topo_module_t {
     /* Caches */
     mca_coll_topo_sched_entry_t *scheds;
     int nscheds, cap_scheds;
-    mca_coll_topo_cost_entry_t *costs;
-    int ncosts, cap_costs;
+    mca_coll_topo_decision_t *decisions;
+    int ndecisions, cap_decisions;
+    int last_decision[TOPO_PRIM_COUNT]; /* the last one used: index + 1, 0 = none */
 
     /* Verbose: which (primitive, catalog row) lines were printed, and the
      * fallback reasons already reported. */
@@ -223,6 +231,9 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
 const char *mca_coll_topo_comm_name(struct ompi_communicator_t *comm);
 /* Is rank 0 of comm to print at `level`? */
 bool mca_coll_topo_should_say(struct ompi_communicator_t *comm, int level);
+/* Has the "uses" line of (prim, algo) been printed (or can it not be)? */
+bool mca_coll_topo_algorithm_said(mca_coll_topo_module_t *m, topo_prim_t prim,
+                                  const topo_algo_t *algo);
 /* Verbose lines, printed once per (primitive, algorithm) and per reason. */
 void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  topo_prim_t prim, const topo_algo_t *algo, const char *why);
@@ -246,9 +257,18 @@ bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_
                           size_t shape_len, int *position);
 
 /* coll_topo_decide.c */
+/* The protocol switch the prices use: coll_topo_eager_limit (or, auto, the
+ * smallest eager limit of the PML's BTLs) and coll_topo_rndv_alpha; no
+ * switch when transfers are segmented at or below the eager limit.
+ * Resolved once per process. */
+const topo_proto_t *mca_coll_topo_proto(void);
+/* Free the module's decision tables. */
+void mca_coll_topo_decisions_free(mca_coll_topo_module_t *m);
 /* The cheapest algorithm of args->prim that fits, or NULL if none does.
  * `bytes` is the primitive's payload; *predicted is set in seconds.  Every
- * rank computes the same answer (same inputs, same arithmetic). */
+ * rank computes the same answer (same inputs, same arithmetic).  The table
+ * is built at the first call of each (primitive, root, commutativity);
+ * later calls cost a binary search. */
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                         const topo_gen_args_t *args, int commutative, size_t bytes,
                                         double *predicted);

@@ -106,8 +106,10 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     const topo_prim_t prim = call->prim;
     const topo_algo_t *algo = mca_coll_topo_component.forced[prim];
     const int commutative = NULL == call->op || ompi_op_is_commute(call->op);
-    /* the reasons are only for the verbose output: no formatting per call */
+    /* the reasons are only for the verbose output, which says each
+     * (primitive, algorithm) once: no formatting per call */
     const int verbose = mca_coll_topo_component.verbose > 0;
+#define SAY(a) (verbose && !mca_coll_topo_algorithm_said(m, prim, (a)))
     double predicted = 0.0;
 
     if (NULL != algo) {
@@ -117,25 +119,19 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
                      why);
             return NULL;
         }
-        if (verbose) {
+        if (SAY(algo)) {
             snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
         }
         return algo;
     }
     const topo_rules_t *rules = mca_coll_topo_rules(prim);
-    const topo_rule_t *rule = NULL;
-    for (int i = 0; NULL != rules && i < rules->n; i++) {
-        if (rules->rule[i].lo <= bytes &&
-            (bytes < rules->rule[i].hi || SIZE_MAX == rules->rule[i].hi)) {
-            rule = &rules->rule[i];
-            break;
-        }
-    }
+    const topo_rule_t *rule = NULL != rules ? topo_rules_find(rules, bytes) : NULL;
     if (NULL != rule) {
         char lo[32], hi[32];
         algo = rule->algo;
         const int fits = topo_algo_fits(algo, args, commutative, why, len);
-        if (!fits || verbose) {
+        const int say = SAY(algo);
+        if (!fits || say) {
             size_text(rule->lo, lo, sizeof(lo));
             size_text(rule->hi, hi, sizeof(hi));
         }
@@ -146,7 +142,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
                      lo, hi, topo_prim_name(prim), algo->name, bytes, why);
             return NULL;
         }
-        if (verbose) {
+        if (say) {
             snprintf(why, len, "rule %s-%s of coll_topo_%s_rules", lo, hi, topo_prim_name(prim));
         }
         return algo;
@@ -164,11 +160,12 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
                                : "the operation is not commutative");
         return NULL;
     }
-    if (verbose) {
+    if (SAY(algo)) {
         snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes,
                  predicted * 1e6);
     }
     return algo;
+#undef SAY
 }
 
 /*

@@ -81,6 +81,8 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .alpha = 2e-6,
     .beta = 1e-10,
     .gamma = 2e-10,
+    .eager_limit = -1,
+    .rndv_alpha = -1.0,
 };
 
 /* "ring, recursive_doubling, rabenseifner" for `prim`, from the catalog.
@@ -228,6 +230,26 @@ static int topo_register(void)
         "the first, on torus and mesh topologies (default 0)",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.hop);
+
+    mca_coll_topo_component.eager_limit = -1;
+    (void)mca_base_component_var_register(
+        c, "eager_limit",
+        "Cost model of the automatic decision: point-to-point messages larger than this "
+        "many bytes go by rendezvous, which costs coll_topo_rndv_alpha more per step of "
+        "the schedule whose largest message does.  -1 (default) = the smallest eager limit "
+        "of the BTLs the ob1 PML uses (btl_<name>_eager_limit, e.g. 4096 for vader) less 64 "
+        "bytes of headers, none with other PMLs; "
+        "0 = no protocol switch in the model",
+        MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.eager_limit);
+    mca_coll_topo_component.rndv_alpha = -1.0;
+    (void)mca_base_component_var_register(
+        c, "rndv_alpha",
+        "Cost model of the automatic decision: seconds a step pays when its largest "
+        "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
+        "= 2 * coll_topo_alpha (one more round trip); 0 = no protocol switch",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.rndv_alpha);
 
     mca_coll_topo_component.coords_file = "";
     (void)mca_base_component_var_register(
@@ -444,8 +466,9 @@ uint64_t mca_coll_topo_params_hash(void)
         h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");
         h = hash_str(h, c->rules[prim]);
     }
-    const double d[4] = {c->alpha, c->beta, c->gamma, c->hop};
-    for (int i = 0; i < 4; i++) {
+    const topo_proto_t *proto = mca_coll_topo_proto();
+    const double d[6] = {c->alpha, c->beta, c->gamma, c->hop, proto->eager, proto->rndv};
+    for (int i = 0; i < 6; i++) {
         uint64_t bits;
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));

@@ -1,123 +1,262 @@
 /*
- * The automatic decision: an argmin over priced candidates.
+ * The automatic decision: the core's decision table (decision.h) per
+ * communicator.
  *
  * A candidate is every catalog algorithm of the primitive that fits the call
- * (topo_algo_fits).  Its price comes from the core cost model in affine form
- * (coll_topo_alpha/beta/gamma, and coll_topo_hop per extra link hop),
- * t(M) = lat + per_byte * M for a payload of M bytes, computed once per
- * (communicator, algorithm, root) and cached in the module, so a call costs
- * O(#algorithms).  Every rank has the same inputs (communicator size,
- * topology, parameters, payload) and runs the same arithmetic, so every rank
- * picks the same algorithm without communicating.  Ties go to the earlier
- * catalog row.
+ * (topo_algo_fits).  Its price comes from the core cost model
+ * (coll_topo_alpha/beta/gamma, coll_topo_hop per extra link hop) plus the
+ * rendezvous switch of the point-to-point protocol (coll_topo_eager_limit,
+ * coll_topo_rndv_alpha).  At the first call of a (primitive, root,
+ * commutativity) on a communicator every candidate is priced and the table
+ * of payload ranges is built; every later call is a binary search in it.
+ * Every rank has the same inputs (communicator size, topology, parameters,
+ * payload; the agreement check of coll_topo_module.c covers them) and runs
+ * the same arithmetic, so every rank picks the same algorithm without
+ * communicating.  Ties go to the earlier catalog row.
  */
 #include "ompi_config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "ompi/mca/pml/base/base.h"
+#include "opal/mca/btl/base/base.h"
+
 #include "coll_topo.h"
 
-static const mca_coll_topo_cost_entry_t *cost_of(mca_coll_topo_module_t *m, const topo_algo_t *algo,
-                                                 const topo_gen_args_t *args)
+/* Headers that travel in the eager fragment with the data: ob1's match
+ * header and the BTL's own (with vader in Open MPI 4.1.4 the switch was
+ * measured between 4040 and 4044 bytes of data for a 4096-byte limit). */
+#define COLL_TOPO_EAGER_HEADERS 64
+
+/* The largest message the BTLs ob1 sends with all send eagerly (not self,
+ * which only reaches this process): their smallest eager limit less the
+ * headers; 0 when the PML is not ob1 (cm, ucx: their protocols are not
+ * modelled). */
+static double btl_eager_limit(void)
 {
-    for (int i = 0; i < m->ncosts; i++) {
-        if (m->costs[i].algo == algo && m->costs[i].root == args->root) {
-            return &m->costs[i];
+    const char *pml = mca_pml_base_selected_component.pmlm_version.mca_component_name;
+    if (0 != strcmp(pml, "ob1")) {
+        return 0.0;
+    }
+    size_t limit = 0;
+    mca_btl_base_selected_module_t *sm;
+    OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized, mca_btl_base_selected_module_t) {
+        if (0 == strcmp(sm->btl_component->btl_version.mca_component_name, "self")) {
+            continue;
+        }
+        size_t e = sm->btl_module->btl_eager_limit;
+        if (e > 0 && (0 == limit || e < limit)) {
+            limit = e;
         }
     }
-    if (m->ncosts == m->cap_costs) {
-        size_t cap = (size_t)m->cap_costs * sizeof(*m->costs);
-        if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&m->costs, &cap,
-                                               (size_t)(m->ncosts + 1) * sizeof(*m->costs))) {
+    return limit > COLL_TOPO_EAGER_HEADERS ? (double)(limit - COLL_TOPO_EAGER_HEADERS) : 0.0;
+}
+
+const topo_proto_t *mca_coll_topo_proto(void)
+{
+    static topo_proto_t proto;
+    static bool ready = false;
+    if (ready) {
+        return &proto;
+    }
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    proto.eager = c->eager_limit >= 0 ? (double)c->eager_limit : btl_eager_limit();
+    proto.rndv = c->rndv_alpha >= 0.0 ? c->rndv_alpha : 2.0 * c->alpha;
+    /* segments no larger than the eager limit never go by rendezvous */
+    if (0 != c->segment_size && (double)c->segment_size <= proto.eager) {
+        proto.eager = 0.0;
+    }
+    if (proto.eager <= 0.0 || proto.rndv <= 0.0) {
+        proto.eager = proto.rndv = 0.0;
+    }
+    ready = true;
+    return &proto;
+}
+
+static void decision_free(mca_coll_topo_decision_t *d)
+{
+    for (int i = 0; i < d->ncand; i++) {
+        topo_price_free(&d->price[i]);
+    }
+    free(d->price);
+    free(d->algo);
+    topo_decision_free(&d->table);
+}
+
+void mca_coll_topo_decisions_free(mca_coll_topo_module_t *m)
+{
+    for (int i = 0; i < m->ndecisions; i++) {
+        decision_free(&m->decisions[i]);
+    }
+    free(m->decisions);
+    m->decisions = NULL;
+    m->ndecisions = m->cap_decisions = 0;
+}
+
+static void say_excluded(struct ompi_communicator_t *comm, topo_prim_t prim, const char *name,
+                         const char *why)
+{
+    fprintf(stderr, "coll:topo: comm %s (cid %u): %s candidate %s: excluded (%s)\n",
+            mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(prim),
+            name, why);
+}
+
+/* Level 2, once per table: the excluded candidates and the ranges. */
+static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_decision_t *d)
+{
+    const topo_proto_t *proto = mca_coll_topo_proto();
+    fprintf(stderr,
+            "coll:topo: comm %s (cid %u): %s decision (root %d, %scommutative, eager limit %.0f "
+            "bytes, rendezvous +%.3f us per step):",
+            mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(d->prim),
+            d->root, d->commutative ? "" : "non-", proto->eager, proto->rndv * 1e6);
+    for (int k = 0; k < d->table.n; k++) {
+        const int c = d->table.cand[k];
+        char hi[32] = "inf";
+        if (k + 1 < d->table.n) {
+            snprintf(hi, sizeof(hi), "%zu", d->table.lo[k + 1] - 1);
+        }
+        fprintf(stderr, "%s %zu-%s bytes: %s", k > 0 ? "," : "", d->table.lo[k], hi,
+                c >= 0 ? d->algo[c]->name : "(previous module)");
+    }
+    fprintf(stderr, "\n");
+}
+
+/* Price every candidate and build the table.  NULL when out of memory. */
+static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                       const topo_gen_args_t *args, int commutative)
+{
+    if (m->ndecisions == m->cap_decisions) {
+        size_t cap = (size_t)m->cap_decisions * sizeof(*m->decisions);
+        if (OMPI_SUCCESS !=
+            mca_coll_topo_grow((void **)&m->decisions, &cap,
+                               (size_t)(m->ndecisions + 1) * sizeof(*m->decisions))) {
             return NULL;
         }
-        m->cap_costs = (int)(cap / sizeof(*m->costs));
+        m->cap_decisions = (int)(cap / sizeof(*m->decisions));
     }
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
     const topo_cost_net_t net = {.hop = c->hop, .no_links = 0};
-    mca_coll_topo_cost_entry_t *e = &m->costs[m->ncosts++];
-    e->algo = algo;
-    e->root = args->root;
-    e->lat = 0.0;
-    e->per_byte = 0.0;
-    e->rc = topo_cost_affine_net(algo, args, &params, &net, &e->lat, &e->per_byte);
-    return e;
+    const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    mca_coll_topo_decision_t d = {.prim = args->prim, .root = args->root,
+                                  .commutative = commutative};
+    d.algo = calloc((size_t)n, sizeof(*d.algo));
+    d.price = calloc((size_t)n, sizeof(*d.price));
+    const topo_price_t **pr = calloc((size_t)n, sizeof(*pr));
+    if (NULL == d.algo || NULL == d.price || NULL == pr) {
+        free(pr);
+        decision_free(&d);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        char why[256] = "";
+        const topo_algo_t *a = &cat[i];
+        if (a->prim != args->prim) {
+            continue;
+        }
+        if (!topo_algo_fits(a, args, commutative, why, sizeof(why))) {
+            if (say) {
+                say_excluded(comm, args->prim, a->name, why);
+            }
+            continue;
+        }
+        topo_price_t *p = &d.price[d.ncand];
+        if (TOPO_OK != topo_price_build(a, args, &params, &net, mca_coll_topo_proto(), p)) {
+            if (say) {
+                say_excluded(comm, args->prim, a->name, "the cost model could not price it");
+            }
+            continue;
+        }
+        d.algo[d.ncand] = a;
+        pr[d.ncand] = p;
+        d.ncand++;
+    }
+    int rc = topo_decision_build(pr, d.ncand, &d.table);
+    free(pr);
+    if (TOPO_OK != rc) {
+        decision_free(&d);
+        return NULL;
+    }
+    if (say) {
+        say_table(comm, &d);
+        fflush(stderr);
+    }
+    m->decisions[m->ndecisions] = d;
+    return &m->decisions[m->ndecisions++];
 }
 
-/* Level-2 output: every candidate, priced or excluded.  Printed once per
- * (primitive, power-of-two payload bucket) per communicator. */
-static bool say_candidates(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                           topo_prim_t prim, size_t bytes)
+static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
+                                              struct ompi_communicator_t *comm,
+                                              const topo_gen_args_t *args, int commutative)
+{
+    const topo_prim_t prim = args->prim;
+    const int last = m->last_decision[prim] - 1; /* stored + 1: 0 = none */
+    if (last >= 0 && m->decisions[last].root == args->root &&
+        m->decisions[last].commutative == commutative) {
+        return &m->decisions[last];
+    }
+    for (int i = 0; i < m->ndecisions; i++) {
+        const mca_coll_topo_decision_t *d = &m->decisions[i];
+        if (d->prim == prim && d->root == args->root && d->commutative == commutative) {
+            m->last_decision[prim] = i + 1;
+            return d;
+        }
+    }
+    const mca_coll_topo_decision_t *d = build(m, comm, args, commutative);
+    if (NULL != d) {
+        m->last_decision[prim] = m->ndecisions;
+    }
+    return d;
+}
+
+/* Level 2: every candidate's price, once per (primitive, power-of-two
+ * payload bucket) per communicator. */
+static void say_candidates(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                           const mca_coll_topo_decision_t *d, size_t bytes)
 {
     if (!mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
-        return false;
+        return;
     }
     int bucket = 0;
     while (bucket < 63 && (bytes >> bucket) > 1) {
         bucket++;
     }
-    uint64_t bit = (uint64_t)1 << bucket;
-    if (m->said_bucket[prim] & bit) {
-        return false;
+    const uint64_t bit = (uint64_t)1 << bucket;
+    if (m->said_bucket[d->prim] & bit) {
+        return;
     }
-    m->said_bucket[prim] |= bit;
-    return true;
+    m->said_bucket[d->prim] |= bit;
+    for (int i = 0; i < d->ncand; i++) {
+        fprintf(stderr, "coll:topo: comm %s (cid %u): %s candidate %s for %zu bytes: %.3f us\n",
+                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
+                topo_prim_name(d->prim), d->algo[i]->name, bytes,
+                topo_price_at(&d->price[i], bytes) * 1e6);
+    }
+    fflush(stderr);
 }
 
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                         const topo_gen_args_t *args, int commutative, size_t bytes,
                                         double *predicted)
 {
-    int n;
-    const topo_algo_t *cat = topo_catalog(&n);
-    const topo_algo_t *best = NULL;
-    double best_t = 0.0;
-    const bool say = say_candidates(m, comm, args->prim, bytes);
-    char why[256];
-
-    for (int i = 0; i < n; i++) {
-        const topo_algo_t *a = &cat[i];
-        if (a->prim != args->prim) {
-            continue;
-        }
-        why[0] = '\0';
-        if (!topo_algo_fits(a, args, commutative, why, sizeof(why))) {
-            if (say) {
-                fprintf(stderr,
-                        "coll:topo: comm %s (cid %u): %s candidate %s for %zu bytes: "
-                        "excluded (%s)\n",
-                        mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
-                        topo_prim_name(args->prim), a->name, bytes, why);
-            }
-            continue;
-        }
-        const mca_coll_topo_cost_entry_t *e = cost_of(m, a, args);
-        if (NULL == e || TOPO_OK != e->rc) {
-            if (say) {
-                fprintf(stderr,
-                        "coll:topo: comm %s (cid %u): %s candidate %s for %zu bytes: "
-                        "excluded (the cost model could not price it)\n",
-                        mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
-                        topo_prim_name(args->prim), a->name, bytes);
-            }
-            continue;
-        }
-        double t = e->lat + e->per_byte * (double)bytes;
-        if (say) {
-            fprintf(stderr, "coll:topo: comm %s (cid %u): %s candidate %s for %zu bytes: %.3f us\n",
-                    mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
-                    topo_prim_name(args->prim), a->name, bytes, t * 1e6);
-        }
-        if (NULL == best || t < best_t) {
-            best = a;
-            best_t = t;
-        }
+    const mca_coll_topo_decision_t *d = lookup(m, comm, args, commutative);
+    *predicted = 0.0;
+    if (NULL == d) {
+        return NULL;
     }
-    if (say) {
-        fflush(stderr);
+    if (OPAL_UNLIKELY(mca_coll_topo_component.verbose >= COLL_TOPO_VERBOSE_CANDIDATES)) {
+        say_candidates(m, comm, d, bytes);
     }
-    *predicted = best_t;
-    return best;
+    const int c = topo_decision_lookup(&d->table, bytes);
+    if (c < 0) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
+        *predicted = topo_price_at(&d->price[c], bytes);
+    }
+    return d->algo[c];
 }

@@ -38,7 +38,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
         }
     }
     free(m->scheds);
-    free(m->costs);
+    mca_coll_topo_decisions_free(m);
     free(m->said_algo);
     for (int i = 0; i < m->nsaid_reasons; i++) {
         free(m->said_reasons[i]);
@@ -426,17 +426,31 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     }
 }
 
-void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                 topo_prim_t prim, const topo_algo_t *algo, const char *why)
+/* The flag of (prim, algo) in said_algo, or NULL. */
+static unsigned char *said_flag(mca_coll_topo_module_t *m, topo_prim_t prim,
+                                const topo_algo_t *algo)
 {
     int ncat;
     const topo_algo_t *cat = topo_catalog(&ncat);
     ptrdiff_t idx = algo - cat;
     if (NULL == m->said_algo || idx < 0 || idx >= ncat) {
-        return;
+        return NULL;
     }
-    unsigned char *said = &m->said_algo[(size_t)prim * (size_t)ncat + (size_t)idx];
-    if (*said) {
+    return &m->said_algo[(size_t)prim * (size_t)ncat + (size_t)idx];
+}
+
+bool mca_coll_topo_algorithm_said(mca_coll_topo_module_t *m, topo_prim_t prim,
+                                  const topo_algo_t *algo)
+{
+    const unsigned char *said = said_flag(m, prim, algo);
+    return NULL == said || *said;
+}
+
+void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                 topo_prim_t prim, const topo_algo_t *algo, const char *why)
+{
+    unsigned char *said = said_flag(m, prim, algo);
+    if (NULL == said || *said) {
         return;
     }
     *said = 1;

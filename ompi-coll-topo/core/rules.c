@@ -115,7 +115,7 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
     }
 }
 
-const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes)
+const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes)
 {
     int lo = 0, hi = rules->n; /* binary search for the last rule with lo <= bytes */
     while (lo < hi) {
@@ -130,5 +130,11 @@ const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes)
         return NULL;
     }
     const topo_rule_t *r = &rules->rule[lo - 1];
-    return bytes < r->hi || r->hi == SIZE_MAX ? r->algo : NULL;
+    return bytes < r->hi || r->hi == SIZE_MAX ? r : NULL;
+}
+
+const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes)
+{
+    const topo_rule_t *r = topo_rules_find(rules, bytes);
+    return NULL != r ? r->algo : NULL;
 }

@@ -32,6 +32,8 @@ typedef struct {
  * returns TOPO_EINVAL with a one-line reason naming the offending item. */
 int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, char *err,
                      size_t errlen);
+/* The rule covering `bytes`, or NULL (automatic).  O(log k). */
+const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes);
 /* The algorithm the rules give for `bytes`, or NULL (automatic). */
 const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes);
 

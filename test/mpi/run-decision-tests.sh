@@ -2,7 +2,8 @@
 #
 # run-decision-tests.sh: the MPI tests of what coll/topo's decisions depend
 # on (issue 5): size-range rules (coll_topo_<primitive>_rules), the hop
-# term of the cost model (coll_topo_hop), where a communicator's topology
+# term of the cost model (coll_topo_hop), the eager/rendezvous switch
+# (coll_topo_eager_limit), where a communicator's topology
 # comes from (coll_topo_topology, a Cartesian communicator, a coordinates
 # file, star) and the agreement of the ranks on all of it.
 #
@@ -194,6 +195,16 @@ else
     echo "FAIL: hop: recursive_doubling on torus:2x4 predicted '$h0' us at hop 0, '$h1' us at hop 1e-3 (expected at least 1000 us more; logs in $logdir)"
 fi
 
+# ---- the protocol switch ------------------------------------------------
+# Two ranks over vader (eager limit 4096 less 64 bytes of headers):
+# recursive doubling sends the whole vector in its one step, so it pays the
+# rendezvous from 4033 bytes on and the table hands that range to an
+# algorithm of smaller messages; without the switch it keeps it.
+run eager-auto 2 "$V2" "$ALLREDUCE --comms world --max-count 1" \
+    "+eager limit 4032 bytes, rendezvous +4.000 us per step): 0-4032 bytes: recursive_doubling, 4033-"
+run eager-off 2 "$V2 coll_topo_eager_limit=0" "$ALLREDUCE --comms world --max-count 1" \
+    "+eager limit 0 bytes" "-0-4032 bytes: recursive_doubling"
+
 # ---- topology sources ----------------------------------------------------
 # Cartesian communicators, periodic, not, and mixed; MPI_COMM_WORLD of the
 # same run has no topology of its own (star).
@@ -254,6 +265,10 @@ run_mpmd disagree-algorithm "$V1" "$PRIMS --comms world,dup --max-count 100" \
 run_mpmd disagree-hop "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2" "2 OMPI_MCA_coll_topo_hop=1e-6" -- \
     "+The ranks of a communicator reached different inputs for coll/topo's" \
+    "+allreduce falls back to the previous module (the ranks" "- uses "
+# A different eager limit on half of the ranks.
+run_mpmd disagree-eager "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2" "2 OMPI_MCA_coll_topo_eager_limit=1000" -- \
     "+allreduce falls back to the previous module (the ranks" "- uses "
 # Same values everywhere, given per context: no disagreement.
 run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
