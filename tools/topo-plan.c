@@ -6,11 +6,12 @@
  * size, the cheapest marked; the ones that do not fit with the reason),
  * dumps an algorithm's schedule step by step with bytes and hops, and plots
  * predicted time against message size with gnuplot.  The decision is the
- * glue's (coll_topo_decide.c): an argmin over topo_cost_affine prices, ties
- * to the earlier catalog row.
+ * glue's (coll_topo_decide.c): the core's decision table (decision.h) over
+ * the candidates' prices, ties to the earlier catalog row.
  */
 #include "catalog.h"
 #include "cost.h"
+#include "decision.h"
 #include "links.h"
 #include "schedule.h"
 #include "topology.h"
@@ -37,7 +38,7 @@ static void usage(FILE *f)
         "usage: %s --catalog\n"
         "       %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
         "       [--alpha A] [--beta B] [--gamma G] [--hop H] [--root R] [--non-commutative]\n"
-        "       [--no-links]\n"
+        "       [--no-links] [--eager-limit BYTES] [--rndv-alpha S]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
@@ -58,6 +59,11 @@ static void usage(FILE *f)
         "  --non-commutative  the operation is not commutative\n"
         "  --no-links         price the ports only: no link sharing, no hops (the\n"
         "                     contention-free closed forms)\n"
+        "  --eager-limit E    messages above E bytes go by rendezvous (default 0: no\n"
+        "                     protocol switch; the component's auto value over shared\n"
+        "                     memory is 4032, see coll_topo_eager_limit)\n"
+        "  --rndv-alpha S     seconds a step pays when its largest message goes by\n"
+        "                     rendezvous (default 2 x alpha)\n"
         "  --dump ALGO        print ALGO's schedule per step and rank, bytes for the\n"
         "                     largest of --sizes\n"
         "  --rank R           dump rank R only (default: every rank)\n"
@@ -184,7 +190,7 @@ static void format_bytes(double b, char *buf, size_t len)
 typedef struct {
     const topo_algo_t *algo;
     int fits, rc, depth;
-    double lat, per_byte;
+    topo_price_t price;
     char why[256];
 } cand_t;
 
@@ -194,11 +200,13 @@ typedef struct {
     topo_gen_args_t args;
     topo_cost_params_t params;
     topo_cost_net_t net;
+    topo_proto_t proto;
     int commutative;
     double sizes[MAX_SIZES];
     int nsizes;
     cand_t *cands;
     int ncands;
+    topo_decision_t table; /* cand: an index into cands */
 } plan_t;
 
 static void price(plan_t *pl)
@@ -219,18 +227,27 @@ static void price(plan_t *pl)
         if (!c->fits) {
             continue;
         }
-        topo_cost_step_t *st;
-        c->rc = topo_cost_steps(c->algo, &pl->args, &pl->params, &pl->net, &st, &c->depth);
+        c->rc = topo_price_build(c->algo, &pl->args, &pl->params, &pl->net, &pl->proto, &c->price);
         if (TOPO_OK != c->rc) {
             snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)", c->rc);
             continue;
         }
-        for (int s = 0; s < c->depth; s++) {
-            c->lat += st[s].lat;
-            c->per_byte += st[s].per_byte;
+        topo_cost_step_t *st;
+        if (TOPO_OK == topo_cost_steps(c->algo, &pl->args, &pl->params, &pl->net, &st, &c->depth)) {
+            free(st);
         }
-        free(st);
     }
+    const topo_price_t **pr = calloc((size_t)pl->ncands + 1, sizeof(*pr));
+    if (NULL == pr) {
+        die(1, "out of memory");
+    }
+    for (int i = 0; i < pl->ncands; i++) {
+        pr[i] = pl->cands[i].fits && TOPO_OK == pl->cands[i].rc ? &pl->cands[i].price : NULL;
+    }
+    if (TOPO_OK != topo_decision_build(pr, pl->ncands, &pl->table)) {
+        die(1, "out of memory");
+    }
+    free(pr);
 }
 
 static int priced(const cand_t *c)
@@ -240,20 +257,13 @@ static int priced(const cand_t *c)
 
 static double predict(const cand_t *c, double m)
 {
-    return c->lat + c->per_byte * m;
+    return topo_price_at(&c->price, (size_t)m);
 }
 
-/* The glue's choice: the cheapest, ties to the earlier row; -1 if none. */
+/* The glue's choice: the decision table's; -1 if none fits. */
 static int choose(const plan_t *pl, double m)
 {
-    int best = -1;
-    for (int i = 0; i < pl->ncands; i++) {
-        if (priced(&pl->cands[i]) &&
-            (best < 0 || predict(&pl->cands[i], m) < predict(&pl->cands[best], m))) {
-            best = i;
-        }
-    }
-    return best;
+    return topo_decision_lookup(&pl->table, (size_t)m);
 }
 
 static void print_table(const plan_t *pl)
@@ -268,6 +278,12 @@ static void print_table(const plan_t *pl)
            !grid              ? "every message on links of its own"
            : pl->net.no_links ? "ports only (--no-links)"
                               : "links shared under dimension-order routing");
+    if (pl->proto.eager > 0.0) {
+        printf("protocol: messages above %.0f bytes go by rendezvous, +%g s per step\n",
+               pl->proto.eager, pl->proto.rndv);
+    } else {
+        printf("protocol: no eager/rendezvous switch (--eager-limit)\n");
+    }
     printf("predicted time in us per payload M, * = chosen\n");
     int width = 12;
     printf("%-20s %6s", "algorithm", "steps");
@@ -306,6 +322,16 @@ static void print_table(const plan_t *pl)
     if (0 == pl->ncands) {
         printf("no %s algorithm in the catalog\n", topo_prim_name(pl->args.prim));
         return;
+    }
+    printf("decision table:\n");
+    for (int k = 0; k < pl->table.n; k++) {
+        char lo[32], hi[32] = "inf";
+        format_bytes((double)pl->table.lo[k], lo, sizeof(lo));
+        if (k + 1 < pl->table.n) {
+            format_bytes((double)(pl->table.lo[k + 1] - 1), hi, sizeof(hi));
+        }
+        const int c = pl->table.cand[k];
+        printf("  %12s - %-12s %s\n", lo, hi, c >= 0 ? pl->cands[c].algo->name : "none");
     }
     printf("chosen:\n");
     for (int k = 0; k < pl->nsizes; k++) {
@@ -626,6 +652,7 @@ int main(int argc, char **argv)
     const char *topology = NULL, *primitive = "allreduce", *sizes = "8,1k,64k,1M,16M";
     const char *dump_algo = NULL, *plot_file = NULL;
     long size = 0, rank = -1, root = 0;
+    double rndv = -1.0;
     plan_t pl;
     memset(&pl, 0, sizeof(pl));
     pl.params.alpha = 2e-6;
@@ -661,7 +688,8 @@ int main(int argc, char **argv)
         }
         static const char *const with_value[] = {"--topology", "--size", "--primitive", "--sizes",
                                                  "--alpha",    "--beta", "--gamma",     "--hop",
-                                                 "--root",     "--dump", "--rank",      "--plot"};
+                                                 "--root",     "--dump", "--rank",      "--plot",
+                                                 "--eager-limit", "--rndv-alpha"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -697,6 +725,10 @@ int main(int argc, char **argv)
             root = parse_int(opt, val, 0, 1L << 24);
         } else if (0 == strcmp(opt, "--dump")) {
             dump_algo = val;
+        } else if (0 == strcmp(opt, "--eager-limit")) {
+            pl.proto.eager = parse_bytes(val);
+        } else if (0 == strcmp(opt, "--rndv-alpha")) {
+            rndv = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--rank")) {
             rank = parse_int(opt, val, 0, 1L << 24);
         } else {
@@ -760,6 +792,7 @@ int main(int argc, char **argv)
     pl.args.root = (int)root;
     pl.args.topo = &pl.topo;
 
+    pl.proto.rndv = rndv >= 0.0 ? rndv : 2.0 * pl.params.alpha;
     price(&pl);
     int rc = 0;
     if (NULL != dump_algo) {
@@ -770,6 +803,10 @@ int main(int argc, char **argv)
     if (0 == rc && NULL != plot_file) {
         rc = plot(&pl, plot_file);
     }
+    for (int i = 0; i < pl.ncands; i++) {
+        topo_price_free(&pl.cands[i].price);
+    }
     free(pl.cands);
+    topo_decision_free(&pl.table);
     return rc;
 }

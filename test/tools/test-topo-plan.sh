@@ -53,6 +53,18 @@ run noncomm 0 --topology torus:4x4 --non-commutative --sizes 8
 has noncomm '^excluded:'
 has noncomm '^  ring: excluded \(ring needs a commutative operation\)'
 
+# the protocol switch: with a 4032-byte eager limit, recursive doubling's
+# whole-vector message goes by rendezvous from 4033 bytes, and the table
+# hands that range to swing_lat (two messages of half the vector)
+run eager 0 --topology star --size 2 --eager-limit 4032 --sizes 4k
+has eager '^protocol: messages above 4032 bytes go by rendezvous'
+has eager '^ +0 B - 4032 B +recursive_doubling$'
+has eager '^ +4033 B - 8064 B +swing_lat$'
+has eager '^  4 KiB +swing_lat '
+run noeager 0 --topology star --size 2 --sizes 4k
+has noeager '^protocol: no eager/rendezvous switch'
+has noeager '^  4 KiB +recursive_doubling '
+
 # argument errors: the parser's message, status 2
 run badtopo 2 --topology torus:4xQ
 has badtopo 'torus:4xQ' err
