@@ -52,6 +52,9 @@ BEGIN_C_DECLS
 #define COLL_TOPO_TAG(prim, lane) \
     (COLL_TOPO_TAG_BASE - ((int)(prim)*COLL_TOPO_MAX_LANES + (int)(lane)))
 
+/* Room for the reason a call falls back. */
+#define COLL_TOPO_REASON_LEN 320
+
 /* Verbose levels of coll_topo_verbose. */
 enum {
     COLL_TOPO_VERBOSE_DECISIONS = 1, /* topology, algorithm, fallbacks */
@@ -166,6 +169,24 @@ typedef struct {
     topo_decision_t table;    /* cand: an index into algo/price */
 } mca_coll_topo_decision_t;
 
+/* The last call of a slot that ran, for a call that repeats it (same
+ * datatype, operation, count and root: the same decision, schedule and
+ * layout).  Vector calls only (no units).  The datatype and operation are
+ * retained so that their addresses cannot be reused by other objects. */
+typedef struct {
+    bool valid;
+    int root;
+    size_t count;
+    struct ompi_datatype_t *dtype; /* retained */
+    struct ompi_op_t *op;          /* retained, or NULL */
+    const topo_algo_t *algo;
+    int sched;                     /* index in the module's schedules */
+    struct ompi_datatype_t *edt;
+    size_t k;
+    ptrdiff_t eext;
+    size_t n;
+} mca_coll_topo_memo_t;
+
 typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
 
@@ -186,6 +207,8 @@ typedef struct mca_coll_topo_module_t {
     /* Caches */
     mca_coll_topo_sched_entry_t *scheds;
     int nscheds, cap_scheds;
+    mca_coll_topo_memo_t memo[COLL_TOPO_NSLOTS];
+    char reason[COLL_TOPO_REASON_LEN]; /* of the current call's fallback */
     mca_coll_topo_decision_t *decisions;
     int ndecisions, cap_decisions;
     int last_decision[TOPO_PRIM_COUNT]; /* the last one used: index + 1, 0 = none */
@@ -243,6 +266,8 @@ void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communica
 const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            struct ompi_communicator_t *comm,
                                            const topo_algo_t *algo, const topo_gen_args_t *args);
+/* Forget the repeated-call memo of every slot (releases its objects). */
+void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
 /* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error. */
 int mca_coll_topo_grow(void **buf, size_t *cap, size_t need);
 
@@ -303,7 +328,8 @@ typedef struct {
     ptrdiff_t eext;              /* extent of edt */
     size_t n;                    /* executor elements in the work buffer */
     const size_t *units;         /* NULL or the module's units array */
-    char reason[320];            /* why the call falls back */
+    char *reason;                /* why the call falls back (the module's
+                                    buffer, COLL_TOPO_REASON_LEN bytes) */
 } mca_coll_topo_call_t;
 
 /* What mca_coll_topo_begin answers besides Open MPI codes (OMPI_SUCCESS:

@@ -14,6 +14,7 @@
  */
 #include "ompi_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
     ptrdiff_t lb, ext;
     ompi_datatype_get_extent(dtype, &lb, &ext);
     if (ext <= 0) {
-        snprintf(call->reason, sizeof(call->reason),
+        snprintf(call->reason, COLL_TOPO_REASON_LEN,
                  "unsupported datatype: extent is not positive");
         return false;
     }
@@ -56,7 +57,7 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
             ompi_datatype_type_size(p, &psize);
         }
         if (NULL == p || 0 == psize || 0 != dsize % psize) {
-            snprintf(call->reason, sizeof(call->reason),
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "unsupported datatype: derived, not made of a single predefined type");
             return false;
         }
@@ -64,7 +65,7 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
         call->k = dsize / psize;
     }
     if (total > (size_t)INT32_MAX / call->k) {
-        snprintf(call->reason, sizeof(call->reason), "more than 2^31 elements");
+        snprintf(call->reason, COLL_TOPO_REASON_LEN, "more than 2^31 elements");
         return false;
     }
     ompi_datatype_get_extent(call->edt, &lb, &call->eext);
@@ -114,7 +115,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
 
     if (NULL != algo) {
         if (!topo_algo_fits(algo, args, commutative, why, len)) {
-            snprintf(call->reason, sizeof(call->reason),
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "coll_topo_%s_algorithm=%s does not fit: %s", topo_prim_name(prim), algo->name,
                      why);
             return NULL;
@@ -136,7 +137,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
             size_text(rule->hi, hi, sizeof(hi));
         }
         if (!fits) {
-            snprintf(call->reason, sizeof(call->reason),
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "rule %s-%s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
                      "fit: %s",
                      lo, hi, topo_prim_name(prim), algo->name, bytes, why);
@@ -154,7 +155,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         for (int i = 0; i < n; i++) {
             rows += cat[i].prim == prim;
         }
-        snprintf(call->reason, sizeof(call->reason), "no algorithm fits: %s",
+        snprintf(call->reason, COLL_TOPO_REASON_LEN, "no algorithm fits: %s",
                  0 == rows     ? "coll/topo has no algorithm for it yet"
                  : commutative ? "none could be priced"
                                : "the operation is not commutative");
@@ -183,7 +184,7 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
         call->n = total * call->k;
         call->units = NULL;
         if (s->uniform && s->nblocks > 0 && 0 != call->n % (size_t)s->nblocks) {
-            snprintf(call->reason, sizeof(call->reason),
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "%s moves blocks between positions and needs a multiple of %d elements",
                      a->name, s->nblocks);
             return COLL_TOPO_FALLBACK;
@@ -193,7 +194,7 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
     const int nparts = s->nparts > 0 ? s->nparts : 1;
     const int nunits = s->nblocks / nparts;
     if (0 != s->nblocks % nparts || nunits < size || (NULL != call->counts && nunits != size)) {
-        snprintf(call->reason, sizeof(call->reason),
+        snprintf(call->reason, COLL_TOPO_REASON_LEN,
                  "the schedule of %s has %d blocks of %d parts, not a unit per rank", a->name,
                  s->nblocks, nparts);
         return COLL_TOPO_FALLBACK;
@@ -212,17 +213,49 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
     }
     call->units = m->units;
     if (call->n > (size_t)INT32_MAX) {
-        snprintf(call->reason, sizeof(call->reason), "more than 2^31 elements");
+        snprintf(call->reason, COLL_TOPO_REASON_LEN, "more than 2^31 elements");
         return COLL_TOPO_FALLBACK;
     }
     if (s->uniform && (!equal || 0 != m->units[0] % (size_t)nparts)) {
-        snprintf(call->reason, sizeof(call->reason),
+        snprintf(call->reason, COLL_TOPO_REASON_LEN,
                  "%s moves blocks between positions and needs units of equal size, a "
                  "multiple of %d elements",
                  a->name, nparts);
         return COLL_TOPO_FALLBACK;
     }
     return COLL_TOPO_RUN;
+}
+
+/* Keep what a vector call decided, for the calls that repeat it. */
+static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
+                     const mca_coll_topo_call_t *call)
+{
+    const mca_coll_topo_sched_entry_t *e =
+        (const mca_coll_topo_sched_entry_t *)((const char *)call->sched -
+                                              offsetof(mca_coll_topo_sched_entry_t, sched));
+    if (memo->valid) {
+        OBJ_RELEASE(memo->dtype);
+        if (NULL != memo->op) {
+            OBJ_RELEASE(memo->op);
+        }
+    }
+    OBJ_RETAIN(call->dtype);
+    if (NULL != call->op) {
+        OBJ_RETAIN(call->op);
+    }
+    *memo = (mca_coll_topo_memo_t){
+        .valid = true,
+        .root = call->root,
+        .count = call->count,
+        .dtype = call->dtype,
+        .op = call->op,
+        .algo = call->algo,
+        .sched = (int)(e - m->scheds),
+        .edt = call->edt,
+        .k = call->k,
+        .eext = call->eext,
+        .n = call->n,
+    };
 }
 
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
@@ -246,15 +279,28 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->eext = 1;
     call->n = 0;
     call->units = NULL;
+    call->reason = m->reason;
     call->reason[0] = '\0';
     if (m->preparing) {
         return COLL_TOPO_FALLBACK; /* a previous module's collective calling ours */
     }
     if (m->disagree) {
-        snprintf(call->reason, sizeof(call->reason),
+        snprintf(call->reason, COLL_TOPO_REASON_LEN,
                  "the ranks reached different coll/topo inputs (parameter values or "
                  "topology): every primitive of this communicator falls back");
         goto fallback;
+    }
+    mca_coll_topo_memo_t *memo = &m->memo[slot];
+    const bool vector = 0 == call->unit && NULL == call->counts && NULL != call->dtype;
+    if (vector && memo->valid && memo->dtype == call->dtype && memo->op == call->op &&
+        memo->count == call->count && memo->root == call->root) {
+        call->algo = memo->algo;
+        call->sched = &m->scheds[memo->sched].sched;
+        call->edt = memo->edt;
+        call->k = memo->k;
+        call->eext = memo->eext;
+        call->n = memo->n;
+        return COLL_TOPO_RUN;
     }
 
     /* The payload: user elements, then bytes as the cost model counts them
@@ -291,13 +337,16 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     }
     call->sched = mca_coll_topo_schedule(m, comm, call->algo, &args);
     if (NULL == call->sched) {
-        snprintf(call->reason, sizeof(call->reason), "the schedule of %s could not be generated",
+        snprintf(call->reason, COLL_TOPO_REASON_LEN, "the schedule of %s could not be generated",
                  call->algo->name);
         goto fallback;
     }
     rc = lay_out(m, call, call->sched, total);
-    if (COLL_TOPO_RUN == rc) {
+    if (COLL_TOPO_RUN == rc && OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
         mca_coll_topo_say_algorithm(m, comm, call->prim, call->algo, why);
+    }
+    if (COLL_TOPO_RUN == rc && vector) {
+        remember(m, memo, call);
     }
     if (COLL_TOPO_FALLBACK != rc) {
         return rc;

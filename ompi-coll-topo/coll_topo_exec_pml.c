@@ -2,7 +2,8 @@
  * The PML executor: runs any schedule of the core (schedule.h) with
  * nonblocking point-to-point.  It knows nothing about particular algorithms.
  *
- * Lanes progress independently.  A lane posts every receive of its current
+ * Lanes progress independently (a schedule of one lane completes each step
+ * with one wait_all).  A lane posts every receive of its current
  * step, then every send, and waits; when the step's last request completes,
  * its receives are applied in transfer order (so results are bitwise
  * reproducible whatever order messages arrive in) and the lane moves on.
@@ -92,8 +93,11 @@ static inline size_t span_bytes(const exec_t *x, size_t n)
 }
 
 /* Elements a transfer moves (sum over its ranges, wire order). */
-static size_t xfer_elems(const exec_t *x, const topo_xfer_t *t)
+static inline size_t xfer_elems(const exec_t *x, const topo_xfer_t *t)
 {
+    if (1 == t->nranges) {
+        return range_elems(x, &x->s->ranges[t->range0]);
+    }
     size_t n = 0;
     for (int i = 0; i < t->nranges; i++) {
         n += range_elems(x, &x->s->ranges[t->range0 + i]);
@@ -108,7 +112,7 @@ static inline bool is_recv(int kind)
 }
 
 /* Does this transfer need temporary storage, and how many elements? */
-static size_t xfer_tmp_elems(const exec_t *x, const topo_xfer_t *t)
+static inline size_t xfer_tmp_elems(const exec_t *x, const topo_xfer_t *t)
 {
     if (TOPO_XFER_SEND == t->kind) {
         return t->nranges > 1 ? xfer_elems(x, t) : 0;
@@ -430,6 +434,36 @@ static void drop_requests(exec_t *x)
     x->nreq = 0;
 }
 
+/* One lane: nothing runs beside it, so each step is posted, completed with
+ * one wait_all and applied, without the bookkeeping of wait_any. */
+static int run_single_lane(exec_t *x)
+{
+    mca_coll_topo_module_t *m = x->m;
+    const topo_lane_t *ln = &x->s->lanes[0];
+    for (int step = 0; step < ln->nsteps; step++) {
+        const topo_step_t *st = topo_sched_lane_step(x->s, 0, step);
+        int rc = lane_tmp_reserve(x, 0, st);
+        if (OMPI_SUCCESS == rc) {
+            rc = post_step(x, 0, st);
+        }
+        if (OMPI_SUCCESS == rc && x->nreq > 0) {
+            rc = ompi_request_wait_all((size_t)x->nreq, m->reqs, MPI_STATUSES_IGNORE);
+            if (OMPI_SUCCESS == rc) {
+                x->nreq = 0;
+                m->lane_pending[0] = 0;
+            }
+        }
+        if (OMPI_SUCCESS == rc) {
+            rc = apply_step(x, 0, st);
+        }
+        if (OMPI_SUCCESS != rc) {
+            drop_requests(x);
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
                        const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
                        struct ompi_communicator_t *comm, int tag)
@@ -475,6 +509,9 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
     for (int l = 0; l < s->nlanes; l++) {
         m->lane_step[l] = 0;
         m->lane_pending[l] = 0;
+    }
+    if (1 == s->nlanes) {
+        return run_single_lane(&x);
     }
     for (int l = 0; l < s->nlanes; l++) {
         rc = lane_run(&x, l);

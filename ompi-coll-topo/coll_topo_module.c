@@ -37,6 +37,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
             topo_sched_free(&m->scheds[i].sched);
         }
     }
+    mca_coll_topo_memo_clear(m);
     free(m->scheds);
     mca_coll_topo_decisions_free(m);
     free(m->said_algo);
@@ -498,6 +499,20 @@ void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communica
 
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
+
+void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
+{
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        mca_coll_topo_memo_t *mm = &m->memo[i];
+        if (mm->valid) {
+            OBJ_RELEASE(mm->dtype);
+            if (NULL != mm->op) {
+                OBJ_RELEASE(mm->op);
+            }
+        }
+        memset(mm, 0, sizeof(*mm));
+    }
+}
 
 int mca_coll_topo_grow(void **buf, size_t *cap, size_t need)
 {
