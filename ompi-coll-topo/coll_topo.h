@@ -80,6 +80,7 @@ typedef struct mca_coll_topo_component_t {
     double rndv_alpha;                /* seconds; -1 = 2 * alpha (auto) */
     char *coords_file;                /* coll_topo_coords_file ("" = none) */
     char *coords_host;                /* coll_topo_coords_host ("" = nodename) */
+    bool pmix;                        /* coll_topo_pmix: read fabric coordinates */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */
@@ -280,6 +281,12 @@ int mca_coll_topo_grow(void **buf, size_t *cap, size_t need);
  * shape's canonical spelling ("" when the file is unusable). */
 bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_str,
                           size_t shape_len, int *position);
+
+/* coll_topo_pmix.c: the fabric coordinates PMIx publishes for this process
+ * and the fabric's shape.  true with *shape the grid (a torus) and
+ * *position this process's row-major index in it; else false with the
+ * reason in why. */
+bool mca_coll_topo_pmix_coords(topo_topology_t *shape, int *position, char *why, size_t len);
 
 /* coll_topo_decide.c */
 /* The protocol switch the prices use: coll_topo_eager_limit (or, auto, the

@@ -83,6 +83,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .gamma = 2e-10,
     .eager_limit = -1,
     .rndv_alpha = -1.0,
+    .pmix = true,
 };
 
 /* "ring, recursive_doubling, rabenseifner" for `prim`, from the catalog.
@@ -230,6 +231,17 @@ static int topo_register(void)
         "the first, on torus and mesh topologies (default 0)",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.hop);
+
+    mca_coll_topo_component.pmix = true;
+    (void)mca_base_component_var_register(
+        c, "pmix",
+        "Read the fabric coordinates a resource manager publishes through PMIx 4 "
+        "(PMIX_FABRIC_COORDINATES of each process, PMIX_FABRIC_SHAPE_STRING or "
+        "PMIX_FABRIC_SHAPE of the job; the grid is taken as a torus) when coll_topo_topology "
+        "is auto, the communicator is not Cartesian and no coll_topo_coords_file is set.  "
+        "Local lookups only: nothing is asked of the PMIx server",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.pmix);
 
     mca_coll_topo_component.eager_limit = -1;
     (void)mca_base_component_var_register(
@@ -461,6 +473,7 @@ uint64_t mca_coll_topo_params_hash(void)
     uint64_t h = COLL_TOPO_HASH_INIT;
     h = hash_str(h, c->topo_valid ? c->topology : "(malformed)");
     h = hash_str(h, c->coords_file);
+    h = hash_str(h, c->pmix ? "pmix" : "no pmix");
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
         h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");

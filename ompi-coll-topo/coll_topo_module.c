@@ -212,7 +212,7 @@ static void set_star(topo_topology_t *t)
 typedef enum {
     SRC_PARAM,  /* coll_topo_topology, set (not auto) */
     SRC_CART,   /* a Cartesian communicator */
-    SRC_COORDS, /* coll_topo_coords_file */
+    SRC_COORDS, /* coll_topo_coords_file, or PMIx fabric coordinates */
     SRC_STAR    /* nothing known */
 } topo_source_t;
 
@@ -307,9 +307,18 @@ static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_commun
         snprintf(m->topo_source, sizeof(m->topo_source), "coordinates file %s", c->coords_file);
         return SRC_COORDS;
     }
+    char why[256] = "PMIx: not consulted (coll_topo_pmix is 0)";
+    if (c->pmix && mca_coll_topo_pmix_coords(&m->topo, position, why, sizeof(why))) {
+        char shape[64];
+        topo_topology_format(&m->topo, shape, sizeof(shape));
+        snprintf(m->topo_source, sizeof(m->topo_source), "PMIx fabric coordinates (%s)", shape);
+        return SRC_COORDS;
+    }
     set_star(&m->topo);
     snprintf(m->topo_source, sizeof(m->topo_source),
-             "auto: no coll_topo_topology, not a cartesian communicator, no coll_topo_coords_file");
+             "auto: no coll_topo_topology, not a cartesian communicator, no "
+             "coll_topo_coords_file; %s",
+             why);
     return SRC_STAR;
 }
 
@@ -342,9 +351,10 @@ static bool agree(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, u
  * position (gathered with the previous module's allgather). */
 static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, const int *pos)
 {
-    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const int size = ompi_comm_size(comm);
     bool usable = true, in_order = topo_topology_size(&m->topo) == size;
+    char src[320]; /* "coordinates file F" or "PMIx ..." */
+    snprintf(src, sizeof(src), "%.300s", m->topo_source);
     for (int r = 0; r < size; r++) {
         usable = usable && pos[r] >= 0;
         in_order = in_order && pos[r] == r;
@@ -352,15 +362,15 @@ static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, c
     if (!usable) {
         set_star(&m->topo);
         snprintf(m->topo_source, sizeof(m->topo_source),
-                 "coordinates file %s: not usable on every rank (see the bad-coords-file "
-                 "message): star",
-                 c->coords_file);
+                 "%s: not usable on every rank (see the bad-coords-file message or the "
+                 "verbose lines of the other ranks): star",
+                 src);
     } else if (!in_order) {
         set_star(&m->topo);
         snprintf(m->topo_source, sizeof(m->topo_source),
-                 "coordinates file %s: placement is not one rank per grid position in "
+                 "%s: placement is not one rank per grid position in "
                  "row-major order: priced as star",
-                 c->coords_file);
+                 src);
     }
 }
 

@@ -248,6 +248,19 @@ run_mpmd coords-missing-host "$V1 coll_topo_coords_file=$cdir/good" \
     "$ALLREDUCE --comms world --max-count 100" "3 OMPI_MCA_coll_topo_coords_host=n1" "1 OMPI_MCA_coll_topo_coords_host=n9" -- \
     "+this process's host 'n9' has no line" \
     "+topology star (from coordinates file $cdir/good: not usable on every rank"
+# PMIx (source 4): mpirun publishes no fabric coordinates, so the source
+# says so and the communicator is a star; coll_topo_pmix=0 skips it.  (The
+# positive path needs a resource manager that publishes them: reserved
+# PMIx keys cannot be put by the processes themselves.)
+pmix_text="PMIx: no fabric coordinates published for this process"
+if [ -n "${TOPO_BUILDDIR:-}" ] && [ -f "$TOPO_BUILDDIR/topo_config.h" ] &&
+    ! grep -q "define TOPO_HAVE_PMIX 1" "$TOPO_BUILDDIR/topo_config.h"; then
+    pmix_text="PMIx: coll/topo was built without PMIx"
+fi
+run pmix-none 2 "$V1" "$ALLREDUCE --comms world --max-count 10" \
+    "+topology star (from auto: no coll_topo_topology, not a cartesian communicator, no coll_topo_coords_file; $pmix_text"
+run pmix-off 2 "$V1 coll_topo_pmix=0" "$ALLREDUCE --comms world --max-count 10" \
+    "+PMIx: not consulted (coll_topo_pmix is 0)"
 # The node's own name, four ranks on it: not one rank per position.
 run coords-one-host 4 "$V1 coll_topo_coords_file=$cdir/onehost" \
     "$ALLREDUCE --comms world --max-count 100" \
