@@ -19,6 +19,9 @@ int topo_gen_allreduce_dbt(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_trivance_bw(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_bruck(topo_sched_t *s, const topo_gen_args_t *a);
+/* algo_rd_mp.c: multiport (mirrored) recursive doubling and Rabenseifner */
+int topo_gen_allreduce_recursive_doubling_mp(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_rabenseifner_mp(topo_sched_t *s, const topo_gen_args_t *a);
 
 /*
  * Shift algorithms (algo_trivance.c; Trivance and Bruck): in step t of s in

@@ -51,6 +51,16 @@ static const topo_algo_t table[] = {
      "Bruck (B): reduce-scatter + allgather with r + 3^k and r + 2*3^k (one direction), one "
      "lane per torus dimension: 2 sum ceil(log3 d_i) steps, bandwidth-optimal",
      "seed 002 sec. 2.4, App. B", topo_gen_allreduce_bruck, NULL},
+    {"recursive_doubling_mp", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE,
+     "multiport (mirrored) recursive doubling: 2D lanes (D plain, each starting in its own "
+     "dimension, and D on reflected coordinates), each exchanging its whole part with virtual "
+     "rank XOR 2^k: ceil(log2 p) steps (+2 if p is not a power of two)",
+     "seed 004 sec. 5; digest 2.3, 4.2", topo_gen_allreduce_recursive_doubling_mp, NULL},
+    {"rabenseifner_mp", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE,
+     "multiport (mirrored) Rabenseifner: 2D lanes as recursive_doubling_mp, each a "
+     "recursive-halving reduce-scatter + recursive-doubling allgather of its part: "
+     "2 ceil(log2 p) steps (+2 if p is not a power of two)",
+     "seed 004 sec. 5; digest 2.3, 4.2, 4.3", topo_gen_allreduce_rabenseifner_mp, NULL},
     {"swing", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
      "the reduce-scatter half of swing_bw (2D lanes, keep-latest, odd extension): "
      "sum ceil(log2 e_i) steps, every rank sends (p-1)/p of the vector",

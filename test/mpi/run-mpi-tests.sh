@@ -253,7 +253,7 @@ run_case 8 uses=ring topology=torus:2x2x2 -- \
 
 # The torus algorithms forced on grids that match the communicator (issue 3's
 # matrix): each must serve the call, with correct results.
-GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket"}
+GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket recursive_doubling_mp rabenseifner_mp"}
 for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
     np=${grid%%:*}
     topo=${grid#*:}
