@@ -33,6 +33,14 @@
  * streams arrive at step d - 1.  The allgather sends chunk c-t+1 right and
  * c+t-1 left.
  *
+ * Reduce-scatter and allgather (`bucket` of those primitives): one half
+ * alone, on blocks numbered as the primitives own them (unit-major: rank
+ * u's unit is blocks [u * nparts, (u+1) * nparts), nparts = the lanes, and
+ * lane l owns part l of every unit).  The lane's block index L maps to the
+ * unit of the rank that keeps L at the end of the reduce-scatter, so the
+ * reduce-scatter leaves every rank its own unit and the allgather starts
+ * from it.  Chunks become lists of single blocks.
+ *
  * Combination order: rings are cyclic and lanes take the dimensions in
  * different orders, so commutative operations only.  Only grid topologies
  * whose size is the communicator's (catalog flag TOPO_ALG_GRID); on a star
@@ -40,13 +48,38 @@
  */
 #include "algo.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     topo_sched_t *s;
     const topo_topology_t *t;
     int c[TOPO_MAX_DIMS]; /* this rank's coordinates */
+    /* Block numbering.  allreduce: lane block L is block L of the lane's
+     * contiguous share (the caller's base included).  The rank-owned
+     * primitives (reduce_scatter, allgather): unit-major, block
+     * u * nparts + lane, where u is the rank that owns lane block L at the
+     * end of the reduce-scatter (owner[L]); L is then lane-relative. */
+    int units, nparts, lane;
+    const int *owner;
 } bucket_t;
+
+/* A transfer of lane blocks [first, first + count): one range, or single
+ * blocks in unit-major numbering. */
+static void emit(const bucket_t *b, int send, int peer, int kind, int first, int count)
+{
+    for (int i = 0; i < (b->units ? count : 1); i++) {
+        const int g = b->units ? b->owner[first + i] * b->nparts + b->lane : first;
+        const int n = b->units ? 1 : count;
+        if (i > 0) {
+            topo_sched_range(b->s, g, n);
+        } else if (send) {
+            topo_sched_send(b->s, peer, g, n);
+        } else {
+            topo_sched_recv(b->s, peer, (topo_xfer_kind_t)kind, g, n);
+        }
+    }
+}
 
 /* The rank `delta` steps along `dim` (wrapping). */
 static int along(const bucket_t *b, int dim, int delta)
@@ -68,9 +101,9 @@ static int ring_phase(const bucket_t *b, int dim, int dir, int lo, int stride, i
     for (int t = 1; t < d; t++) {
         topo_sched_step(b->s);
         int out = rs ? v - t + 1 : v - t + 2, in = rs ? v - t : v - t + 1;
-        topo_sched_send(b->s, right, lo + ((out % d + d) % d) * stride, stride);
-        topo_sched_recv(b->s, left, rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY,
-                        lo + ((in % d + d) % d) * stride, stride);
+        emit(b, 1, right, 0, lo + ((out % d + d) % d) * stride, stride);
+        emit(b, 0, left, rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY,
+             lo + ((in % d + d) % d) * stride, stride);
     }
     return (v + 1) % d;
 }
@@ -84,40 +117,55 @@ static int line_phase(const bucket_t *b, int dim, int lo, int stride, int rs)
         topo_sched_step(b->s);
         if (rs) {
             if (has_right && t >= c + 1) {
-                topo_sched_send(b->s, right, lo + (d - t + c) * stride, stride);
+                emit(b, 1, right, 0, lo + (d - t + c) * stride, stride);
             }
             if (has_left && t >= d - c) {
-                topo_sched_send(b->s, left, lo + (c + t - d) * stride, stride);
+                emit(b, 1, left, 0, lo + (c + t - d) * stride, stride);
             }
             /* from the left first: it covers lower coordinates */
             if (has_left && t >= c) {
-                topo_sched_recv(b->s, left, TOPO_XFER_RECV_REDUCE, lo + (d - t + c - 1) * stride,
-                                stride);
+                emit(b, 0, left, TOPO_XFER_RECV_REDUCE, lo + (d - t + c - 1) * stride, stride);
             }
             if (has_right && t >= d - c - 1) {
-                topo_sched_recv(b->s, right, TOPO_XFER_RECV_REDUCE_POST,
-                                lo + (c + 1 + t - d) * stride, stride);
+                emit(b, 0, right, TOPO_XFER_RECV_REDUCE_POST, lo + (c + 1 + t - d) * stride,
+                     stride);
             }
         } else {
             if (has_right && t <= c + 1) {
-                topo_sched_send(b->s, right, lo + (c - t + 1) * stride, stride);
+                emit(b, 1, right, 0, lo + (c - t + 1) * stride, stride);
             }
             if (has_left && t <= d - c) {
-                topo_sched_send(b->s, left, lo + (c + t - 1) * stride, stride);
+                emit(b, 1, left, 0, lo + (c + t - 1) * stride, stride);
             }
             if (has_left && t <= c) {
-                topo_sched_recv(b->s, left, TOPO_XFER_RECV_COPY, lo + (c - t) * stride, stride);
+                emit(b, 0, left, TOPO_XFER_RECV_COPY, lo + (c - t) * stride, stride);
             }
             if (has_right && t <= d - c - 1) {
-                topo_sched_recv(b->s, right, TOPO_XFER_RECV_COPY, lo + (c + t) * stride, stride);
+                emit(b, 0, right, TOPO_XFER_RECV_COPY, lo + (c + t) * stride, stride);
             }
         }
     }
     return c;
 }
 
-/* One lane over blocks [base, base + N): dimensions order[0..m-1]. */
-static void bucket_lane(const bucket_t *b, const int *order, int m, int dir, int base)
+/* The chunk a rank at coordinates c keeps in a reduce-scatter phase along
+ * `dim` (ring_phase and line_phase return the same). */
+static int phase_own(const topo_topology_t *t, const int *c, int dim, int dir)
+{
+    const int d = t->dims[dim];
+    if (!t->periodic[dim]) {
+        return c[dim];
+    }
+    const int v = dir > 0 ? c[dim] : d - 1 - c[dim];
+    return (v + 1) % d;
+}
+
+/* One lane over blocks [base, base + N) (N = size): dimensions
+ * order[0..m-1]; its reduce-scatter half (rs), its allgather half (ag) or
+ * both.  owner (units only): filled with the rank that ends owning each
+ * lane block. */
+static void bucket_lane(bucket_t *b, const int *order, int m, int dir, int base, int rs, int ag,
+                        int *owner)
 {
     int stride[TOPO_MAX_DIMS], lo[TOPO_MAX_DIMS + 1];
     topo_sched_lane(b->s);
@@ -125,14 +173,31 @@ static void bucket_lane(const bucket_t *b, const int *order, int m, int dir, int
     for (int q = m - 2; q >= 0; q--) {
         stride[q] = stride[q + 1] * b->t->dims[order[q + 1]];
     }
+    if (b->units) {
+        const int n = b->s->size;
+        for (int r = 0; r < n; r++) {
+            int c[TOPO_MAX_DIMS], L = 0;
+            topo_topology_coords(b->t, r, c);
+            for (int q = 0; q < m; q++) {
+                L += phase_own(b->t, c, order[q], dir) * stride[q];
+            }
+            owner[L] = r;
+        }
+        b->owner = owner;
+    }
     lo[0] = base;
     for (int q = 0; q < m; q++) {
-        int dim = order[q];
-        int own = b->t->periodic[dim] ? ring_phase(b, dim, dir, lo[q], stride[q], 1)
-                                      : line_phase(b, dim, lo[q], stride[q], 1);
-        lo[q + 1] = lo[q] + own * stride[q];
+        const int dim = order[q];
+        if (rs) {
+            if (b->t->periodic[dim]) {
+                ring_phase(b, dim, dir, lo[q], stride[q], 1);
+            } else {
+                line_phase(b, dim, lo[q], stride[q], 1);
+            }
+        }
+        lo[q + 1] = lo[q] + phase_own(b->t, b->c, dim, dir) * stride[q];
     }
-    for (int q = m - 1; q >= 0; q--) {
+    for (int q = m - 1; ag && q >= 0; q--) {
         int dim = order[q];
         if (b->t->periodic[dim]) {
             ring_phase(b, dim, dir, lo[q], stride[q], 0);
@@ -142,7 +207,9 @@ static void bucket_lane(const bucket_t *b, const int *order, int m, int dir, int
     }
 }
 
-int topo_gen_allreduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+/* mode: TOPO_PRIM_ALLREDUCE (both halves, contiguous lane shares), or the
+ * REDUCE_SCATTER / ALLGATHER half alone on unit-major blocks. */
+static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
 {
     const topo_topology_t *t = a->topo;
     const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
@@ -158,13 +225,24 @@ int topo_gen_allreduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
             nlanes += t->periodic[i] ? 2 : 1;
         }
     }
-    const int n = a->size;
-    topo_sched_init(s, n, a->rank, nlanes > 0 ? nlanes * n : 1);
+    const int n = a->size, units = mode != TOPO_PRIM_ALLREDUCE;
+    topo_sched_init(s, n, a->rank, nlanes > 0 ? nlanes * n : (units ? 1 : 1));
+    if (units) {
+        s->nparts = nlanes > 0 ? nlanes : 1;
+    }
     bucket_t b;
     memset(&b, 0, sizeof(b));
     b.s = s;
     b.t = t;
+    b.units = units;
+    b.nparts = s->nparts;
     topo_topology_coords(t, a->rank, b.c);
+    int *owner = units ? malloc(sizeof(int) * (size_t)n) : NULL;
+    if (units && NULL == owner) {
+        topo_sched_free(s);
+        topo_sched_init(s, n, a->rank, 1);
+        return TOPO_ENOMEM;
+    }
     int lane = 0;
     for (int k = 0; k < m; k++) {
         int order[TOPO_MAX_DIMS];
@@ -172,9 +250,27 @@ int topo_gen_allreduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
             order[q] = act[(k + q) % m];
         }
         for (int dir = 1; dir >= (t->periodic[act[k]] ? -1 : 1); dir -= 2) {
-            bucket_lane(&b, order, m, dir, lane * n);
+            b.lane = lane;
+            bucket_lane(&b, order, m, dir, units ? 0 : lane * n, mode != TOPO_PRIM_ALLGATHER,
+                        mode != TOPO_PRIM_REDUCE_SCATTER, owner);
             lane++;
         }
     }
+    free(owner);
     return topo_sched_finish(s);
+}
+
+int topo_gen_allreduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return gen_bucket(s, a, TOPO_PRIM_ALLREDUCE);
+}
+
+int topo_gen_reduce_scatter_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return gen_bucket(s, a, TOPO_PRIM_REDUCE_SCATTER);
+}
+
+int topo_gen_allgather_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return gen_bucket(s, a, TOPO_PRIM_ALLGATHER);
 }

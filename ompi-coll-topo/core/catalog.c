@@ -69,6 +69,11 @@ static const topo_algo_t table[] = {
      "the reduce-scatter half of trivance_bw (r -/+ d_k, joint reduction, one lane per "
      "dimension): sum ceil(log3 d_i) steps, every rank sends (p-1)/p of the vector",
      "seed 002 sec. 4.1, 4.4, 5", topo_gen_reduce_scatter_trivance, NULL},
+    {"bucket", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+     "the reduce-scatter half of the allreduce bucket: ring (torus) or open line (mesh) "
+     "phases dimension by dimension, one lane per dimension and direction: sum(d_i - 1) "
+     "steps, neighbour messages only",
+     "seed 000 sec. 3.5, 4.2, 5.1", topo_gen_reduce_scatter_bucket, NULL},
     {"swing", TOPO_PRIM_ALLGATHER, 0,
      "the allgather half of swing_bw (2D lanes, far peers first): sum ceil(log2 e_i) steps, "
      "every rank sends (p-1)/p of the vector",
@@ -77,6 +82,11 @@ static const topo_algo_t table[] = {
      "the allgather half of trivance_bw (r -/+ d_k, one lane per dimension): "
      "sum ceil(log3 d_i) steps, every rank receives (p-1)/p of the vector once",
      "seed 002 sec. 4.1, 4.4, 5", topo_gen_allgather_trivance, NULL},
+    {"bucket", TOPO_PRIM_ALLGATHER, TOPO_ALG_GRID,
+     "the allgather half of the allreduce bucket: ring (torus) or open line (mesh) phases "
+     "dimension by dimension, one lane per dimension and direction: sum(d_i - 1) steps, "
+     "neighbour messages only",
+     "seed 000 sec. 3.5, 4.2, 5.1", topo_gen_allgather_bucket, NULL},
     {"pairwise", TOPO_PRIM_ALLTOALL, 0,
      "pairwise exchange: p-1 steps, at step t send to r+t and receive from r-t",
      "seed 001 sec. 7.2", topo_gen_alltoall_pairwise, NULL},

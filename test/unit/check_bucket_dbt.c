@@ -443,6 +443,65 @@ START_TEST(test_bucket_cost)
 }
 END_TEST
 
+/* The reduce-scatter and allgather halves (`bucket` of those primitives)
+ * through the verifier on tori and meshes, with sum(d_i - 1) steps, one
+ * lane per dimension and direction, and, single-ported, exactly the
+ * dimension-decomposed ring's closed form (cost-model digest 2.4:
+ * n_alpha = sum(d_i - 1), n_beta = (N-1)/N). */
+START_TEST(test_bucket_halves)
+{
+    static const char *const shapes[] = {
+        "torus:1",     "torus:2",     "mesh:2",     "torus:7",      "mesh:7",      "torus:3x5",
+        "mesh:3x5",    "torus:2x8",   "mesh:2x8",   "torus:6x6x2",  "mesh:6x6x2",  "torus:4x4x4",
+        "torus:1x9",   "torus:8x1x3", "mesh:2x3x2x2", "torus:2x2x2", "torus:5x5",  "torus:27x27"};
+    static const topo_prim_t prims[] = {TOPO_PRIM_REDUCE_SCATTER, TOPO_PRIM_ALLGATHER};
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        topo_topology_t t = ut_topo(shapes[i]);
+        const int n = topo_topology_size(&t);
+        int want = 0, lanes = 0;
+        for (int d = 0; d < t.ndims; d++) {
+            want += t.dims[d] - 1;
+            lanes += t.dims[d] > 1 ? (t.periodic[d] ? 2 : 1) : 0;
+        }
+        for (int k = 0; k < 2; k++) {
+            const topo_algo_t *algo = ut_algo(prims[k], "bucket");
+            topo_gen_args_t a = {prims[k], n, 0, 0, &t};
+            char msg[512];
+            ck_assert_msg(TOPO_OK == topo_verify_algo(algo, &a, msg, sizeof(msg)), "%s %s: %s",
+                          topo_prim_name(prims[k]), shapes[i], msg);
+            topo_sched_t s;
+            ck_assert_int_eq(topo_algo_generate(algo, &a, &s), TOPO_OK);
+            ck_assert_int_eq(topo_sched_depth(&s), want);
+            ck_assert_int_eq(s.nlanes, lanes > 0 ? lanes : 0);
+            ck_assert_int_eq(s.nparts, lanes > 0 ? lanes : 1);
+            topo_sched_free(&s);
+        }
+    }
+    static const char *const one[] = {"torus:8,ports=1", "torus:4x4,ports=1", "torus:3x5,ports=1",
+                                      "torus:6x6x2,ports=1", "mesh:4x4"};
+    for (size_t i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+        topo_topology_t t = ut_topo(one[i]);
+        const int n = topo_topology_size(&t);
+        int sum = 0;
+        for (int d = 0; d < t.ndims; d++) {
+            sum += t.dims[d] - 1;
+        }
+        for (int k = 0; k < 2; k++) {
+            double lat, bw;
+            ut_affine(prims[k], "bucket", n, 0, &t, &ut_ports_only, &lat, &bw);
+            ck_assert_msg(fabs(lat - sum) < 1e-9, "%s %s: lat %g, want %d",
+                          topo_prim_name(prims[k]), one[i], lat, sum);
+            /* a torus ring sends (N-1)/N on one port; a mesh line (a port
+             * per direction) the same bytes, both ways at once: no more */
+            ck_assert_msg(fabs(bw - (double)(n - 1) / n) < 1e-9 ||
+                              (t.kind == TOPO_NET_MESH && bw <= (double)(n - 1) / n + 1e-9),
+                          "%s %s: bw %.12g, want (N-1)/N = %.12g", topo_prim_name(prims[k]),
+                          one[i], bw, (double)(n - 1) / n);
+        }
+    }
+}
+END_TEST
+
 /* Link loads: every bucket message crosses one link; on equal dimensions no
  * directed link carries more than one message's worth in any step. */
 START_TEST(test_bucket_links)
@@ -496,6 +555,7 @@ int main(void)
     tcase_add_test(bucket, test_bucket_restrictions);
     tcase_add_test(bucket, test_bucket_cost);
     tcase_add_test(bucket, test_bucket_links);
+    tcase_add_test(bucket, test_bucket_halves);
     suite_add_tcase(s, bucket);
     return ut_run_suite(s);
 }
