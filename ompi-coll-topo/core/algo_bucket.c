@@ -274,3 +274,174 @@ int topo_gen_allgather_bucket(topo_sched_t *s, const topo_gen_args_t *a)
 {
     return gen_bucket(s, a, TOPO_PRIM_ALLGATHER);
 }
+
+/* --- broadcast and reduce ------------------------------------------------
+ *
+ * Dimension-decomposed broadcast (seed 000 sec. 3.2, 4.2, 5.1; cost-model
+ * digest 2.1 "Dim-decomp ring BC, bidirectional", "open-line BC"): the
+ * root's line along dimension 0 gets the data, then every line along
+ * dimension 1 from the rank of that line, and so on.  Along a ring the data
+ * goes both ways from the source (floor(d/2) ranks one way, the rest the
+ * other); along an open line, to both ends.  Phases are not run one after
+ * the other: the vector is cut into S segments and a rank forwards each
+ * segment, in every dimension still to come, as soon as it has it, so
+ * segment j reaches a rank at distance e (the sum of its chain distances)
+ * at step j + e - 1.  The schedule is one pipeline of
+ * sum_i maxchain_i + S - 1 steps (maxchain: floor(d/2) on a torus, the
+ * farther end on a mesh), in which a rank sends each segment to at most
+ * two neighbours per dimension, one message per link and step: about one
+ * M per link, not one per phase.  A rank receives from its neighbour
+ * toward the root in the last dimension where its coordinate differs from
+ * the root's.
+ *
+ * Reduce is the exact time reverse: every transfer reversed, receive-copy
+ * becoming receive-reduce, so partial sums of each segment flow toward the
+ * root along the same tree.  The tree is not an interval tree of ranks:
+ * commutative operations only.
+ */
+
+#define TOPO_BUCKET_SEGMENTS 8
+
+typedef struct {
+    int e;           /* tree distance from the root */
+    int parent;      /* rank, -1 for the root */
+    int nchildren;
+    int child[2 * TOPO_MAX_DIMS + 1];
+    int depth;       /* the tree's largest distance */
+} bc_node_t;
+
+/* The longest chain of dimension k from the root's coordinate x. */
+static int max_chain(const topo_topology_t *t, int k, int x)
+{
+    const int d = t->dims[k];
+    if (t->periodic[k]) {
+        return d / 2;
+    }
+    return x > d - 1 - x ? x : d - 1 - x;
+}
+
+/* Distance and neighbours along dimension k of a rank at coordinate c
+ * when the source of the dimension's line sits at x: *dist, the
+ * coordinate of the parent (toward the source; -1 at the source) and of
+ * the chain child (-1 if none). */
+static void chain(const topo_topology_t *t, int k, int x, int c, int *dist, int *parent,
+                  int *child)
+{
+    const int d = t->dims[k];
+    *child = -1;
+    *parent = -1;
+    if (t->periodic[k]) {
+        const int o = ((c - x) % d + d) % d, plus = d / 2, minus = d - 1 - d / 2;
+        if (0 == o) {
+            *dist = 0;
+        } else if (o <= plus) {
+            *dist = o;
+            *parent = (c - 1 + d) % d;
+            *child = o + 1 <= plus ? (c + 1) % d : -1;
+        } else {
+            *dist = d - o;
+            *parent = (c + 1) % d;
+            *child = d - o + 1 <= minus ? (c - 1 + d) % d : -1;
+        }
+    } else if (c > x) {
+        *dist = c - x;
+        *parent = c - 1;
+        *child = c + 1 < d ? c + 1 : -1;
+    } else if (c < x) {
+        *dist = x - c;
+        *parent = c + 1;
+        *child = c - 1 >= 0 ? c - 1 : -1;
+    } else {
+        *dist = 0;
+    }
+}
+
+/* The broadcast tree around rank r for root `root`. */
+static void bc_node(const topo_topology_t *t, int r, int root, bc_node_t *n)
+{
+    int c[TOPO_MAX_DIMS], rc[TOPO_MAX_DIMS], e[TOPO_MAX_DIMS];
+    topo_topology_coords(t, r, c);
+    topo_topology_coords(t, root, rc);
+    int last = -1;
+    memset(n, 0, sizeof(*n));
+    n->parent = -1;
+    for (int k = 0; k < t->ndims; k++) {
+        n->depth += max_chain(t, k, rc[k]);
+        if (c[k] != rc[k]) {
+            last = k;
+        }
+    }
+    for (int k = 0; k < t->ndims; k++) {
+        int dist, par, ch;
+        chain(t, k, rc[k], c[k], &dist, &par, &ch);
+        n->e += dist;
+        memcpy(e, c, sizeof(e));
+        if (k == last) {
+            e[k] = par;
+            n->parent = topo_topology_rank(t, e);
+            if (ch >= 0) {
+                e[k] = ch;
+                n->child[n->nchildren++] = topo_topology_rank(t, e);
+            }
+        } else if (k > last && t->dims[k] > 1) {
+            /* c[k] is the root's: this rank is the source of its line */
+            const int d = t->dims[k];
+            const int plus = t->periodic[k] ? d / 2 : d - 1 - c[k];
+            const int minus = t->periodic[k] ? d - 1 - d / 2 : c[k];
+            if (plus > 0) {
+                e[k] = (c[k] + 1) % d;
+                n->child[n->nchildren++] = topo_topology_rank(t, e);
+            }
+            if (minus > 0) {
+                e[k] = (c[k] - 1 + d) % d;
+                n->child[n->nchildren++] = topo_topology_rank(t, e);
+            }
+        }
+    }
+}
+
+static int gen_bucket_tree(topo_sched_t *s, const topo_gen_args_t *a, int reduce)
+{
+    const topo_topology_t *t = a->topo;
+    const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
+    const int S = TOPO_BUCKET_SEGMENTS;
+    if (!grid || topo_topology_size(t) != a->size) {
+        topo_sched_init(s, a->size, a->rank, 1);
+        return TOPO_ENOTSUP; /* not a candidate (TOPO_ALG_GRID) */
+    }
+    bc_node_t n;
+    bc_node(t, a->rank, a->root, &n);
+    topo_sched_init(s, a->size, a->rank, S);
+    const int T = a->size > 1 ? n.depth + S - 1 : 0;
+    for (int step = 0; step < T; step++) {
+        /* the broadcast's step; the reduce runs them backwards */
+        const int bt = reduce ? T - 1 - step : step;
+        topo_sched_step(s);
+        const int in = bt - (n.e - 1), out = bt - n.e;
+        if (n.parent >= 0 && in >= 0 && in < S) {
+            if (reduce) {
+                topo_sched_send(s, n.parent, in, 1);
+            } else {
+                topo_sched_recv(s, n.parent, TOPO_XFER_RECV_COPY, in, 1);
+            }
+        }
+        for (int i = 0; out >= 0 && out < S && i < n.nchildren; i++) {
+            if (reduce) {
+                topo_sched_recv(s, n.child[i], TOPO_XFER_RECV_REDUCE, out, 1);
+            } else {
+                topo_sched_send(s, n.child[i], out, 1);
+            }
+        }
+    }
+    return topo_sched_finish(s);
+}
+
+int topo_gen_bcast_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return gen_bucket_tree(s, a, 0);
+}
+
+int topo_gen_reduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    return gen_bucket_tree(s, a, 1);
+}

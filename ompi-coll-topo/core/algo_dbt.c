@@ -153,3 +153,58 @@ int topo_gen_allreduce_dbt(topo_sched_t *s, const topo_gen_args_t *a)
     dbt_lane(s, 1, nseg, nseg);
     return topo_sched_finish(s);
 }
+
+/*
+ * Double binary tree broadcast (seed 001 sec. 3, 5.2, App. C): the same two
+ * trees, each carrying half the vector down in nseg pipelined segments.
+ * The root of the broadcast feeds the root of each tree (segment j at step
+ * j) unless it is that root; then a node at depth e sends segment j to its
+ * children at step j + e + extra (extra: 1 when the tree root was fed),
+ * having received it one step before.  The broadcast root holds every
+ * segment from the start: it never receives, and its tree parent does not
+ * send to it.
+ */
+static void dbt_bcast_lane(topo_sched_t *s, int l, int base, int nseg, int root)
+{
+    const int p = s->size, off = 1 + l, x = s->rank + off;
+    const int lo = off, hi = p - 1 + off, troot = top(lo, hi) - off;
+    const int extra = troot != root;
+    node_t n;
+    locate(lo, hi, x, &n);
+    const int H = height(lo, hi);
+    topo_sched_lane(s);
+    for (int t = 0; t < nseg + H + extra - 1; t++) {
+        topo_sched_step(s);
+        if (s->rank != root) {
+            const int from = n.parent ? n.parent - off : root;
+            const int j = t - (n.parent ? n.depth - 1 + extra : 0);
+            if (j >= 0 && j < nseg) {
+                topo_sched_recv(s, from, TOPO_XFER_RECV_COPY, base + j, 1);
+            }
+        } else if (extra && t < nseg) {
+            topo_sched_send(s, troot, base + t, 1);
+        }
+        const int j = t - n.depth - extra;
+        if (j >= 0 && j < nseg) {
+            if (n.left && n.left - off != root) {
+                topo_sched_send(s, n.left - off, base + j, 1);
+            }
+            if (n.right && n.right - off != root) {
+                topo_sched_send(s, n.right - off, base + j, 1);
+            }
+        }
+    }
+}
+
+int topo_gen_bcast_dbt(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    const int p = a->size, nseg = dbt_segments(p);
+    if (1 == p) {
+        topo_sched_init(s, p, a->rank, 1);
+        return topo_sched_finish(s);
+    }
+    topo_sched_init(s, p, a->rank, 2 * nseg);
+    dbt_bcast_lane(s, 0, 0, nseg, a->root);
+    dbt_bcast_lane(s, 1, nseg, nseg, a->root);
+    return topo_sched_finish(s);
+}
