@@ -80,6 +80,7 @@ int topo_gen_allgather_bruck(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_scatter_ring(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_alltoall_bruck(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_alltoall_bucket(topo_sched_t *s, const topo_gen_args_t *a);
 
 /*
  * Folding a communicator of any size onto a power of two (seed 001 B.3,

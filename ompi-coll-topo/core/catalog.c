@@ -161,6 +161,11 @@ static const topo_algo_t table[] = {
      "Bruck: ceil(log2 p) rounds for any p, slots with bit k set to r+2^k; "
      "ceil(log2 p)/2 M per rank for p = 2^k, rotations folded into the addressing",
      "seed 001 App. B.5", topo_gen_alltoall_bruck, NULL},
+    {"bucket", TOPO_PRIM_ALLTOALL, TOPO_ALG_GRID,
+     "dimension-decomposed ring relay: one phase per dimension, chunks relayed hop by hop the "
+     "shorter way around each ring (torus) or along each line (mesh): sum floor(d_i/2) steps "
+     "(torus), sum (d_i - 1) (mesh), neighbour messages only",
+     "seed 000 sec. 3.6, 4.2, 5.1", topo_gen_alltoall_bucket, NULL},
 };
 
 const topo_algo_t *topo_catalog(int *n)

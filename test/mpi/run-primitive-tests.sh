@@ -190,8 +190,8 @@ run 8 "$(autos) coll_topo_topology=torus:2x2x2" "" --comms world,cart3d --max-co
 for grid in 8:torus:2x2x2 6:torus:2x3 9:torus:3x3 8:mesh:2x4; do
     np=${grid%%:*}
     topo=${grid#*:}
-    run "$np" "bcast=bucket reduce=bucket reduce_scatter=bucket allgather=bucket coll_topo_topology=$topo" "" \
-        --prims bcast,reduce,reduce_scatter,reduce_scatter_block,allgather --comms world \
+    run "$np" "bcast=bucket reduce=bucket reduce_scatter=bucket allgather=bucket alltoall=bucket coll_topo_topology=$topo" "" \
+        --prims bcast,reduce,reduce_scatter,reduce_scatter_block,allgather,alltoall --comms world \
         --max-count 1000 --all-roots-max 2
 done
 run 4 "$(autos) coll_topo_bcast_algorithm=nonesuch" "coll_topo_bcast_algorithm" \

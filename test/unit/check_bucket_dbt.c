@@ -583,6 +583,43 @@ START_TEST(test_bucket_bcast_cost)
 }
 END_TEST
 
+/* alltoall bucket: the verifier on rings, tori and meshes; steps
+ * sum floor(d_i/2) (torus) or sum (d_i - 1) (mesh); every message between
+ * neighbours (one hop). */
+START_TEST(test_bucket_alltoall)
+{
+    static const char *const shapes[] = {
+        "torus:1",   "torus:2",     "mesh:2",     "torus:7",     "mesh:7",       "torus:8",
+        "torus:3x5", "mesh:3x5",    "torus:2x8",  "mesh:2x8",    "torus:6x6x2",  "mesh:4x3x2",
+        "torus:4x4x4", "torus:1x9", "torus:8x1x3", "mesh:2x3x2x2", "torus:2x2x2", "torus:5x5",
+        "torus:12x12"};
+    const topo_algo_t *algo = ut_algo(TOPO_PRIM_ALLTOALL, "bucket");
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        topo_topology_t t = ut_topo(shapes[i]);
+        const int n = topo_topology_size(&t);
+        topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, n, 0, 0, &t};
+        char msg[512];
+        ck_assert_msg(TOPO_OK == topo_verify_algo(algo, &a, msg, sizeof(msg)), "%s: %s",
+                      shapes[i], msg);
+        int want = 0;
+        for (int d = 0; d < t.ndims; d++) {
+            want += t.periodic[d] ? t.dims[d] / 2 : t.dims[d] - 1;
+        }
+        topo_sched_t *sc = ut_gen_all(TOPO_PRIM_ALLTOALL, "bucket", n, 0, &t);
+        for (int r = 0; r < n; r++) {
+            ck_assert_int_eq(topo_sched_depth(&sc[r]), n > 1 ? want : 1);
+            for (int x = 0; x < sc[r].nxfers; x++) {
+                const topo_xfer_t *xf = &sc[r].xfers[x];
+                if (xf->kind != TOPO_XFER_COPY) {
+                    ck_assert_int_eq(topo_topology_hops(&t, r, xf->peer), 1);
+                }
+            }
+        }
+        ut_free_all(sc, n);
+    }
+}
+END_TEST
+
 /* Link loads: every bucket message crosses one link; on equal dimensions no
  * directed link carries more than one message's worth in any step. */
 START_TEST(test_bucket_links)
@@ -640,6 +677,7 @@ int main(void)
     tcase_add_test(bucket, test_bucket_bcast_reduce);
     tcase_add_test(bucket, test_bcast_dbt_roots);
     tcase_add_test(bucket, test_bucket_bcast_cost);
+    tcase_add_test(bucket, test_bucket_alltoall);
     suite_add_tcase(s, bucket);
     return ut_run_suite(s);
 }
