@@ -52,6 +52,7 @@ int topo_gen_reduce_scatter_bucket(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_swing(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_trivance(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_bucket(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allgather_pat(topo_sched_t *s, const topo_gen_args_t *a);
 
 /* alltoall */
 int topo_gen_alltoall_pairwise(topo_sched_t *s, const topo_gen_args_t *a);

@@ -42,15 +42,14 @@ static int log2_of(int p2)
     return k;
 }
 
-int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a)
+/* Allgather folding: in, the rank that sits out hands its block to its
+ * partner; out, the partner returns every other block. */
+static void ag_fold_in(topo_sched_t *s, const topo_fold_t *f)
 {
-    const int p = a->size, r = a->rank;
-    topo_fold_t f;
-    topo_fold_init(&f, p, r);
-    topo_sched_init(s, p, r, p);
-    if (f.rem > 0) {
+    const int r = s->rank;
+    if (f->rem > 0) {
         topo_sched_step(s);
-        if (r < 2 * f.rem) {
+        if (r < 2 * f->rem) {
             if (r % 2) {
                 topo_sched_recv(s, r - 1, TOPO_XFER_RECV_COPY, r - 1, 1);
             } else {
@@ -58,6 +57,33 @@ int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t
             }
         }
     }
+}
+
+static void ag_fold_out(topo_sched_t *s, const topo_fold_t *f)
+{
+    const int r = s->rank, p = s->size;
+    if (f->rem > 0) {
+        topo_sched_step(s);
+        if (r < 2 * f->rem) {
+            /* every block but the sitting-out rank's own: [0, e) and (e, p) */
+            int e = r - r % 2;
+            if (r % 2) {
+                topo_sched_send(s, r - 1, 0, e);
+            } else {
+                topo_sched_recv(s, r + 1, TOPO_XFER_RECV_COPY, 0, e);
+            }
+            topo_sched_range(s, e + 1, p - e - 1);
+        }
+    }
+}
+
+int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    const int p = a->size, r = a->rank;
+    topo_fold_t f;
+    topo_fold_init(&f, p, r);
+    topo_sched_init(s, p, r, p);
+    ag_fold_in(s, &f);
     const int K = log2_of(f.p2), n = f.newrank;
     for (int k = 0; k < K; k++) {
         topo_sched_step(s);
@@ -70,19 +96,7 @@ int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t
         topo_sched_recv(s, peer, TOPO_XFER_RECV_COPY, start(&f, pg),
                         start(&f, pg + mask) - start(&f, pg));
     }
-    if (f.rem > 0) {
-        topo_sched_step(s);
-        if (r < 2 * f.rem) {
-            /* every block but the sitting-out rank's own: [0, e) and (e, p) */
-            int e = r - r % 2;
-            if (r % 2) {
-                topo_sched_send(s, r - 1, 0, e);
-            } else {
-                topo_sched_recv(s, r + 1, TOPO_XFER_RECV_COPY, 0, e);
-            }
-            topo_sched_range(s, e + 1, p - e - 1);
-        }
-    }
+    ag_fold_out(s, &f);
     return topo_sched_finish(s);
 }
 
@@ -125,5 +139,41 @@ int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_ar
             }
         }
     }
+    return topo_sched_finish(s);
+}
+
+/*
+ * PAT allgather (seed 001 App. A; cost-model digest 2.4, worked example
+ * A18): the recursive-doubling exchange with the offsets in reverse order,
+ * farthest first (N = 8: partners XOR 4, 2, 1; holdings 2, 4, 8 chunks), so
+ * the small early messages travel far and the large late ones near -- the
+ * time reverse of the recursive-halving reduce-scatter above: before the
+ * step of bit k a rank holds U(m) for m = n mod 2^(k+1), and swaps them for
+ * its partner's.  clog2(N) alpha + (N-1)/N M / BW for N = 2^k, any size by
+ * folding.  The seed also says each pair exchanges "one selected chunk" of
+ * constant size per round, which contradicts the doubling holdings and its
+ * own (N-1)/N bandwidth term (digest errata 27); this follows the pairs,
+ * holdings and cost it states.
+ */
+int topo_gen_allgather_pat(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    const int p = a->size, r = a->rank;
+    topo_fold_t f;
+    topo_fold_init(&f, p, r);
+    topo_sched_init(s, p, r, p);
+    ag_fold_in(s, &f);
+    const int K = log2_of(f.p2), n = f.newrank;
+    for (int k = K - 1; k >= 0; k--) {
+        topo_sched_step(s);
+        if (n < 0) {
+            continue;
+        }
+        int mask = 1 << k, peer = topo_fold_old(&f, n ^ mask);
+        topo_sched_send(s, peer, 0, 0);
+        strided(s, &f, k, n);
+        topo_sched_recv(s, peer, TOPO_XFER_RECV_COPY, 0, 0);
+        strided(s, &f, k, n ^ mask);
+    }
+    ag_fold_out(s, &f);
     return topo_sched_finish(s);
 }

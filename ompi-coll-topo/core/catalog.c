@@ -150,6 +150,11 @@ static const topo_algo_t table[] = {
     {"bruck", TOPO_PRIM_ALLGATHER, 0,
      "Bruck concatenation: ceil(log2 p) steps for any p, send to r-2^k, (p-1)/p M per rank",
      "seed 001 App. A, B.4; Bruck et al. 1997", topo_gen_allgather_bruck, NULL},
+    {"pat", TOPO_PRIM_ALLGATHER, 0,
+     "PAT: recursive-doubling exchange with the farthest partner first (XOR p/2, ..., 2, 1): "
+     "log2 p steps (+2 folding steps if p is not a power of two), (p-1)/p M per rank, small "
+     "messages far and large ones near",
+     "seed 001 App. A (worked example A18)", topo_gen_allgather_pat, NULL},
     {"ring", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
      "ring: p-1 steps of one block to the right neighbour, bandwidth-optimal",
      "seed 001 sec. 6", topo_gen_reduce_scatter_ring, NULL},

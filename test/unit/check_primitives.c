@@ -335,6 +335,29 @@ START_TEST(test_worked_examples)
     /* A18 (PAT's stated cost, which the Bruck allgather attains): N = 8:
      * 3 alpha + 0.875 M/BW */
     expect(TOPO_PRIM_ALLGATHER, "bruck", 8, 0, 3.0, 0.875);
+    expect(TOPO_PRIM_ALLGATHER, "pat", 8, 0, 3.0, 0.875);
+}
+END_TEST
+
+/* A18, PAT at N = 8: rounds with partners XOR 4, 2, 1 (pairs (R0,R4),
+ * (R1,R5), ...; (R0,R2), ...; (R0,R1), ...) and holdings 2, 4, 8 chunks:
+ * messages of 1, 2, 4 chunks. */
+START_TEST(test_pat_a18)
+{
+    topo_sched_t *sc = ut_gen_all(TOPO_PRIM_ALLGATHER, "pat", 8, 0, &star);
+    for (int r = 0; r < 8; r++) {
+        ck_assert_int_eq(topo_sched_depth(&sc[r]), 3);
+        for (int k = 0; k < 3; k++) {
+            const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+            ck_assert_int_eq(st->nxfers, 2);
+            for (int i = 0; i < 2; i++) {
+                const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
+                ck_assert_int_eq(x->peer, r ^ (4 >> k));
+                ck_assert_int_eq(x->nblk, 1 << k);
+            }
+        }
+    }
+    ut_free_all(sc, 8);
 }
 END_TEST
 
@@ -577,6 +600,7 @@ int main(void)
     tcase_add_test(tc, test_bruck_alltoall_a24);
     tcase_add_test(tc, test_bruck_alltoall_concrete);
     tcase_add_test(tc, test_worked_examples);
+    tcase_add_test(tc, test_pat_a18);
     tcase_add_test(tc, test_closed_forms);
     tcase_add_test(tc, test_bruck_alltoall_cost);
     tcase_add_test(tc, test_mutation_bcast);
