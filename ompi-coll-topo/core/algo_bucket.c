@@ -213,7 +213,7 @@ static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mod
 {
     const topo_topology_t *t = a->topo;
     const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
-    if (!grid || topo_topology_size(t) != a->size) {
+    if (!grid || !topo_topology_is_grid_of(t, a->size)) {
         /* not a candidate (catalog: TOPO_ALG_GRID); never a silent ring */
         topo_sched_init(s, a->size, a->rank, 1);
         return TOPO_ENOTSUP;
@@ -405,7 +405,7 @@ static int gen_bucket_tree(topo_sched_t *s, const topo_gen_args_t *a, int reduce
     const topo_topology_t *t = a->topo;
     const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
     const int S = TOPO_BUCKET_SEGMENTS;
-    if (!grid || topo_topology_size(t) != a->size) {
+    if (!grid || !topo_topology_is_grid_of(t, a->size)) {
         topo_sched_init(s, a->size, a->rank, 1);
         return TOPO_ENOTSUP; /* not a candidate (TOPO_ALG_GRID) */
     }

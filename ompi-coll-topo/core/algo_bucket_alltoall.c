@@ -150,7 +150,7 @@ int topo_gen_alltoall_bucket(topo_sched_t *s, const topo_gen_args_t *a)
     const topo_topology_t *t = a->topo;
     const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
     const int p = a->size;
-    if (!grid || topo_topology_size(t) != p) {
+    if (!grid || !topo_topology_is_grid_of(t, p)) {
         topo_sched_init(s, p, a->rank, 1);
         return TOPO_ENOTSUP; /* not a candidate (TOPO_ALG_GRID) */
     }

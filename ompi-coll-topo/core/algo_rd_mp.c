@@ -69,8 +69,7 @@ static void geom_init(mp_geom_t *g, const topo_gen_args_t *a)
 {
     memset(g, 0, sizeof(*g));
     const topo_topology_t *t = a->topo;
-    if ((t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) &&
-        topo_topology_size(t) == a->size) {
+    if (topo_topology_is_grid_of(t, a->size)) {
         g->grid = t;
         g->nd = t->ndims;
         memcpy(g->dims, t->dims, sizeof(int) * (size_t)t->ndims);

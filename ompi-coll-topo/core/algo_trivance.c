@@ -491,8 +491,7 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
     e.prim = prim;
     e.lat = lat;
     e.n = a->size;
-    int grid = (t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) &&
-               topo_topology_size(t) == a->size;
+    int grid = topo_topology_is_grid_of(t, a->size);
     e.nd = grid ? t->ndims : 1;
     int total = 0;
     for (int i = e.nd - 1, stride = 1; i >= 0; i--) {

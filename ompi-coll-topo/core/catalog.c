@@ -199,10 +199,11 @@ int topo_algo_fits(const topo_algo_t *algo, const topo_gen_args_t *a, int commut
         return 0;
     }
     if (algo->flags & TOPO_ALG_GRID) {
-        int n = topo_topology_size(a->topo);
-        if (0 == n || n != a->size) {
-            snprintf(why, len, "%s needs a torus or mesh topology of %d ranks", algo->name,
-                     a->size);
+        if (!topo_topology_is_grid_of(a->topo, a->size)) {
+            snprintf(why, len, "%s needs a torus or mesh topology of %d ranks%s", algo->name,
+                     a->size,
+                     NULL != a->topo->place ? ", the communicator being the whole grid in order"
+                                            : "");
             return 0;
         }
     }

@@ -46,7 +46,9 @@ size_t topo_cost_link_budget(size_t doubles)
 
 typedef struct {
     double send_sum, send_max, recv_sum, recv_max, reduce;
-    int active;
+    double intra_send, intra_recv; /* bytes to and from ranks of this node */
+    double intra_max;              /* the largest of those messages */
+    int active, net, intra;        /* transfers; over the network; intra-host */
 } rank_step_t;
 
 /* What pass 1 gathers per step, maxima over the ranks. */
@@ -57,7 +59,7 @@ typedef struct {
     double reduce;    /* gamma * reduce_r */
     double direct;    /* the most loaded link among the direct messages */
     int hops;
-    int active;
+    int active, net, intra;
     int routed; /* some message is not direct */
 } pass1_t;
 
@@ -65,7 +67,8 @@ typedef struct {
     const topo_topology_t *t;
     const topo_cost_params_t *p;
     int ports;
-    int links; /* contention is modelled */
+    int links;         /* contention is modelled */
+    double intra_beta; /* seconds per byte between ranks of one node */
 } ctx_t;
 
 static double dmax(double a, double b)
@@ -92,6 +95,23 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 double bytes = x->nblk * share;
                 /* local copies are not on the wire (seed 001 B.5) */
                 t.active = t.active || x->kind != TOPO_XFER_COPY;
+                if (x->kind == TOPO_XFER_COPY) {
+                    continue;
+                }
+                /* a peer on this rank's node: shared memory, no ports */
+                if (c->links && NULL != c->t->place && x->peer != s->rank &&
+                    0 == topo_topology_hops(c->t, s->rank, x->peer)) {
+                    t.intra = 1;
+                    t.intra_max = dmax(t.intra_max, bytes);
+                    if (x->kind == TOPO_XFER_SEND) {
+                        t.intra_send += bytes;
+                    } else {
+                        t.intra_recv += bytes;
+                        t.reduce += x->kind != TOPO_XFER_RECV_COPY ? bytes : 0.0;
+                    }
+                    continue;
+                }
+                t.net = 1;
                 if (x->kind == TOPO_XFER_SEND) {
                     t.send_sum += bytes;
                     t.send_max = dmax(bytes, t.send_max);
@@ -120,14 +140,18 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         double in = dmax(t.recv_sum / ports, t.recv_max);
         pass1_t *a = &acc[st];
         a->port = dmax(a->port, dmax(out, in));
-        a->msg = dmax(a->msg, dmax(t.send_max, t.recv_max));
-        a->port_time = dmax(a->port_time, c->p->beta * dmax(out, in) + c->p->gamma * t.reduce);
+        a->msg = dmax(a->msg, dmax(dmax(t.send_max, t.recv_max), t.intra_max));
+        const double intra = c->intra_beta * dmax(t.intra_send, t.intra_recv);
+        a->port_time =
+            dmax(a->port_time, dmax(c->p->beta * dmax(out, in), intra) + c->p->gamma * t.reduce);
         a->reduce = dmax(a->reduce, c->p->gamma * t.reduce);
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
             a->direct = dmax(a->direct, own[d]);
         }
         a->hops = hops > a->hops ? hops : a->hops;
         a->active = a->active || t.active;
+        a->net = a->net || t.net;
+        a->intra = a->intra || t.intra;
         a->routed = a->routed || routed;
     }
 }
@@ -246,9 +270,10 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
 {
     const double hop = NULL != net ? net->hop : 0.0;
     const topo_topology_t *t = a->topo;
-    const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
+    const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
+    const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
     ctx_t c = {t, p, topo_topology_ports(t, a->size),
-               grid && topo_topology_size(t) == a->size && (NULL == net || !net->no_links)};
+               topo_topology_routes(t, a->size) && (NULL == net || !net->no_links), ibeta};
     pass1_t *acc = NULL;
     double *link = NULL;
     int depth = 0, done = 0;
@@ -289,7 +314,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         o->port = s1->port;
         o->msg = s1->msg;
         o->link = c.links ? link[st] : 0.0;
-        o->lat = (s1->active ? p->alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0);
+        /* a step with only intra-host messages pays the intra latency */
+        const double alpha = s1->net || !s1->intra ? p->alpha : ialpha;
+        o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0);
         o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
     }
     free(acc);

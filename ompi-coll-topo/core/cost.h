@@ -22,9 +22,13 @@
  * only.  A call costs the sum over steps.  Costs are computed by streaming
  * the schedules of all ranks, one at a time.
  *
- * Not modelled: per-link-class parameters (intra-host vs network links),
- * pipelining across steps, and the lanes of multiport schedules running
- * out of lockstep.
+ * Placements (topology.h): a communicator placed on part of a grid, or
+ * with several ranks per node, is routed node to node on the machine's
+ * links; messages between ranks of one node use the intra-host class of
+ * topo_cost_net_t instead of links and ports.
+ *
+ * Not modelled: pipelining across steps, and the lanes of multiport
+ * schedules running out of lockstep.
  */
 #ifndef TOPO_COST_H
 #define TOPO_COST_H
@@ -49,6 +53,12 @@ typedef struct {
                      (grid topologies); default 0 */
     int no_links; /* 1: price the ports only, without link sharing and hops
                      (the contention-free closed forms); default 0 */
+    /* The intra-host link class: messages between ranks placed on one node
+     * (topology.h: place) go over shared memory; 0: the network's alpha /
+     * beta.  A rank's shared-memory traffic and its network ports work in
+     * parallel (its time is the larger of the two); a step costs alpha if
+     * any message crosses the network, else intra_alpha. */
+    double intra_alpha, intra_beta;
 } topo_cost_net_t;
 
 /* One step of a priced schedule.  Byte terms are in units of the payload M

@@ -82,16 +82,16 @@ static int is_grid(const topo_topology_t *t)
 
 size_t topo_link_count(const topo_topology_t *t, int size)
 {
-    if (is_grid(t)) {
-        return (size_t)size * (size_t)t->ndims * 2;
+    if (is_grid(t)) { /* the machine's nodes, whatever the placement */
+        return (size_t)topo_topology_size(t) * (size_t)t->ndims * 2;
     }
     return t->kind == TOPO_NET_FULLMESH ? (size_t)size * (size_t)size : (size_t)size * 2;
 }
 
 int topo_link_direct(const topo_topology_t *t, int src, int dst)
 {
-    if (!is_grid(t) || src == dst) {
-        return -1;
+    if (!is_grid(t) || src == dst || NULL != t->place) {
+        return -1; /* placed ranks share their node's links: route them */
     }
     int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], link = -1;
     topo_topology_coords(t, src, c);
@@ -124,7 +124,7 @@ int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, i
 {
     const int grid = is_grid(t);
     *accp = NULL;
-    if ((grid && topo_topology_size(t) != size) || size < 1 || nsteps < 0) {
+    if ((grid && !topo_topology_routes(t, size)) || size < 1 || nsteps < 0) {
         return TOPO_EINVAL;
     }
     topo_link_acc_t *acc = calloc(1, sizeof(*acc));
@@ -157,7 +157,7 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
     const int r = s->rank;
     int c0[TOPO_MAX_DIMS];
     if (acc->grid) {
-        topo_topology_coords(t, r, c0);
+        topo_topology_coords(t, topo_topology_node(t, r), c0);
     }
     for (int k = 0; k < acc->nsteps; k++) {
         const int st = acc->steps[k];
@@ -180,8 +180,8 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
                 if (acc->grid) {
                     int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
                     memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
-                    topo_topology_coords(t, x->peer, d);
-                    route(acc, k, c, d, 0, w);
+                    topo_topology_coords(t, topo_topology_node(t, x->peer), d);
+                    route(acc, k, c, d, 0, w); /* no link between ranks of a node */
                 } else if (t->kind == TOPO_NET_FULLMESH) {
                     add(acc, k, (size_t)r * acc->size + x->peer, w);
                 } else { /* star: the sender's uplink, the receiver's downlink */

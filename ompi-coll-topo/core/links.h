@@ -26,8 +26,9 @@ typedef struct {
 } topo_step_load_t;
 
 /* Directed links the routing distinguishes for `size` ranks on t: 2 per
- * rank and dimension on a grid, size * size on a full mesh, 2 per rank
- * (up, down) on a star. */
+ * node and dimension on a grid (the whole machine, whatever the placement:
+ * see topology.h), size * size on a full mesh, 2 per rank (up, down) on a
+ * star.  Ranks placed on one node reach each other without a link. */
 size_t topo_link_count(const topo_topology_t *t, int size);
 
 /* The link of a message from src to dst that crosses exactly one link of a

@@ -174,6 +174,16 @@ int topo_topology_rank(const topo_topology_t *t, const int *coords)
     return r;
 }
 
+int topo_topology_is_grid_of(const topo_topology_t *t, int size)
+{
+    return is_grid(t) && NULL == t->place && topo_topology_size(t) == size;
+}
+
+int topo_topology_routes(const topo_topology_t *t, int size)
+{
+    return is_grid(t) && (NULL != t->place || topo_topology_size(t) == size);
+}
+
 int topo_topology_hops(const topo_topology_t *t, int a, int b)
 {
     if (a == b) {
@@ -182,6 +192,8 @@ int topo_topology_hops(const topo_topology_t *t, int a, int b)
     if (!is_grid(t)) {
         return 1;
     }
+    a = topo_topology_node(t, a);
+    b = topo_topology_node(t, b);
     int ca[TOPO_MAX_DIMS], cb[TOPO_MAX_DIMS], h = 0;
     topo_topology_coords(t, a, ca);
     topo_topology_coords(t, b, cb);

@@ -30,6 +30,12 @@ typedef struct {
     int dims[TOPO_MAX_DIMS];    /* row-major: the last dimension varies fastest */
     int periodic[TOPO_MAX_DIMS];/* 1 = wraparound in that dimension */
     int ports;                  /* ports per rank; 0 = the kind's default */
+    /* Placement (torus and mesh only): NULL, rank r sits at grid position r
+     * (the communicator is the whole grid, row-major); otherwise place[r] is
+     * the grid position (node) of rank r, for a communicator that is any
+     * part of the machine, several ranks per node allowed (ranks of one
+     * node talk over shared memory).  Owned by the caller. */
+    const int *place;
 } topo_topology_t;
 
 /* Parse `str`.  On error returns TOPO_EINVAL and writes a one-line reason
@@ -43,8 +49,20 @@ int topo_topology_size(const topo_topology_t *t);
 /* Row-major coordinates of `rank` on a grid topology. */
 void topo_topology_coords(const topo_topology_t *t, int rank, int *coords);
 int topo_topology_rank(const topo_topology_t *t, const int *coords);
-/* Minimal number of links between two ranks (1 for star and fullmesh). */
+/* Minimal number of links between two ranks (1 for star and fullmesh; 0
+ * for ranks placed on one node). */
 int topo_topology_hops(const topo_topology_t *t, int a, int b);
+/* The grid position (node) of rank r: place[r], or r. */
+static inline int topo_topology_node(const topo_topology_t *t, int r)
+{
+    return NULL != t->place ? t->place[r] : r;
+}
+/* Is the communicator of `size` ranks the whole grid, rank r at position r
+ * (what grid algorithms need)? */
+int topo_topology_is_grid_of(const topo_topology_t *t, int size);
+/* Does the cost model route messages on the grid for `size` ranks: the
+ * whole grid, or a placement on it? */
+int topo_topology_routes(const topo_topology_t *t, int size);
 /* Ports per rank: the explicit value, else 2 per dimension of a torus,
  * 1 per direction that exists on a mesh, 1 on a star, size-1 on fullmesh. */
 int topo_topology_ports(const topo_topology_t *t, int size);

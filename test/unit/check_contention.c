@@ -29,7 +29,7 @@ START_TEST(test_star_unchanged)
      * hop on a star is one alpha */
     topo_topology_t star = ut_topo("star"), star2 = ut_topo("star,ports=2"),
                     fm = ut_topo("fullmesh");
-    const topo_cost_net_t hop = {5.0, 0};
+    const topo_cost_net_t hop = {.hop = 5.0};
     ut_expect_affine(TOPO_PRIM_ALLREDUCE, "ring", 4, 0, &star, &hop, 6.0, 1.5);
     ut_expect_affine(TOPO_PRIM_ALLREDUCE, "recursive_doubling", 4, 0, &star, &hop, 2.0, 2.0);
     ut_expect_affine(TOPO_PRIM_ALLREDUCE, "rabenseifner", 4, 0, &star, &hop, 4.0, 1.5);
@@ -60,7 +60,7 @@ START_TEST(test_recursive_doubling_torus16)
      * the port term alone is M per step */
     topo_topology_t t = ut_topo("torus:16");
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &t};
-    const topo_cost_net_t hop = {0.5, 0};
+    const topo_cost_net_t hop = {.hop = 0.5};
     topo_cost_step_t *st;
     int depth;
     ck_assert_int_eq(
@@ -132,7 +132,7 @@ START_TEST(test_hops_mesh)
     /* ring on mesh:8: 7 -> 0 crosses the whole line (7 links, alone on the
      * - links): the bandwidth is contention-free, the hop term pays 6 */
     topo_topology_t t = ut_topo("mesh:8");
-    const topo_cost_net_t hop = {1.0, 0};
+    const topo_cost_net_t hop = {.hop = 1.0};
     double lat, bw;
     affine("ring", &t, 8, &hop, &lat, &bw);
     ut_assert_near(lat, 14.0 * (1 + 6));

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 const topo_cost_params_t ut_unit = {1.0, 1.0, 0.0};
-const topo_cost_net_t ut_ports_only = {0.0, 1};
+const topo_cost_net_t ut_ports_only = {.no_links = 1};
 
 topo_topology_t ut_topo(const char *str)
 {

@@ -1,0 +1,166 @@
+/* Unit tests: communicators placed on part of a grid, several ranks per
+ * node (topology.h: place), priced on their real routes, with the
+ * intra-host link class for ranks of one node (cost.h). */
+#include "catalog.h"
+#include "cost.h"
+#include "links.h"
+#include "unit_common.h"
+#include "verify.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static topo_topology_t placed(const char *grid, const int *place)
+{
+    topo_topology_t t = ut_topo(grid);
+    t.place = place;
+    return t;
+}
+
+static void cost(const char *name, const topo_topology_t *t, int p, const topo_cost_net_t *net,
+                 double *lat, double *bw)
+{
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
+    ck_assert_int_eq(topo_cost_affine_net(ut_allreduce(name), &a, &ut_unit, net, lat, bw),
+                     TOPO_OK);
+}
+
+/* Two ranks on opposite nodes of a 4-ring: recursive doubling's one
+ * exchange is a tie two hops away, split over both directions, so every
+ * directed link carries half a vector. */
+START_TEST(test_two_apart_on_a_ring)
+{
+    static const int place[] = {0, 2};
+    const topo_topology_t t = placed("torus:4", place);
+    ck_assert_int_eq(topo_topology_hops(&t, 0, 1), 2);
+    topo_sched_t *sc = ut_gen_allreduce("recursive_doubling", 2, &t);
+    topo_step_load_t out[2];
+    ck_assert_int_eq(topo_link_loads(&t, sc, 2, out, 1), TOPO_OK);
+    ut_assert_near(out[0].max_load, 0.5);
+    ck_assert_int_eq(out[0].max_hops, 2);
+    ut_free_all(sc, 2);
+    /* priced: one alpha, the hop term once, M/2 per link (the busiest
+     * port still sends the whole vector: M) */
+    const topo_cost_net_t hop = {.hop = 10.0};
+    double lat, bw;
+    cost("recursive_doubling", &t, 2, &hop, &lat, &bw);
+    ut_assert_near(lat, 1.0 + 10.0);
+    ut_assert_near(bw, 1.0);
+}
+END_TEST
+
+/* Half of a 4x4 torus: ranks on two whole rows (contiguous) or on every
+ * other node (scattered).  The ring's neighbours are one hop apart except
+ * at row ends in the first, two hops apart in the second: with a hop cost
+ * the scattered placement is dearer, and link sharing makes it dearer
+ * per byte too. */
+START_TEST(test_contiguous_vs_scattered_half)
+{
+    static const int rows[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const int every_other[] = {0, 2, 4, 6, 8, 10, 12, 14};
+    const topo_topology_t a = placed("torus:4x4", rows), b = placed("torus:4x4", every_other);
+    const topo_cost_net_t hop = {.hop = 1.0};
+    double la, ba, lb, bb;
+    cost("ring", &a, 8, &hop, &la, &ba);
+    cost("ring", &b, 8, &hop, &lb, &bb);
+    ck_assert_msg(lb > la, "scattered latency %g <= contiguous %g", lb, la);
+    ck_assert_msg(bb >= ba, "scattered bandwidth term %g < contiguous %g", bb, ba);
+    /* contiguous: 14 steps; the wrap 7 -> 0 and 3 -> 4 cross two links */
+    ut_assert_near(la, 14.0 * (1.0 + 1.0));
+    /* scattered: 0 -> 2 is two hops, 6 -> 8 ((1,2) -> (2,0)) three */
+    ut_assert_near(lb, 14.0 * (1.0 + 2.0));
+    /* every rank is placed, so both are priced on links, not as a star */
+    topo_gen_args_t g = {TOPO_PRIM_ALLREDUCE, 8, 0, 0, &b};
+    topo_cost_step_t *st;
+    int depth;
+    ck_assert_int_eq(topo_cost_steps(ut_allreduce("ring"), &g, &ut_unit, NULL, &st, &depth),
+                     TOPO_OK);
+    ck_assert_int_eq(st[0].max_hops, 3);
+    free(st);
+}
+END_TEST
+
+/* Two ranks of one node: the exchange is intra-host, at the intra
+ * parameters, and uses no link. */
+START_TEST(test_same_node_is_intra)
+{
+    static const int place[] = {5, 5};
+    const topo_topology_t t = placed("torus:4x4", place);
+    ck_assert_int_eq(topo_topology_hops(&t, 0, 1), 0);
+    const topo_cost_net_t intra = {.intra_alpha = 0.25, .intra_beta = 0.5};
+    double lat, bw;
+    cost("recursive_doubling", &t, 2, &intra, &lat, &bw);
+    ut_assert_near(lat, 0.25);
+    ut_assert_near(bw, 0.5);
+    /* unset intra parameters: the network's */
+    cost("recursive_doubling", &t, 2, NULL, &lat, &bw);
+    ut_assert_near(lat, 1.0);
+    ut_assert_near(bw, 1.0);
+}
+END_TEST
+
+/* Four ranks, two per node on neighbouring nodes: recursive doubling's
+ * first step pairs ranks of one node (intra), the second crosses the
+ * link between the nodes, two messages each way on it. */
+START_TEST(test_two_per_node)
+{
+    static const int place[] = {0, 0, 1, 1};
+    const topo_topology_t t = placed("torus:4", place);
+    const topo_cost_net_t intra = {.intra_alpha = 0.25, .intra_beta = 0.5};
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 4, 0, 0, &t};
+    topo_cost_step_t *st;
+    int depth;
+    ck_assert_int_eq(topo_cost_steps(ut_allreduce("recursive_doubling"), &a, &ut_unit, &intra,
+                                     &st, &depth),
+                     TOPO_OK);
+    ck_assert_int_eq(depth, 2);
+    ut_assert_near(st[0].lat, 0.25);     /* rank 0 <-> 1: one node */
+    ut_assert_near(st[0].per_byte, 0.5);
+    ut_assert_near(st[1].lat, 1.0);      /* rank 0 <-> 2: the network */
+    ut_assert_near(st[1].link, 2.0);     /* both ranks of node 0 on one link */
+    ut_assert_near(st[1].per_byte, 2.0);
+    free(st);
+}
+END_TEST
+
+/* Grid algorithms need the communicator to be the whole grid in order: a
+ * placement, even of every node, is refused with the reason; the others
+ * still run (as on one ring) and stay correct. */
+START_TEST(test_grid_algorithms_refuse_placements)
+{
+    static const int reversed[] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    const topo_topology_t t = placed("torus:4x4", reversed);
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &t};
+    char why[256];
+    ck_assert_int_eq(topo_algo_fits(ut_allreduce("bucket"), &a, 1, why, sizeof(why)), 0);
+    ck_assert_ptr_nonnull(strstr(why, "whole grid"));
+    const char *const others[] = {"swing_bw", "trivance_lat", "rabenseifner_mp", "ring"};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(topo_algo_fits(ut_allreduce(others[i]), &a, 1, why, sizeof(why)), 1);
+        ck_assert_int_eq(topo_verify_algo(ut_allreduce(others[i]), &a, why, sizeof(why)), TOPO_OK);
+    }
+    /* reversed order keeps ring neighbours adjacent: the same cost */
+    const topo_topology_t id = ut_topo("torus:16");
+    static const int rev16[] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    const topo_topology_t r = placed("torus:16", rev16);
+    double l1, b1, l2, b2;
+    cost("ring", &id, 16, NULL, &l1, &b1);
+    cost("ring", &r, 16, NULL, &l2, &b2);
+    ut_assert_near(l1, l2);
+    ut_assert_near(b1, b2);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("placement");
+    TCase *tc = tcase_create("placement");
+    tcase_add_test(tc, test_two_apart_on_a_ring);
+    tcase_add_test(tc, test_contiguous_vs_scattered_half);
+    tcase_add_test(tc, test_same_node_is_intra);
+    tcase_add_test(tc, test_two_per_node);
+    tcase_add_test(tc, test_grid_algorithms_refuse_placements);
+    suite_add_tcase(s, tc);
+    return ut_run_suite(s);
+}
