@@ -76,6 +76,7 @@ typedef struct mca_coll_topo_component_t {
     size_t segment_size;              /* 0 = never split a transfer */
     double alpha, beta, gamma;        /* cost model of `auto` */
     double hop;                       /* seconds per extra link hop */
+    double intra_alpha, intra_beta;   /* ranks placed on one node */
     long eager_limit;                 /* bytes; -1 = the BTLs' (auto) */
     double rndv_alpha;                /* seconds; -1 = 2 * alpha (auto) */
     char *coords_file;                /* coll_topo_coords_file ("" = none) */
@@ -198,6 +199,9 @@ typedef struct mca_coll_topo_module_t {
      * information is attached only after coll selection). */
     bool topo_ready;
     topo_topology_t topo;
+    int *place, nplace;    /* topo.place (owned): the grid position of each
+                              rank, NULL when the communicator is the whole
+                              grid in order */
     char topo_name[64];    /* canonical spelling */
     char topo_source[512]; /* where it came from */
     /* The ranks' decision inputs differ (coll_topo_* values): every

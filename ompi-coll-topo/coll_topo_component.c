@@ -81,6 +81,8 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .alpha = 2e-6,
     .beta = 1e-10,
     .gamma = 2e-10,
+    .intra_alpha = 5e-7,
+    .intra_beta = 5e-11,
     .eager_limit = -1,
     .rndv_alpha = -1.0,
     .pmix = true,
@@ -231,6 +233,22 @@ static int topo_register(void)
         "the first, on torus and mesh topologies (default 0)",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.hop);
+
+    mca_coll_topo_component.intra_alpha = 5e-7;
+    (void)mca_base_component_var_register(
+        c, "intra_alpha",
+        "Cost model of the automatic decision: latency of one message between ranks placed on "
+        "one node (shared memory), in seconds (default 5e-7); used where the placement is known "
+        "(a coordinates file or PMIx with several ranks per host)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.intra_alpha);
+    mca_coll_topo_component.intra_beta = 5e-11;
+    (void)mca_base_component_var_register(
+        c, "intra_beta",
+        "Cost model of the automatic decision: transfer time per byte between ranks placed on "
+        "one node, in seconds (default 5e-11 = 20 GB/s)",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.intra_beta);
 
     mca_coll_topo_component.pmix = true;
     (void)mca_base_component_var_register(
@@ -480,8 +498,9 @@ uint64_t mca_coll_topo_params_hash(void)
         h = hash_str(h, c->rules[prim]);
     }
     const topo_proto_t *proto = mca_coll_topo_proto();
-    const double d[6] = {c->alpha, c->beta, c->gamma, c->hop, proto->eager, proto->rndv};
-    for (int i = 0; i < 6; i++) {
+    const double d[8] = {c->alpha,       c->beta,       c->gamma,     c->hop,
+                         c->intra_alpha, c->intra_beta, proto->eager, proto->rndv};
+    for (int i = 0; i < 8; i++) {
         uint64_t bits;
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));

@@ -138,7 +138,8 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     }
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
-    const topo_cost_net_t net = {.hop = c->hop, .no_links = 0};
+    const topo_cost_net_t net = {
+        .hop = c->hop, .no_links = 0, .intra_alpha = c->intra_alpha, .intra_beta = c->intra_beta};
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     int n;
     const topo_algo_t *cat = topo_catalog(&n);

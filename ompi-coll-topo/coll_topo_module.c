@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mpi.h"
+#include "ompi/group/group.h"
 #include "ompi/mca/topo/topo.h"
 #include "opal/util/show_help.h"
 
@@ -38,6 +39,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
         }
     }
     mca_coll_topo_memo_clear(m);
+    free(m->place);
     free(m->scheds);
     mca_coll_topo_decisions_free(m);
     free(m->said_algo);
@@ -208,6 +210,60 @@ static void set_star(topo_topology_t *t)
     t->kind = TOPO_NET_STAR;
 }
 
+/* Keep `place` (size entries, malloc'ed) as the placement of the module's
+ * grid, or free it and keep none when it is rank r at position r of a grid
+ * of exactly `size` positions (the whole grid in order). */
+static void set_place(mca_coll_topo_module_t *m, int size, int *place)
+{
+    bool identity = topo_topology_size(&m->topo) == size;
+    for (int r = 0; r < size && identity; r++) {
+        identity = place[r] == r;
+    }
+    free(m->place);
+    m->place = identity ? NULL : place;
+    m->nplace = identity ? 0 : size;
+    m->topo.place = m->place;
+    if (identity) {
+        free(place);
+    }
+}
+
+/* An explicit grid the size of MPI_COMM_WORLD: the communicator's ranks sit
+ * at the positions of their MPI_COMM_WORLD ranks (a split, a subset, a
+ * reordering).  true with the placement set (or the identity), false when
+ * the grid is not the world's size. */
+static bool place_in_world(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, int n)
+{
+    struct ompi_communicator_t *world = &ompi_mpi_comm_world.comm;
+    const int size = ompi_comm_size(comm);
+    if (n != ompi_comm_size(world)) {
+        return false;
+    }
+    int *ranks = malloc(sizeof(int) * (size_t)size), *place = malloc(sizeof(int) * (size_t)size);
+    bool ok = NULL != ranks && NULL != place;
+    for (int r = 0; ok && r < size; r++) {
+        ranks[r] = r;
+    }
+    ok = ok && OMPI_SUCCESS == ompi_group_translate_ranks(comm->c_local_group, size, ranks,
+                                                          world->c_local_group, place);
+    for (int r = 0; ok && r < size; r++) {
+        ok = place[r] >= 0 && place[r] < n;
+    }
+    free(ranks);
+    if (!ok) {
+        free(place);
+        return false;
+    }
+    set_place(m, size, place);
+    if (NULL != m->place) {
+        snprintf(m->topo_source, sizeof(m->topo_source),
+                 "coll_topo_topology, placed by MPI_COMM_WORLD rank: %d of its %d nodes", size, n);
+    } else {
+        snprintf(m->topo_source, sizeof(m->topo_source), "coll_topo_topology");
+    }
+    return true;
+}
+
 /* Where a communicator's topology comes from, first match wins. */
 typedef enum {
     SRC_PARAM,  /* coll_topo_topology, set (not auto) */
@@ -284,6 +340,9 @@ static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_commun
     }
     if (TOPO_NET_AUTO != m->topo.kind) {
         int n = topo_topology_size(&m->topo);
+        if (0 != n && place_in_world(m, comm, n)) {
+            return SRC_PARAM;
+        }
         if (0 != n && n != size) {
             if (0 == ompi_comm_rank(comm)) {
                 mca_coll_topo_show_help("topology-size-mismatch", value, n,
@@ -333,6 +392,9 @@ static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
         const int32_t d[2] = {(int32_t)t->dims[i], (int32_t)t->periodic[i]};
         h = mca_coll_topo_hash(h, d, sizeof(d));
     }
+    if (NULL != m->place) {
+        h = mca_coll_topo_hash(h, m->place, sizeof(int) * (size_t)m->nplace);
+    }
     return h;
 }
 
@@ -346,31 +408,42 @@ static bool agree(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, u
     return OMPI_SUCCESS == rc && v[0] == h && ~v[1] == h;
 }
 
-/* The coordinates file's grid for this communicator, if its ranks occupy
- * every position once in rank order; else star.  `pos` holds every rank's
- * position (gathered with the previous module's allgather). */
+/* The grid of the coordinates file (or PMIx) for this communicator: `pos`
+ * holds every rank's position (gathered with the previous module's
+ * allgather).  Every rank placed: the grid, with the placement unless the
+ * communicator is the whole grid in order; else star. */
 static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, const int *pos)
 {
-    const int size = ompi_comm_size(comm);
-    bool usable = true, in_order = topo_topology_size(&m->topo) == size;
+    const int size = ompi_comm_size(comm), n = topo_topology_size(&m->topo);
+    bool usable = true;
+    int nodes = 0;
     char src[320]; /* "coordinates file F" or "PMIx ..." */
     snprintf(src, sizeof(src), "%.300s", m->topo_source);
     for (int r = 0; r < size; r++) {
-        usable = usable && pos[r] >= 0;
-        in_order = in_order && pos[r] == r;
+        usable = usable && pos[r] >= 0 && pos[r] < n;
     }
-    if (!usable) {
+    int *place = usable ? malloc(sizeof(int) * (size_t)size) : NULL;
+    unsigned char *seen = usable ? calloc((size_t)n, 1) : NULL;
+    if (!usable || NULL == place || NULL == seen) {
+        free(place);
+        free(seen);
         set_star(&m->topo);
         snprintf(m->topo_source, sizeof(m->topo_source),
                  "%s: not usable on every rank (see the bad-coords-file message or the "
                  "verbose lines of the other ranks): star",
                  src);
-    } else if (!in_order) {
-        set_star(&m->topo);
-        snprintf(m->topo_source, sizeof(m->topo_source),
-                 "%s: placement is not one rank per grid position in "
-                 "row-major order: priced as star",
-                 src);
+        return;
+    }
+    for (int r = 0; r < size; r++) {
+        place[r] = pos[r];
+        nodes += !seen[pos[r]];
+        seen[pos[r]] = 1;
+    }
+    free(seen);
+    set_place(m, size, place);
+    if (NULL != m->place) {
+        snprintf(m->topo_source, sizeof(m->topo_source), "%s, placed: %d ranks on %d of %d nodes",
+                 src, size, nodes, n);
     }
 }
 

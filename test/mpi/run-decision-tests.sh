@@ -235,10 +235,16 @@ four=("1 OMPI_MCA_coll_topo_coords_host=n0" "1 OMPI_MCA_coll_topo_coords_host=n1
 run_mpmd coords-grid "$V1 coll_topo_coords_file=$cdir/good" \
     "$ALLREDUCE --comms world,split --max-count 100" "${four[@]}" -- \
     "+comm MPI_COMM_WORLD (cid 0, 4 ranks): topology torus:2x2 (from coordinates file $cdir/good)" \
-    "+comm split (cid" "+topology star (from coordinates file $cdir/good: placement is not one rank per grid position in row-major order: priced as star)"
+    "+comm split (cid" "+topology torus:2x2 (from coordinates file $cdir/good, placed: 2 ranks on 2 of 4 nodes)"
 run_mpmd coords-scattered "$V1 coll_topo_coords_file=$cdir/scattered" \
     "$ALLREDUCE --comms world --max-count 100" "${four[@]}" -- \
-    "+topology star (from coordinates file $cdir/scattered: placement is not one rank per grid position in row-major order: priced as star)"
+    "+topology torus:2x2 (from coordinates file $cdir/scattered, placed: 4 ranks on 4 of 4 nodes)"
+# Two ranks per host on two of the four hosts: placed, the ranks of a host
+# priced at the intra-host parameters.
+two=("2 OMPI_MCA_coll_topo_coords_host=n0" "2 OMPI_MCA_coll_topo_coords_host=n3")
+run_mpmd coords-two-per-host "$V1 coll_topo_coords_file=$cdir/good" \
+    "$ALLREDUCE --comms world,split --max-count 100" "${two[@]}" -- \
+    "+topology torus:2x2 (from coordinates file $cdir/good, placed: 4 ranks on 2 of 4 nodes)"
 run_mpmd coords-malformed "$V1 coll_topo_coords_file=$cdir/bad" \
     "$ALLREDUCE --comms world --max-count 100" "${four[@]}" -- \
     "+The coordinates file given in the MCA parameter coll_topo_coords_file" \
@@ -261,10 +267,18 @@ run pmix-none 2 "$V1" "$ALLREDUCE --comms world --max-count 10" \
     "+topology star (from auto: no coll_topo_topology, not a cartesian communicator, no coll_topo_coords_file; $pmix_text"
 run pmix-off 2 "$V1 coll_topo_pmix=0" "$ALLREDUCE --comms world --max-count 10" \
     "+PMIx: not consulted (coll_topo_pmix is 0)"
-# The node's own name, four ranks on it: not one rank per position.
+# The node's own name, four ranks on it: all on one node of the grid.
 run coords-one-host 4 "$V1 coll_topo_coords_file=$cdir/onehost" \
     "$ALLREDUCE --comms world --max-count 100" \
-    "+topology star (from coordinates file $cdir/onehost: placement is not one rank per grid position"
+    "+topology mesh:2x2 (from coordinates file $cdir/onehost, placed: 4 ranks on 1 of 4 nodes)"
+# An explicit grid the size of MPI_COMM_WORLD on smaller or reordered
+# communicators: placed by their MPI_COMM_WORLD ranks, no size message.
+run placed-by-world 8 "$V1 coll_topo_topology=torus:2x4" \
+    "$ALLREDUCE --comms world,split,reversed --max-count 300" \
+    "+comm MPI_COMM_WORLD (cid 0, 8 ranks): topology torus:2x4 (from coll_topo_topology)" \
+    "+topology torus:2x4 (from coll_topo_topology, placed by MPI_COMM_WORLD rank: 4 of its 8 nodes)" \
+    "+comm reversed (cid" "+topology torus:2x4 (from coll_topo_topology, placed by MPI_COMM_WORLD rank: 8 of its 8 nodes)" \
+    "-does not match the size"
 
 # ---- agreement -----------------------------------------------------------
 # One rank forces another algorithm: every primitive falls back on every
