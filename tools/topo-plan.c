@@ -38,7 +38,8 @@ static void usage(FILE *f)
         "usage: %s --catalog\n"
         "       %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
         "       [--alpha A] [--beta B] [--gamma G] [--hop H] [--root R] [--non-commutative]\n"
-        "       [--no-links] [--eager-limit BYTES] [--rndv-alpha S]\n"
+        "       [--no-links] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
+        "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
@@ -59,6 +60,13 @@ static void usage(FILE *f)
         "  --non-commutative  the operation is not commutative\n"
         "  --no-links         price the ports only: no link sharing, no hops (the\n"
         "                     contention-free closed forms)\n"
+        "  --nodes LIST       a placement on the grid of --topology: the grid position\n"
+        "                     (node) of each rank, comma-separated, a-b for runs (e.g.\n"
+        "                     0-7 for the first half of torus:4x4, 0,0,1,1 for two ranks per\n"
+        "                     node); the communicator has as many ranks as the list\n"
+        "  --intra-alpha A    seconds per message between ranks of one node (default\n"
+        "                     5e-7, as coll_topo_intra_alpha)\n"
+        "  --intra-beta B     seconds per byte between ranks of one node (default 5e-11)\n"
         "  --eager-limit E    messages above E bytes go by rendezvous (default 0: no\n"
         "                     protocol switch; the component's auto value over shared\n"
         "                     memory is 4032, see coll_topo_eager_limit)\n"
@@ -185,6 +193,53 @@ static void format_bytes(double b, char *buf, size_t len)
     snprintf(buf, len, "%.15g %s", b, unit[u]);
 }
 
+/* "0-7,9,9" -> a malloc'ed array of grid positions, each < grid; *n its
+ * length. */
+static int *parse_nodes(const char *list, int grid, long *n)
+{
+    int *out = NULL;
+    size_t len = 0, cap = 0;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p || lo < 0) {
+            die(EXIT_USAGE, "--nodes: '%s' is not a list of grid positions (e.g. 0-7,9)", list);
+        }
+        p = end;
+        if ('-' == *p) {
+            hi = strtol(p + 1, &end, 10);
+            if (end == p + 1 || hi < lo) {
+                die(EXIT_USAGE, "--nodes: bad range in '%s'", list);
+            }
+            p = end;
+        }
+        if (hi >= grid) {
+            die(EXIT_USAGE, "--nodes: position %ld is outside the grid's %d nodes", hi, grid);
+        }
+        for (long v = lo; v <= hi; v++) {
+            if (len == cap) {
+                cap = cap ? 2 * cap : 16;
+                out = realloc(out, cap * sizeof(int));
+                if (NULL == out) {
+                    die(1, "out of memory");
+                }
+            }
+            out[len++] = (int)v;
+        }
+        if (',' == *p) {
+            p++;
+        } else if (*p) {
+            die(EXIT_USAGE, "--nodes: unexpected '%c' in '%s'", *p, list);
+        }
+    }
+    if (0 == len) {
+        die(EXIT_USAGE, "--nodes: empty list");
+    }
+    *n = (long)len;
+    return out;
+}
+
 /* --- the plan ------------------------------------------------------------ */
 
 typedef struct {
@@ -201,6 +256,7 @@ typedef struct {
     topo_cost_params_t params;
     topo_cost_net_t net;
     topo_proto_t proto;
+    const char *placed_nodes; /* --nodes, or NULL */
     int commutative;
     double sizes[MAX_SIZES];
     int nsizes;
@@ -273,6 +329,10 @@ static void print_table(const plan_t *pl)
     printf("%s on %s: %d ranks, %d port%s per rank%s\n", topo_prim_name(pl->args.prim),
            pl->topo_name, pl->args.size, ports, ports > 1 ? "s" : "",
            pl->commutative ? "" : ", non-commutative operation");
+    if (NULL != pl->placed_nodes) {
+        printf("placed on nodes %s (ranks of one node: intra-host, alpha %g s, beta %g s/B)\n",
+               pl->placed_nodes, pl->net.intra_alpha, pl->net.intra_beta);
+    }
     printf("model: alpha %g s, beta %g s/B, gamma %g s/B, hop %g s; %s\n", pl->params.alpha,
            pl->params.beta, pl->params.gamma, pl->net.hop,
            !grid              ? "every message on links of its own"
@@ -286,7 +346,7 @@ static void print_table(const plan_t *pl)
     }
     printf("predicted time in us per payload M, * = chosen\n");
     int width = 12;
-    printf("%-20s %6s", "algorithm", "steps");
+    printf("%-22s %6s", "algorithm", "steps");
     for (int k = 0; k < pl->nsizes; k++) {
         char b[32];
         format_bytes(pl->sizes[k], b, sizeof(b));
@@ -302,7 +362,7 @@ static void print_table(const plan_t *pl)
         if (!priced(c)) {
             continue;
         }
-        printf("%-20s %6d", c->algo->name, c->depth);
+        printf("%-22s %6d", c->algo->name, c->depth);
         for (int k = 0; k < pl->nsizes; k++) {
             char v[48];
             snprintf(v, sizeof(v), "%s%.3f", chosen[k] == i ? "*" : "",
@@ -653,11 +713,15 @@ int main(int argc, char **argv)
     const char *dump_algo = NULL, *plot_file = NULL;
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
+    const char *nodes = NULL;
+    int *place = NULL;
     plan_t pl;
     memset(&pl, 0, sizeof(pl));
     pl.params.alpha = 2e-6;
     pl.params.beta = 1e-10;
     pl.params.gamma = 2e-10;
+    pl.net.intra_alpha = 5e-7;
+    pl.net.intra_beta = 5e-11;
     pl.commutative = 1;
 
     for (int i = 1; i < argc; i++) {
@@ -689,7 +753,8 @@ int main(int argc, char **argv)
         static const char *const with_value[] = {"--topology", "--size", "--primitive", "--sizes",
                                                  "--alpha",    "--beta", "--gamma",     "--hop",
                                                  "--root",     "--dump", "--rank",      "--plot",
-                                                 "--eager-limit", "--rndv-alpha"};
+                                                 "--eager-limit", "--rndv-alpha", "--nodes",
+                                                 "--intra-alpha", "--intra-beta"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -725,6 +790,12 @@ int main(int argc, char **argv)
             root = parse_int(opt, val, 0, 1L << 24);
         } else if (0 == strcmp(opt, "--dump")) {
             dump_algo = val;
+        } else if (0 == strcmp(opt, "--nodes")) {
+            nodes = val;
+        } else if (0 == strcmp(opt, "--intra-alpha")) {
+            pl.net.intra_alpha = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--intra-beta")) {
+            pl.net.intra_beta = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--eager-limit")) {
             pl.proto.eager = parse_bytes(val);
         } else if (0 == strcmp(opt, "--rndv-alpha")) {
@@ -751,7 +822,17 @@ int main(int argc, char **argv)
     }
     topo_topology_format(&pl.topo, pl.topo_name, sizeof(pl.topo_name));
     int grid = topo_topology_size(&pl.topo);
-    if (grid > 0) {
+    if (NULL != nodes) {
+        if (0 == grid) {
+            die(EXIT_USAGE, "--nodes needs a torus or mesh --topology");
+        }
+        if (size > 0) {
+            die(EXIT_USAGE, "--nodes gives the communicator's size: no --size with it");
+        }
+        place = parse_nodes(nodes, grid, &size);
+        pl.topo.place = place;
+        pl.placed_nodes = nodes;
+    } else if (grid > 0) {
         if (size > 0 && size != grid) {
             die(EXIT_USAGE,
                 "--size %ld: %s describes %d ranks (coll/topo would price a communicator of "
@@ -807,6 +888,7 @@ int main(int argc, char **argv)
         topo_price_free(&pl.cands[i].price);
     }
     free(pl.cands);
+    free(place);
     topo_decision_free(&pl.table);
     return rc;
 }

@@ -65,6 +65,21 @@ run noeager 0 --topology star --size 2 --sizes 4k
 has noeager '^protocol: no eager/rendezvous switch'
 has noeager '^  4 KiB +recursive_doubling '
 
+# placements (--nodes): half of a 4x4 torus on two rows or on every other
+# node; with a hop cost the ring's latency follows the longest route (2
+# hops in rows, 3 scattered: 14 steps of 2 + 1 or 2 + 2 us)
+run rows 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --sizes 8
+run scattered 0 --topology torus:4x4 --nodes 0,2,4,6,8,10,12,14 --hop 1e-6 --sizes 8
+has rows '^placed on nodes 0-7 '
+has rows '^allreduce on torus:4x4: 8 ranks'
+has rows '^ring +14 +\*?42\.0'
+has scattered '^ring +14 +\*?56\.0'
+has rows '^  bucket: excluded \(.*whole grid in order\)'
+run badnodes 2 --topology torus:4x4 --nodes 0,16
+has badnodes 'outside the grid' err
+run nodesstar 2 --topology star --nodes 0,1
+has nodesstar 'needs a torus or mesh' err
+
 # argument errors: the parser's message, status 2
 run badtopo 2 --topology torus:4xQ
 has badtopo 'torus:4xQ' err
