@@ -142,10 +142,12 @@ static int topo_register(void)
     mca_coll_topo_component.topology = "auto";
     (void)mca_base_component_var_register(
         c, "topology",
-        "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB "
-        "(dimensions row-major, the last varies fastest; a grid must have as many "
-        "positions as the communicator has ranks, else star is used for it).  "
-        "auto = star until topology discovery is implemented",
+        "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB, "
+        "optionally ,ports=N (dimensions row-major, the last varies fastest).  A grid with "
+        "as many positions as the communicator has ranks is used as is; a grid the size of "
+        "MPI_COMM_WORLD places any communicator by its MPI_COMM_WORLD ranks; otherwise star "
+        "is used for it.  auto = a Cartesian communicator's grid, else coll_topo_coords_file, "
+        "else PMIx fabric coordinates, else star",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.topology);
 
