@@ -12,7 +12,7 @@
  * all; the bytes telescope to 2 (N-1)/N of the lane's share (seed 000
  * sec. 3.4).
  *
- * Multiport: the vector is split evenly over several lanes that run
+ * Multiport: the vector is split over several lanes that run
  * concurrently, each starting at a different dimension (the digest's "2D
  * bucket instances ... each starting at a different dimension and
  * direction"): on a periodic dimension two lanes, one running every ring
@@ -20,9 +20,35 @@
  * whose open lines already use both directions.  On a square torus the
  * lanes are then in different dimensions and directions at every step, so
  * each directed link carries one message per step.  On unequal dimensions
- * the lanes drift into the same dimension now and then (Swing sec. 5.2
- * pads phases to d_max instead; we do not, the step count stays
- * 2 sum(d_i - 1)).  Dimensions of size 1 take no steps.
+ * (Swing sec. 5.2 pads phases to d_max instead; we do not, the step count
+ * stays 2 sum(d_i - 1)) the lanes meet in the long dimensions: a lane that
+ * starts in a short dimension a reaches the long one b while the lanes
+ * that started there are still in it, and a directed link carries one
+ * message of each.  Dimensions of size 1 take no steps.
+ *
+ * Lane shares (allreduce).  Lanes get parts in proportion to the size of
+ * the dimension they start in, so every lane's first-phase messages (its
+ * part / d per step, the largest it sends) are equal; a periodic dimension
+ * of size 2 counts 4 (below).  On an a x b torus (3 <= a < b) with parts
+ * x_A, x_B per lane, the lockstep cost model (cost.h) prices the
+ * reduce-scatter at
+ *   (a-1) max(x_A/a, x_B/b) + (b-a) (x_A/ab + x_B/b) + (a-1) max(x_A, x_B)/ab
+ * (first phases; the b-a steps where the four lanes share dimension b's
+ * links; last phases), and the allgather alike.  With 2 x_A + 2 x_B fixed
+ * this falls while x_A/a < x_B/b and rises after, so x_A : x_B = a : b is
+ * its minimum (3x5: 0.633 M/BW in all, 0.667 with equal parts).  Sharing
+ * remains: in the b-a middle steps the busiest link carries c + c/b for a
+ * port term of c (c = x_B/b), a factor 1 + 1/b (1 + 1/a with equal
+ * parts).  On a ring of 2 both lanes send to the one neighbour, and the
+ * model gives that dimension one port: for 2 x b the first step's pooled
+ * port term (x_A + 2 x_B/b)/3 binds before the link does, and the same
+ * sum is least where it meets the ring-of-2 message x_A/2, at
+ * x_A : x_B = 4 : b.  Weights are reduced by their gcd and, when the
+ * largest exceeds 16, scaled to 16 (rounded, at least 1), which keeps a
+ * lane at most 16 N blocks.  On three or more dimensions the rule is a
+ * heuristic: lanes also meet in later phases (rotated orders), and the
+ * minimum moves (3x3x6: equal parts price lower).  The reduce-scatter and
+ * allgather primitives keep one block per lane and unit (equal parts).
  *
  * Ring phase (d-ring, rank at virtual position v, the next rank in the
  * lane's direction at v + 1): Patarasuk-Yuan on chunks, as algo_ring.c.
@@ -148,6 +174,16 @@ static int line_phase(const bucket_t *b, int dim, int lo, int stride, int rs)
     return c;
 }
 
+static int gcd(int x, int y)
+{
+    while (y) {
+        int r = x % y;
+        x = y;
+        y = r;
+    }
+    return x;
+}
+
 /* The chunk a rank at coordinates c keeps in a reduce-scatter phase along
  * `dim` (ring_phase and line_phase return the same). */
 static int phase_own(const topo_topology_t *t, const int *c, int dim, int dir)
@@ -160,16 +196,16 @@ static int phase_own(const topo_topology_t *t, const int *c, int dim, int dir)
     return (v + 1) % d;
 }
 
-/* One lane over blocks [base, base + N) (N = size): dimensions
+/* One lane over blocks [base, base + unit * N) (N = size): dimensions
  * order[0..m-1]; its reduce-scatter half (rs), its allgather half (ag) or
  * both.  owner (units only): filled with the rank that ends owning each
  * lane block. */
-static void bucket_lane(bucket_t *b, const int *order, int m, int dir, int base, int rs, int ag,
-                        int *owner)
+static void bucket_lane(bucket_t *b, const int *order, int m, int dir, int base, int unit, int rs,
+                        int ag, int *owner)
 {
     int stride[TOPO_MAX_DIMS], lo[TOPO_MAX_DIMS + 1];
     topo_sched_lane(b->s);
-    stride[m - 1] = 1;
+    stride[m - 1] = unit; /* blocks per chunk of the last phase */
     for (int q = m - 2; q >= 0; q--) {
         stride[q] = stride[q + 1] * b->t->dims[order[q + 1]];
     }
@@ -218,15 +254,28 @@ static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mod
         topo_sched_init(s, a->size, a->rank, 1);
         return TOPO_ENOTSUP;
     }
-    int act[TOPO_MAX_DIMS], m = 0, nlanes = 0;
+    const int n = a->size, units = mode != TOPO_PRIM_ALLREDUCE;
+    int act[TOPO_MAX_DIMS], w[TOPO_MAX_DIMS], m = 0, nlanes = 0, wmax = 0, g = 0, blocks = 0;
     for (int i = 0; i < t->ndims; i++) {
         if (t->dims[i] > 1) {
+            w[m] = units ? 1 : (2 == t->dims[i] && t->periodic[i] ? 4 : t->dims[i]);
+            g = gcd(g, w[m]);
             act[m++] = i;
             nlanes += t->periodic[i] ? 2 : 1;
         }
     }
-    const int n = a->size, units = mode != TOPO_PRIM_ALLREDUCE;
-    topo_sched_init(s, n, a->rank, nlanes > 0 ? nlanes * n : (units ? 1 : 1));
+    for (int k = 0; k < m; k++) {
+        w[k] /= g;
+        wmax = w[k] > wmax ? w[k] : wmax;
+    }
+    for (int k = 0; k < m; k++) {
+        if (wmax > 16) {
+            w[k] = (w[k] * 16 + wmax / 2) / wmax;
+            w[k] = w[k] > 0 ? w[k] : 1;
+        }
+        blocks += w[k] * (t->periodic[act[k]] ? 2 : 1);
+    }
+    topo_sched_init(s, n, a->rank, blocks > 0 ? blocks * n : 1);
     if (units) {
         s->nparts = nlanes > 0 ? nlanes : 1;
     }
@@ -243,7 +292,7 @@ static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mod
         topo_sched_init(s, n, a->rank, 1);
         return TOPO_ENOMEM;
     }
-    int lane = 0;
+    int lane = 0, base = 0;
     for (int k = 0; k < m; k++) {
         int order[TOPO_MAX_DIMS];
         for (int q = 0; q < m; q++) {
@@ -251,8 +300,9 @@ static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mod
         }
         for (int dir = 1; dir >= (t->periodic[act[k]] ? -1 : 1); dir -= 2) {
             b.lane = lane;
-            bucket_lane(&b, order, m, dir, units ? 0 : lane * n, mode != TOPO_PRIM_ALLGATHER,
+            bucket_lane(&b, order, m, dir, units ? 0 : base, w[k], mode != TOPO_PRIM_ALLGATHER,
                         mode != TOPO_PRIM_REDUCE_SCATTER, owner);
+            base += w[k] * n;
             lane++;
         }
     }

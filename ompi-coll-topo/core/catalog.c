@@ -31,7 +31,7 @@ static const topo_algo_t table[] = {
     {"bucket", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
      "dimension-decomposed ring (torus) or open line (mesh): reduce-scatter dimension by "
      "dimension, allgather in reverse; 2 sum(d_i - 1) steps, one lane per dimension and "
-     "direction, neighbour messages only",
+     "direction (parts in proportion to the lane's first dimension), neighbour messages only",
      "seed 000 sec. 3.4, 4.2; Swing sec. 2.3", topo_gen_allreduce_bucket, NULL},
     {"dbt", TOPO_PRIM_ALLREDUCE, 0,
      "double binary tree: two complementary in-order trees, each reducing and broadcasting "

@@ -428,11 +428,14 @@ START_TEST(test_bucket_cost)
         ck_assert_msg(fabs(bw - 2.0 * (n - 1) / n / all[i].div) < 1e-9, "%s: bw %.12g", all[i].t,
                       bw);
     }
-    /* unequal dimensions: the lanes meet in one dimension now and then */
+    /* unequal dimensions: the lanes meet in one dimension now and then;
+     * the lane shares (proportional to the first dimension, algo_bucket.c)
+     * are set for the contention-aware price (test_bucket_lane_shares):
+     * ports only, 3x5 costs 7/12 (equal shares: 0.6), 2x8 17/24 (2/3) */
     static const struct {
         const char *t;
         double bw;
-    } uneq[] = {{"torus:3x5", 0.6}, {"torus:2x8", 2.0 / 3.0}};
+    } uneq[] = {{"torus:3x5", 7.0 / 12.0}, {"torus:2x8", 17.0 / 24.0}};
     for (size_t i = 0; i < sizeof(uneq) / sizeof(uneq[0]); i++) {
         topo_topology_t t = ut_topo(uneq[i].t);
         int n = topo_topology_size(&t);
@@ -627,10 +630,10 @@ START_TEST(test_bucket_links)
     static const struct {
         const char *t;
         double cong; /* max over steps of max_load / max_msg */
-    } c[] = {{"torus:8", 1},           {"torus:4x4", 1},   {"torus:8x8x8", 1},
-             {"torus:2x2x2", 1},       {"mesh:4x4", 1},    {"mesh:6x6x6", 1},
-             {"torus:3x5", 4.0 / 3.0}, {"torus:2x8", 1.5}, {"torus:6x6x2", 1.5},
-             {"mesh:3x5", 4.0 / 3.0}};
+    } c[] = {{"torus:8", 1},     {"torus:4x4", 1},    {"torus:8x8x8", 1},
+             {"torus:2x2x2", 1}, {"mesh:4x4", 1},     {"mesh:6x6x6", 1},
+             {"torus:3x5", 1.2}, {"torus:2x8", 1.25}, {"torus:6x6x2", 4.0 / 3.0},
+             {"mesh:3x5", 1.2}};
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         topo_topology_t t = ut_topo(c[i].t);
         int n = topo_topology_size(&t), depth;
@@ -645,6 +648,56 @@ START_TEST(test_bucket_links)
         ck_assert_msg(fabs(cong - c[i].cong) < 1e-9, "%s: congestion %g", c[i].t, cong);
         free(ld);
     }
+}
+END_TEST
+
+/* Lane shares on unequal tori (algo_bucket.c): on a x b, 3 <= a < b, the
+ * lanes get parts a : b, and the contention-aware bandwidth term is the
+ * minimum of the lockstep sum derived there, at c = x_B/b = 1/(2(a+b)):
+ *   2c [(a-1) + (b-a)(1 + 1/b) + (a-1)/a],
+ * below the same sum with equal parts (x = 1/4):
+ *   2x [(a-1)/a + (b-a)(1/ab + 1/b) + (a-1)/ab].
+ * Per step the link term exceeds the port term only in the 2(b-a) steps
+ * where all four lanes are in dimension b, by the factor 1 + 1/b (equal
+ * parts: 1 + 1/a); every other step costs its port term.  On 2 x b the
+ * shares are 4 : b; 2x8 costs 5/6 (equal parts: 41/48), the middle steps
+ * by the factor 1 + 2/b. */
+START_TEST(test_bucket_lane_shares)
+{
+    static const int ab[][2] = {{3, 5}, {3, 4}, {4, 7}, {5, 9}, {3, 8}, {6, 10}, {7, 9}};
+    for (size_t i = 0; i < sizeof(ab) / sizeof(ab[0]); i++) {
+        const int a = ab[i][0], b = ab[i][1];
+        char str[32];
+        snprintf(str, sizeof(str), "torus:%dx%d", a, b);
+        topo_topology_t t = ut_topo(str);
+        double lat, bw, c = 1.0 / (2 * (a + b)), x = 0.25;
+        ut_affine(TOPO_PRIM_ALLREDUCE, "bucket", a * b, 0, &t, NULL, &lat, &bw);
+        double want = 2 * c * ((a - 1) + (b - a) * (1.0 + 1.0 / b) + (a - 1.0) / a);
+        double equal =
+            2 * x * ((a - 1.0) / a + (b - a) * (1.0 / (a * b) + 1.0 / b) + (a - 1.0) / (a * b));
+        ck_assert_msg(fabs(bw - want) < 1e-9, "%s: bw %.12g, want %.12g", str, bw, want);
+        ck_assert_msg(bw < equal - 1e-9, "%s: %g not below equal shares' %g", str, bw, equal);
+        topo_gen_args_t ga = {TOPO_PRIM_ALLREDUCE, a * b, 0, 0, &t};
+        topo_cost_step_t *st;
+        int depth, shared = 0;
+        ck_assert_int_eq(topo_cost_steps(ut_allreduce("bucket"), &ga, &ut_unit, NULL, &st, &depth),
+                         TOPO_OK);
+        ck_assert_int_eq(depth, 2 * (a + b - 2));
+        for (int s = 0; s < depth; s++) {
+            if (st[s].link > st[s].port + 1e-12) {
+                shared++;
+                ut_assert_near(st[s].link / st[s].port, 1.0 + 1.0 / b);
+                ut_assert_near(st[s].port, c);
+            }
+        }
+        free(st);
+        ck_assert_int_eq(shared, 2 * (b - a));
+    }
+    topo_topology_t t = ut_topo("torus:2x8");
+    double lat, bw;
+    ut_affine(TOPO_PRIM_ALLREDUCE, "bucket", 16, 0, &t, NULL, &lat, &bw);
+    ut_assert_near(bw, 5.0 / 6.0);
+    ck_assert(bw < 41.0 / 48.0);
 }
 END_TEST
 
@@ -678,6 +731,7 @@ int main(void)
     tcase_add_test(bucket, test_bcast_dbt_roots);
     tcase_add_test(bucket, test_bucket_bcast_cost);
     tcase_add_test(bucket, test_bucket_alltoall);
+    tcase_add_test(bucket, test_bucket_lane_shares);
     suite_add_tcase(s, bucket);
     return ut_run_suite(s);
 }
