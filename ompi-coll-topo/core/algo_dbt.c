@@ -1,5 +1,6 @@
 /*
- * Double binary tree allreduce, pipelined (seed 001 sec. 5.2, App. C).
+ * Double binary tree allreduce, pipelined (seed 001 sec. 5.2, App. C), and
+ * the broadcast over the same trees (at the end of the file).
  *
  * Two binary trees over all ranks, one per half of the vector, each half
  * reduced up its tree and broadcast back down, in its own lane.  Every rank
@@ -100,14 +101,22 @@ static int dbt_segments(int p)
     return k > 0 ? 2 * k : 1;
 }
 
+/* Tree l over q ranks: labels v + 1 + l for v < q.  Fills n for rank v
+ * and returns the tree's height; *off is the label of rank 0. */
+static int place(int q, int l, int v, node_t *n, int *off)
+{
+    *off = 1 + l;
+    locate(*off, q - 1 + *off, v + *off, n);
+    return height(*off, q - 1 + *off);
+}
+
 /* Tree `l` (labels rank + 1 + l) over blocks [base, base + nseg). */
 static void dbt_lane(topo_sched_t *s, int l, int base, int nseg)
 {
-    const int p = s->size, off = 1 + l, x = s->rank + off;
-    const int lo = off, hi = p - 1 + off;
+    const int x = s->rank + 1 + l;
+    int off;
     node_t n;
-    locate(lo, hi, x, &n);
-    const int H = height(lo, hi), h = height(n.lo, n.hi);
+    const int H = place(s->size, l, s->rank, &n, &off), h = height(n.lo, n.hi);
     const int hl = height(n.lo, x - 1), hr = height(x + 1, n.hi);
     topo_sched_lane(s);
     for (int t = 0; t < nseg + 2 * H - 1; t++) {
@@ -155,56 +164,69 @@ int topo_gen_allreduce_dbt(topo_sched_t *s, const topo_gen_args_t *a)
 }
 
 /*
- * Double binary tree broadcast (seed 001 sec. 3, 5.2, App. C): the same two
- * trees, each carrying half the vector down in nseg pipelined segments.
- * The root of the broadcast feeds the root of each tree (segment j at step
- * j) unless it is that root; then a node at depth e sends segment j to its
- * children at step j + e + extra (extra: 1 when the tree root was fed),
- * having received it one step before.  The broadcast root holds every
- * segment from the start: it never receives, and its tree parent does not
- * send to it.
+ * Double binary tree broadcast (seed 001 sec. 3, 5.2, App. C).  The trees
+ * above span the p - 1 ranks other than the root (virtual rank v for rank
+ * root + 1 + v), and the root hands half l of the vector to tree l's root,
+ * segment j at step j; a rank at depth e in tree l receives segment j at
+ * step j + e and passes it to its children at step j + e + 1.  Every rank
+ * but the root is interior in one tree and a leaf in the other, so it
+ * sends its half to at most two children: at most M in all, and the root
+ * exactly M (the two hand-offs), the pipelined trees' M/BW floor.
+ *
+ * Segments: L = H + 1 (the hand-off and the tree's height H <= floor(log2
+ * p)) is about half the allreduce's L = 2H, so S = 4 ceil(log2 p) segments
+ * per half (twice the allreduce's) keep the master formula's (L + P - 1)/P
+ * at 5/4 or below: S + H steps per lane, each moving one segment of each
+ * half per rank (M/(2S) per message).
  */
-static void dbt_bcast_lane(topo_sched_t *s, int l, int base, int nseg, int root)
+static void bcast_lane(topo_sched_t *s, const topo_gen_args_t *a, int l, int nseg)
 {
-    const int p = s->size, off = 1 + l, x = s->rank + off;
-    const int lo = off, hi = p - 1 + off, troot = top(lo, hi) - off;
-    const int extra = troot != root;
+    const int p = a->size, q = p - 1, base = l * nseg;
+    int off;
     node_t n;
-    locate(lo, hi, x, &n);
-    const int H = height(lo, hi);
     topo_sched_lane(s);
-    for (int t = 0; t < nseg + H + extra - 1; t++) {
-        topo_sched_step(s);
-        if (s->rank != root) {
-            const int from = n.parent ? n.parent - off : root;
-            const int j = t - (n.parent ? n.depth - 1 + extra : 0);
-            if (j >= 0 && j < nseg) {
-                topo_sched_recv(s, from, TOPO_XFER_RECV_COPY, base + j, 1);
+    if (a->rank == a->root) {
+        const int H = place(q, l, 0, &n, &off);
+        const int top_rank = (top(off, q - 1 + off) - off + a->root + 1) % p;
+        for (int t = 0; t < nseg + H; t++) {
+            topo_sched_step(s);
+            if (t < nseg) {
+                topo_sched_send(s, top_rank, base + t, 1);
             }
-        } else if (extra && t < nseg) {
-            topo_sched_send(s, troot, base + t, 1);
         }
-        const int j = t - n.depth - extra;
+        return;
+    }
+    const int v = (a->rank - a->root - 1 + p) % p;
+    const int H = place(q, l, v, &n, &off);
+    const int shift = a->root + 1 - off + p; /* label -> rank, mod p */
+    const int from = n.parent ? (n.parent + shift) % p : a->root;
+    for (int t = 0; t < nseg + H; t++) {
+        topo_sched_step(s);
+        int j = t - n.depth - 1;
         if (j >= 0 && j < nseg) {
-            if (n.left && n.left - off != root) {
-                topo_sched_send(s, n.left - off, base + j, 1);
+            if (n.left) {
+                topo_sched_send(s, (n.left + shift) % p, base + j, 1);
             }
-            if (n.right && n.right - off != root) {
-                topo_sched_send(s, n.right - off, base + j, 1);
+            if (n.right) {
+                topo_sched_send(s, (n.right + shift) % p, base + j, 1);
             }
+        }
+        j = t - n.depth;
+        if (j >= 0 && j < nseg) {
+            topo_sched_recv(s, from, TOPO_XFER_RECV_COPY, base + j, 1);
         }
     }
 }
 
 int topo_gen_bcast_dbt(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    const int p = a->size, nseg = dbt_segments(p);
+    const int p = a->size, nseg = 2 * dbt_segments(p);
     if (1 == p) {
         topo_sched_init(s, p, a->rank, 1);
         return topo_sched_finish(s);
     }
     topo_sched_init(s, p, a->rank, 2 * nseg);
-    dbt_bcast_lane(s, 0, 0, nseg, a->root);
-    dbt_bcast_lane(s, 1, nseg, nseg, a->root);
+    bcast_lane(s, a, 0, nseg);
+    bcast_lane(s, a, 1, nseg);
     return topo_sched_finish(s);
 }

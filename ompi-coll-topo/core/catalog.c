@@ -113,16 +113,16 @@ static const topo_algo_t table[] = {
      "van de Geijn: binomial scatter of p blocks + ring allgather: ceil(log2 p) + p - 1 "
      "steps, about 2(p-1)/p M per rank",
      "seed 001 sec. 3, 6", topo_gen_bcast_scatter_allgather, NULL},
-    {"dbt", TOPO_PRIM_BCAST, 0,
-     "double binary tree: the allreduce dbt's two complementary trees, each broadcasting half "
-     "the vector in 2 ceil(log2 p) pipelined segments (the root feeds both tree roots): "
-     "about 2 ceil(log2 p) + log2 p steps of M / (4 log2 p)",
-     "seed 001 sec. 3, 5.2, App. C", topo_gen_bcast_dbt, NULL},
     {"bucket", TOPO_PRIM_BCAST, TOPO_ALG_GRID,
-     "dimension-decomposed broadcast: both ways around each ring (torus) or to both ends of "
-     "each line (mesh), dimension after dimension, 8 segments pipelined across the "
-     "dimensions: sum floor(d_i/2) + 7 steps (torus) of M/8",
-     "seed 000 sec. 3.2, 4.2, 5.1", topo_gen_bcast_bucket, NULL},
+     "dimension-decomposed: both ways around each torus ring (floor(d_i/2) steps) or along "
+     "each mesh line from the root (max(x_i, d_i-1-x_i)), X then Y then Z, S = max(8, 4H) "
+     "segments pipelined across dimensions: S + H - 1 steps (H = sum of those), under 5/4 M",
+     "seed 000 sec. 3.2, 4.2, 5.1; seed 001 App. C", topo_gen_bcast_bucket, NULL},
+    {"dbt", TOPO_PRIM_BCAST, 0,
+     "double binary tree over the p-1 other ranks (allreduce dbt's trees), the root feeding "
+     "each tree's root half the vector in 4 ceil(log2 p) pipelined segments: "
+     "4 ceil(log2 p) + floor(log2 p) steps at most, every rank sends at most M",
+     "seed 001 sec. 3, 5.2, App. C", topo_gen_bcast_dbt, NULL},
     {"binomial", TOPO_PRIM_REDUCE, 0,
      "binomial tree on rank intervals: ceil(log2 p) steps of the whole vector, "
      "order-preserving",
@@ -136,10 +136,10 @@ static const topo_algo_t table[] = {
      "(+1 if p is not a power of two), 2(p-1)/p M per rank, order-preserving",
      "seed 001 App. B.2, B.3, B.4", topo_gen_reduce_rabenseifner, NULL},
     {"bucket", TOPO_PRIM_REDUCE, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
-     "dimension-decomposed reduce: the bucket broadcast's tree run backwards, partial sums "
-     "of 8 pipelined segments flowing toward the root along rings or lines: sum floor(d_i/2) "
-     "+ 7 steps (torus) of M/8",
-     "seed 000 sec. 3.3, 4.2, 5.1", topo_gen_reduce_bucket, NULL},
+     "the bucket broadcast's tree reversed: the last dimension collapses first, toward the "
+     "root, S = max(8, 4H) segments pipelined: S + H - 1 steps, under 5/4 M; rank order on "
+     "meshes, not across a torus' wraparound",
+     "seed 000 sec. 3.3, 4.2, 5.1; seed 001 App. C", topo_gen_reduce_bucket, NULL},
     {"ring", TOPO_PRIM_ALLGATHER, 0,
      "ring: p-1 steps of one block to the right neighbour, bandwidth-optimal",
      "seed 001 sec. 6", topo_gen_allgather_ring, NULL},

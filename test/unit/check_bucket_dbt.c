@@ -505,87 +505,6 @@ START_TEST(test_bucket_halves)
 }
 END_TEST
 
-/* bcast and reduce bucket, bcast dbt: every root, through the verifier;
- * bucket on tori and meshes (size-1 and size-2 dimensions, unequal, 1-D to
- * 4-D), dbt on every size up to 40.  The bucket tree's depth is
- * sum maxchain_i: floor(d_i/2) on a torus, the farther end on a mesh. */
-static void verify_rooted(topo_prim_t prim, const char *name, const topo_topology_t *t, int p,
-                          int root, const char *label)
-{
-    topo_gen_args_t a = {prim, p, 0, root, t};
-    char msg[512];
-    int rc = topo_verify_algo(ut_algo(prim, name), &a, msg, sizeof(msg));
-    ck_assert_msg(rc == TOPO_OK, "%s %s on %s (p=%d, root %d): %s", topo_prim_name(prim), name,
-                  label, p, root, msg);
-}
-
-START_TEST(test_bucket_bcast_reduce)
-{
-    static const char *const shapes[] = {
-        "torus:1",   "torus:2",     "mesh:2",      "torus:7",     "mesh:7",       "torus:3x5",
-        "mesh:3x5",  "torus:2x8",   "mesh:2x8",    "torus:6x6x2", "mesh:4x3x2",   "torus:4x4x4",
-        "torus:1x9", "torus:8x1x3", "mesh:2x3x2x2", "torus:2x2x2", "torus:5x5",   "torus:4x4"};
-    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        topo_topology_t t = ut_topo(shapes[i]);
-        const int n = topo_topology_size(&t);
-        for (int root = 0; root < n; root++) {
-            verify_rooted(TOPO_PRIM_BCAST, "bucket", &t, n, root, shapes[i]);
-            verify_rooted(TOPO_PRIM_REDUCE, "bucket", &t, n, root, shapes[i]);
-        }
-        /* steps: the tree's depth + 7, for root 0 (corner of a mesh) */
-        int depth = 0;
-        for (int d = 0; d < t.ndims; d++) {
-            depth += t.periodic[d] ? t.dims[d] / 2 : t.dims[d] - 1;
-        }
-        topo_sched_t sc;
-        topo_gen_args_t a = {TOPO_PRIM_BCAST, n, 0, 0, &t};
-        ck_assert_int_eq(topo_algo_generate(ut_algo(TOPO_PRIM_BCAST, "bucket"), &a, &sc), TOPO_OK);
-        ck_assert_int_eq(topo_sched_depth(&sc), n > 1 ? depth + 7 : 0);
-        topo_sched_free(&sc);
-    }
-    /* a larger torus, a few roots */
-    topo_topology_t big = ut_topo("torus:8x8x8");
-    for (int root = 0; root < 512; root += 97) {
-        verify_rooted(TOPO_PRIM_BCAST, "bucket", &big, 512, root, "torus:8x8x8");
-        verify_rooted(TOPO_PRIM_REDUCE, "bucket", &big, 512, root, "torus:8x8x8");
-    }
-}
-END_TEST
-
-START_TEST(test_bcast_dbt_roots)
-{
-    topo_topology_t star = ut_topo("star");
-    for (int p = 1; p <= 40; p++) {
-        for (int root = 0; root < p; root++) {
-            verify_rooted(TOPO_PRIM_BCAST, "dbt", &star, p, root, "star");
-        }
-    }
-    verify_rooted(TOPO_PRIM_BCAST, "dbt", &star, 130, 77, "star");
-}
-END_TEST
-
-/* Costs, contention-free: the bucket broadcast moves one segment per link
- * and step, so on one port per direction it costs (depth + 7) alpha and
- * (depth + 7) / 8 M (the digest's n_beta ~ 1 as the pipeline fills); the
- * reduce adds gamma per reduced segment. */
-START_TEST(test_bucket_bcast_cost)
-{
-    static const char *const shapes[] = {"torus:8x8", "torus:4x4x4", "torus:5x3", "mesh:4x4"};
-    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        topo_topology_t t = ut_topo(shapes[i]);
-        const int n = topo_topology_size(&t);
-        int depth = 0;
-        for (int d = 0; d < t.ndims; d++) {
-            depth += t.periodic[d] ? t.dims[d] / 2 : t.dims[d] - 1;
-        }
-        double lat, bw;
-        ut_affine(TOPO_PRIM_BCAST, "bucket", n, 0, &t, &ut_ports_only, &lat, &bw);
-        ut_assert_near(lat, depth + 7.0);
-        ut_assert_near(bw, (depth + 7.0) / 8.0);
-    }
-}
-END_TEST
-
 /* alltoall bucket: the verifier on rings, tori and meshes; steps
  * sum floor(d_i/2) (torus) or sum (d_i - 1) (mesh); every message between
  * neighbours (one hop). */
@@ -727,9 +646,6 @@ int main(void)
     tcase_add_test(bucket, test_bucket_cost);
     tcase_add_test(bucket, test_bucket_links);
     tcase_add_test(bucket, test_bucket_halves);
-    tcase_add_test(bucket, test_bucket_bcast_reduce);
-    tcase_add_test(bucket, test_bcast_dbt_roots);
-    tcase_add_test(bucket, test_bucket_bcast_cost);
     tcase_add_test(bucket, test_bucket_alltoall);
     tcase_add_test(bucket, test_bucket_lane_shares);
     suite_add_tcase(s, bucket);
