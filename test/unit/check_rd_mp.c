@@ -16,13 +16,6 @@
 
 static const char *const names[] = {"recursive_doubling_mp", "rabenseifner_mp"};
 
-static void verify_on(const char *name, int p, const topo_topology_t *t, const char *label)
-{
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    char msg[512];
-    int rc = topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg));
-    ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
-}
 
 static const char *const shapes[] = {
     "torus:3x5",   "torus:2x8",  "torus:6x6x2", "torus:4x4",    "torus:8x8",    "torus:2x2x2",
@@ -34,7 +27,7 @@ static const char *const shapes[] = {
 START_TEST(test_tori)
 {
     topo_topology_t t = ut_topo(shapes[_i / 2]);
-    verify_on(names[_i % 2], topo_topology_size(&t), &t, shapes[_i / 2]);
+    ut_verify_allreduce(names[_i % 2], topo_topology_size(&t), &t, shapes[_i / 2]);
 }
 END_TEST
 
@@ -43,8 +36,8 @@ START_TEST(test_grid_of_other_size)
 {
     topo_topology_t t = ut_topo("torus:4x4");
     for (int i = 0; i < 2; i++) {
-        verify_on(names[i], 12, &t, "torus:4x4 (12 ranks)");
-        verify_on(names[i], 17, &t, "torus:4x4 (17 ranks)");
+        ut_verify_allreduce(names[i], 12, &t, "torus:4x4 (12 ranks)");
+        ut_verify_allreduce(names[i], 17, &t, "torus:4x4 (17 ranks)");
     }
 }
 END_TEST

@@ -17,13 +17,6 @@
 
 static const char *const names[] = {"swing_lat", "swing_bw"};
 
-static void verify_on(const char *name, int p, const topo_topology_t *t, const char *label)
-{
-    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
-    char msg[512];
-    int rc = topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg));
-    ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
-}
 
 /* Swing sec. 3.1, corrected (digest 1.2): rho(s) = sum_{i<=s} (-2)^i and
  * delta(s) = |rho(s)| = (2^(s+1) - (-1)^(s+1)) / 3, written independently of
@@ -46,7 +39,7 @@ START_TEST(test_ring_all_sizes)
 {
     topo_topology_t star = ut_topo("star");
     for (int p = _i / 2 * 10 + 1; p <= _i / 2 * 10 + 10; p++) {
-        verify_on(names[_i % 2], p, &star, "star");
+        ut_verify_allreduce(names[_i % 2], p, &star, "star");
     }
 }
 END_TEST
@@ -63,7 +56,7 @@ static const char *const shapes[] = {
 START_TEST(test_tori)
 {
     topo_topology_t t = ut_topo(shapes[_i / 2]);
-    verify_on(names[_i % 2], topo_topology_size(&t), &t, shapes[_i / 2]);
+    ut_verify_allreduce(names[_i % 2], topo_topology_size(&t), &t, shapes[_i / 2]);
 }
 END_TEST
 
@@ -72,8 +65,8 @@ START_TEST(test_grid_of_other_size)
 {
     topo_topology_t t = ut_topo("torus:4x4");
     for (int i = 0; i < 2; i++) {
-        verify_on(names[i], 12, &t, "torus:4x4 (12 ranks)");
-        verify_on(names[i], 17, &t, "torus:4x4 (17 ranks)");
+        ut_verify_allreduce(names[i], 12, &t, "torus:4x4 (12 ranks)");
+        ut_verify_allreduce(names[i], 17, &t, "torus:4x4 (17 ranks)");
     }
 }
 END_TEST

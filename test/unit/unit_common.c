@@ -1,6 +1,8 @@
 /* Helpers shared by the Check unit tests: see unit_common.h. */
 #include "unit_common.h"
 
+#include "verify.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -120,4 +122,12 @@ int ut_run_suite(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, const char *label)
+{
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, t};
+    char msg[512];
+    int rc = topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg));
+    ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
 }

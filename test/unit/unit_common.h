@@ -54,6 +54,10 @@ void ut_affine(topo_prim_t prim, const char *name, int p, int root, const topo_t
 void ut_expect_affine(topo_prim_t prim, const char *name, int p, int root, const topo_topology_t *t,
                       const topo_cost_net_t *net, double lat, double bw);
 
+/* Allreduce `name` on p ranks of t through the verifier, failing with
+ * `label` (the topology as the test names it) and the verifier's reason. */
+void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, const char *label);
+
 /* ceil(log2 n) and floor(log2 n) (0 for n <= 1). */
 int ut_clog2(int n);
 int ut_flog2(int n);
