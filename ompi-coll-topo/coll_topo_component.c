@@ -236,6 +236,16 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.hop);
 
+    mca_coll_topo_component.ports = 0;
+    (void)mca_base_component_var_register(
+        c, "ports",
+        "Cost model of the automatic decision: network ports per rank, the messages a rank "
+        "sends (and receives) at once at full speed.  0 (default) = the topology's: 2 per "
+        "torus dimension, 1 per direction on a mesh, 1 on a star, p-1 on a full mesh; "
+        "a topology string's ,ports=N wins over this",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.ports);
+
     mca_coll_topo_component.intra_alpha = 5e-7;
     (void)mca_base_component_var_register(
         c, "intra_alpha",

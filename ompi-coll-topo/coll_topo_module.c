@@ -467,6 +467,9 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     m->preparing = true;
     mca_coll_topo_report_params();
     const topo_source_t source = resolve_local(m, comm, &position);
+    if (mca_coll_topo_component.ports > 0 && 0 == m->topo.ports) {
+        m->topo.ports = mca_coll_topo_component.ports; /* unless the topology says */
+    }
 
     /* Agree on the inputs (with the coordinates file: on its shape, before
      * the positions are exchanged), then place the ranks on the file's grid. */

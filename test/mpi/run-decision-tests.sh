@@ -195,6 +195,31 @@ else
     echo "FAIL: hop: recursive_doubling on torus:2x4 predicted '$h0' us at hop 0, '$h1' us at hop 1e-3 (expected at least 1000 us more; logs in $logdir)"
 fi
 
+# ---- ports per rank -------------------------------------------------------
+# One port on torus:2x4 makes the multiport Swing pay for its 2D lanes one
+# after the other: its predicted time at 1 MiB grows.
+ports_run() {
+    nrun=$((nrun + 1))
+    local log=$logdir/run-$nrun.log
+    timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
+        --mca coll_topo_topology torus:2x4 $1 \
+        "$ALLREDUCE" --comms world --max-count 131072 >"$log" 2>&1 </dev/null
+    echo "rc=$?" >>"$log"
+    grep -Eo "allreduce candidate swing_bw for 52[0-9]{4} bytes: [0-9.]+ us" "$log" | head -n 1 |
+        sed -E 's/.*: ([0-9.]+) us/\1/'
+    grep -q "^rc=0" "$log" && grep -Eq "$(summary_of "$ALLREDUCE" 8)" "$log" && rm -f "$log"
+}
+t0=$SECONDS
+p0=$(ports_run "")
+p1=$(ports_run "--mca coll_topo_ports 1")
+if [ -n "$p0" ] && [ -n "$p1" ] && awk -v a="$p0" -v b="$p1" 'BEGIN { exit !(b > a * 1.2) }'; then
+    npass=$((npass + 1))
+    echo "PASS: ports: swing_bw on torus:2x4 predicted $p0 us with the torus' ports, $p1 us with coll_topo_ports=1 ($((SECONDS - t0)) s)"
+else
+    nfail=$((nfail + 1))
+    echo "FAIL: ports: swing_bw on torus:2x4 predicted '$p0' us with the torus' ports, '$p1' us with coll_topo_ports=1 (expected 1.2 times more; logs in $logdir)"
+fi
+
 # ---- the protocol switch ------------------------------------------------
 # Two ranks over vader (eager limit 4096 less 64 bytes of headers):
 # recursive doubling sends the whole vector in its one step, so it pays the
