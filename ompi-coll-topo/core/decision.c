@@ -89,11 +89,19 @@ static inline double value(const piece_t *q, size_t y)
     return q->lat + q->slope * (double)y + q->extra;
 }
 
-/* Does candidate g beat f at payload y (ties to the lower index)? */
+/* Does candidate g beat f at payload y?  Prices within a relative 1e-12
+ * of each other are a tie, which goes to the lower index: two candidates
+ * that cost the same (the same per-byte term, latencies that differ by
+ * exactly the rendezvous terms) would otherwise swap places with the
+ * rounding of every payload. */
 static inline int beats(const piece_t *q, int g, int f, size_t y)
 {
-    double vg = value(&q[g], y), vf = value(&q[f], y);
-    return vg < vf || (vg == vf && g < f);
+    const double vg = value(&q[g], y), vf = value(&q[f], y);
+    const double tol = 1e-12 * fmax(fabs(vg), fabs(vf));
+    if (vg < vf - tol) {
+        return 1;
+    }
+    return vg <= vf + tol && g < f;
 }
 
 static int argmin(const piece_t *q, int n, size_t y)

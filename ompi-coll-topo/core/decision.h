@@ -14,7 +14,8 @@
  *
  * The decision table is the lower envelope of the candidates' prices over
  * integer payloads: ranges [lo_k, lo_{k+1}) with the candidate that is
- * cheapest in each, ties to the lower candidate index.  Every rank builds
+ * cheapest in each, ties (prices within a relative 1e-12) to the lower
+ * candidate index.  Every rank builds
  * it from the same inputs with the same arithmetic, so every rank reads the
  * same answer without communicating.
  */
