@@ -250,15 +250,20 @@ static int topo_register(void)
     (void)mca_base_component_var_register(
         c, "intra_alpha",
         "Cost model of the automatic decision: latency of one message between ranks placed on "
-        "one node (shared memory), in seconds (default 5e-7); used where the placement is known "
-        "(a coordinates file or PMIx with several ranks per host)",
+        "one node (shared memory), in seconds (default 5e-7, shown as 0.000000 by ompi_info's 6 "
+        "decimals; 0 or less = coll_topo_alpha's value); used where the placement is known "
+        "(a coordinates file or PMIx with several ranks per host).  A step whose messages all "
+        "stay on nodes costs this latency, one with messages on both classes the larger of "
+        "the two",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.intra_alpha);
     mca_coll_topo_component.intra_beta = 5e-11;
     (void)mca_base_component_var_register(
         c, "intra_beta",
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
-        "one node, in seconds (default 5e-11 = 20 GB/s)",
+        "one node, in seconds (default 5e-11 = 20 GB/s, shown as 0.000000 by ompi_info; 0 or "
+        "less = coll_topo_beta's value).  "
+        "A rank's shared-memory bytes and its network ports work in parallel",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.intra_beta);
 

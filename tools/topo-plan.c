@@ -65,8 +65,9 @@ static void usage(FILE *f)
         "                     0-7 for the first half of torus:4x4, 0,0,1,1 for two ranks per\n"
         "                     node); the communicator has as many ranks as the list\n"
         "  --intra-alpha A    seconds per message between ranks of one node (default\n"
-        "                     5e-7, as coll_topo_intra_alpha)\n"
-        "  --intra-beta B     seconds per byte between ranks of one node (default 5e-11)\n"
+        "                     5e-7, as coll_topo_intra_alpha; 0 = --alpha's value)\n"
+        "  --intra-beta B     seconds per byte between ranks of one node (default 5e-11;\n"
+        "                     0 = --beta's value)\n"
         "  --eager-limit E    messages above E bytes go by rendezvous (default 0: no\n"
         "                     protocol switch; the component's auto value over shared\n"
         "                     memory is 4032, see coll_topo_eager_limit)\n"
@@ -331,7 +332,8 @@ static void print_table(const plan_t *pl)
            pl->commutative ? "" : ", non-commutative operation");
     if (NULL != pl->placed_nodes) {
         printf("placed on nodes %s (ranks of one node: intra-host, alpha %g s, beta %g s/B)\n",
-               pl->placed_nodes, pl->net.intra_alpha, pl->net.intra_beta);
+               pl->placed_nodes, pl->net.intra_alpha > 0 ? pl->net.intra_alpha : pl->params.alpha,
+               pl->net.intra_beta > 0 ? pl->net.intra_beta : pl->params.beta);
     }
     printf("model: alpha %g s, beta %g s/B, gamma %g s/B, hop %g s; %s\n", pl->params.alpha,
            pl->params.beta, pl->params.gamma, pl->net.hop,

@@ -68,6 +68,7 @@ typedef struct {
     const topo_cost_params_t *p;
     int ports;
     int links;         /* contention is modelled */
+    int placed;        /* a placement: ranks of one node are intra-host */
     double intra_beta; /* seconds per byte between ranks of one node */
 } ctx_t;
 
@@ -98,8 +99,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
-                /* a peer on this rank's node: shared memory, no ports */
-                if (c->links && NULL != c->t->place && x->peer != s->rank &&
+                /* a peer on this rank's node: shared memory, no ports (with
+                 * or without link sharing: the class is not a link) */
+                if (c->placed && x->peer != s->rank &&
                     0 == topo_topology_hops(c->t, s->rank, x->peer)) {
                     t.intra = 1;
                     t.intra_max = dmax(t.intra_max, bytes);
@@ -272,8 +274,13 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     const topo_topology_t *t = a->topo;
     const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
     const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
-    ctx_t c = {t, p, topo_topology_ports(t, a->size),
-               topo_topology_routes(t, a->size) && (NULL == net || !net->no_links), ibeta};
+    const int routes = topo_topology_routes(t, a->size);
+    ctx_t c = {.t = t,
+               .p = p,
+               .ports = topo_topology_ports(t, a->size),
+               .links = routes && (NULL == net || !net->no_links),
+               .placed = routes && NULL != t->place,
+               .intra_beta = ibeta};
     pass1_t *acc = NULL;
     double *link = NULL;
     int depth = 0, done = 0;
@@ -314,8 +321,10 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         o->port = s1->port;
         o->msg = s1->msg;
         o->link = c.links ? link[st] : 0.0;
-        /* a step with only intra-host messages pays the intra latency */
-        const double alpha = s1->net || !s1->intra ? p->alpha : ialpha;
+        /* the step waits for its slowest message class: the network's
+         * alpha, the intra latency when only ranks of one node talk, the
+         * larger of the two when both do */
+        const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
         o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0);
         o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
     }

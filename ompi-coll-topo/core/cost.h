@@ -54,10 +54,13 @@ typedef struct {
     int no_links; /* 1: price the ports only, without link sharing and hops
                      (the contention-free closed forms); default 0 */
     /* The intra-host link class: messages between ranks placed on one node
-     * (topology.h: place) go over shared memory; 0: the network's alpha /
-     * beta.  A rank's shared-memory traffic and its network ports work in
-     * parallel (its time is the larger of the two); a step costs alpha if
-     * any message crosses the network, else intra_alpha. */
+     * (topology.h: place) go over shared memory, with or without no_links;
+     * 0: the network's alpha / beta (so that callers that set nothing price
+     * every message alike).  A rank's shared-memory traffic, beta_intra *
+     * max(bytes sent, bytes received) to ranks of its node, and its network
+     * ports work in parallel (its time is the larger of the two); a step
+     * costs alpha if its messages all cross the network, intra_alpha if
+     * they all stay on nodes, the larger of the two if both happen. */
     double intra_alpha, intra_beta;
 } topo_cost_net_t;
 

@@ -296,6 +296,15 @@ run pmix-off 2 "$V1 coll_topo_pmix=0" "$ALLREDUCE --comms world --max-count 10" 
 run coords-one-host 4 "$V1 coll_topo_coords_file=$cdir/onehost" \
     "$ALLREDUCE --comms world --max-count 100" \
     "+topology mesh:2x2 (from coordinates file $cdir/onehost, placed: 4 ranks on 1 of 4 nodes)"
+# Two ranks on one host: every message is intra-host, priced at
+# coll_topo_intra_alpha (1 ms here: about 1000 us for 4 bytes, the one
+# step of recursive doubling), or at coll_topo_alpha (2 us) when it is 0.
+run intra-alpha 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=1e-3" \
+    "$ALLREDUCE --comms world --max-count 1" \
+    "+allreduce candidate recursive_doubling for 4 bytes: 1000.0"
+run intra-alpha-network 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=0" \
+    "$ALLREDUCE --comms world --max-count 1" \
+    "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
 # An explicit grid the size of MPI_COMM_WORLD on smaller or reordered
 # communicators: placed by their MPI_COMM_WORLD ranks, no size message.
 run placed-by-world 8 "$V1 coll_topo_topology=torus:2x4" \

@@ -157,16 +157,7 @@ START_TEST(test_windows_agree)
                 !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
                 continue;
             }
-            double lat0, bw0, lat1, bw1, lat2, bw2;
-            ck_assert_int_eq(topo_cost_affine(&cat[k], &a, &defaults, &lat0, &bw0), TOPO_OK);
-            size_t old = topo_cost_link_budget(1);
-            ck_assert_int_eq(topo_cost_affine(&cat[k], &a, &defaults, &lat1, &bw1), TOPO_OK);
-            topo_cost_link_budget(3 * topo_link_count(&t, p));
-            ck_assert_int_eq(topo_cost_affine(&cat[k], &a, &defaults, &lat2, &bw2), TOPO_OK);
-            topo_cost_link_budget(old);
-            ck_assert_msg(fabs(bw0 - bw1) < 1e-20 && fabs(bw0 - bw2) < 1e-20 && lat0 == lat1 &&
-                              lat0 == lat2,
-                          "%s on %s: %g %g %g", cat[k].name, shapes[i], bw0, bw1, bw2);
+            ut_expect_windows_agree(&cat[k], &a, &defaults, NULL);
         }
     }
 }

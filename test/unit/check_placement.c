@@ -152,6 +152,87 @@ START_TEST(test_grid_algorithms_refuse_placements)
 }
 END_TEST
 
+/* Steps where some ranks talk within their node and others across the
+ * network: ring on two nodes of a 4-ring, two ranks each (0 -> 1 and
+ * 2 -> 3 intra-host, 1 -> 2 and 3 -> 0 over one link each).  A step waits
+ * for its slowest class: the larger alpha, and per rank the larger of its
+ * network port time and its shared-memory time. */
+START_TEST(test_mixed_steps)
+{
+    static const int place[] = {0, 0, 1, 1};
+    const topo_topology_t t = placed("torus:4", place);
+    double lat, bw;
+    /* shared memory faster: the network sets the pace, M/4 per step */
+    const topo_cost_net_t fast = {.intra_alpha = 0.25, .intra_beta = 0.5};
+    cost("ring", &t, 4, &fast, &lat, &bw);
+    ut_assert_near(lat, 6 * 1.0);
+    ut_assert_near(bw, 6 * 0.25);
+    /* shared memory slower (as a check of the max): its terms set it */
+    const topo_cost_net_t slow = {.intra_alpha = 3.0, .intra_beta = 4.0};
+    cost("ring", &t, 4, &slow, &lat, &bw);
+    ut_assert_near(lat, 6 * 3.0);
+    ut_assert_near(bw, 6 * 4.0 * 0.25);
+}
+END_TEST
+
+/* no_links prices ports without link sharing and hops; ranks of one node
+ * still talk over shared memory, at the intra parameters. */
+START_TEST(test_intra_without_links)
+{
+    static const int place[] = {5, 5, 6};
+    const topo_topology_t t = placed("torus:4x4", place);
+    const topo_cost_net_t net = {.no_links = 1, .intra_alpha = 0.25, .intra_beta = 0.5};
+    double lat, bw;
+    cost("recursive_doubling", &t, 2, &net, &lat, &bw);
+    ut_assert_near(lat, 0.25);
+    ut_assert_near(bw, 0.5);
+    /* three ranks: the fold step crosses the network (rank 0 -> 1 on one
+     * node, then 1 <-> 2 between nodes): not all intra */
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 3, 0, 0, &t};
+    topo_cost_step_t *st;
+    int depth;
+    ck_assert_int_eq(
+        topo_cost_steps(ut_allreduce("recursive_doubling"), &a, &ut_unit, &net, &st, &depth),
+        TOPO_OK);
+    ck_assert_int_eq(depth, 3);
+    ut_assert_near(st[0].lat, 0.25); /* 0 -> 1: one node */
+    ut_assert_near(st[1].lat, 1.0);  /* 1 <-> 2: the network */
+    ut_assert_near(st[2].lat, 0.25); /* 1 -> 0: the result back */
+    ut_assert_near(st[1].link, 0.0); /* no links modelled */
+    free(st);
+}
+END_TEST
+
+/* Tiny link budgets force the windowed pass; on placements every network
+ * message is routed (a node's links carry all its ranks' messages), and
+ * the result must be the one-pass result. */
+START_TEST(test_windows_agree_on_placements)
+{
+    static const int every_other[] = {0, 2, 4, 6, 8, 10, 12, 14};
+    static const int two_per_node[] = {0, 0, 3, 3, 5, 5, 10, 10};
+    const int *const places[] = {every_other, two_per_node};
+    const topo_cost_params_t p = {2e-6, 1e-10, 2e-10};
+    const topo_cost_net_t net = {.hop = 1e-7, .intra_alpha = 5e-7, .intra_beta = 5e-11};
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    for (int i = 0; i < 2; i++) {
+        const topo_topology_t t = placed("torus:4x4", places[i]);
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 8, 0, 0, &t};
+        int priced = 0;
+        for (int k = 0; k < n; k++) {
+            char why[256];
+            if (cat[k].prim != TOPO_PRIM_ALLREDUCE ||
+                !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
+                continue;
+            }
+            ut_expect_windows_agree(&cat[k], &a, &p, &net);
+            priced++;
+        }
+        ck_assert_int_ge(priced, 4);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("placement");
@@ -161,6 +242,9 @@ int main(void)
     tcase_add_test(tc, test_same_node_is_intra);
     tcase_add_test(tc, test_two_per_node);
     tcase_add_test(tc, test_grid_algorithms_refuse_placements);
+    tcase_add_test(tc, test_mixed_steps);
+    tcase_add_test(tc, test_intra_without_links);
+    tcase_add_test(tc, test_windows_agree_on_placements);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

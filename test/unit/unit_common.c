@@ -131,3 +131,18 @@ void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, cons
     int rc = topo_verify_algo(ut_allreduce(name), &a, msg, sizeof(msg));
     ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
 }
+
+void ut_expect_windows_agree(const topo_algo_t *algo, const topo_gen_args_t *a,
+                             const topo_cost_params_t *p, const topo_cost_net_t *net)
+{
+    double lat0, bw0, lat1, bw1, lat2, bw2;
+    ck_assert_int_eq(topo_cost_affine_net(algo, a, p, net, &lat0, &bw0), TOPO_OK);
+    size_t old = topo_cost_link_budget(1);
+    ck_assert_int_eq(topo_cost_affine_net(algo, a, p, net, &lat1, &bw1), TOPO_OK);
+    topo_cost_link_budget(3 * topo_link_count(a->topo, a->size));
+    ck_assert_int_eq(topo_cost_affine_net(algo, a, p, net, &lat2, &bw2), TOPO_OK);
+    topo_cost_link_budget(old);
+    ck_assert_msg(
+        fabs(bw0 - bw1) < 1e-20 && fabs(bw0 - bw2) < 1e-20 && lat0 == lat1 && lat0 == lat2,
+        "%s: per byte %g %g %g, latency %g %g %g", algo->name, bw0, bw1, bw2, lat0, lat1, lat2);
+}

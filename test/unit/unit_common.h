@@ -54,6 +54,12 @@ void ut_affine(topo_prim_t prim, const char *name, int p, int root, const topo_t
 void ut_expect_affine(topo_prim_t prim, const char *name, int p, int root, const topo_topology_t *t,
                       const topo_cost_net_t *net, double lat, double bw);
 
+/* The cost of algo on a at p and net (NULL: defaults) must be the same
+ * with the smallest link budgets (1 double, 3 steps of links: the windowed
+ * pass and the direct-step shortcut) as in one pass. */
+void ut_expect_windows_agree(const topo_algo_t *algo, const topo_gen_args_t *a,
+                             const topo_cost_params_t *p, const topo_cost_net_t *net);
+
 /* Allreduce `name` on p ranks of t through the verifier, failing with
  * `label` (the topology as the test names it) and the verifier's reason. */
 void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, const char *label);
