@@ -8,18 +8,26 @@
  * Rank pairs are classed by link: the same host (MPI_Get_processor_name)
  * is intra-host, different hosts are network.  For each class that has a
  * pair (rank 0 and the first rank of that class), a ping-pong over message
- * sizes 0 B .. max gives the one-way time (median of several trials):
- * alpha is the intercept of a least-squares line over the eager sizes,
- * beta the slope over the sizes of 256 KiB and more (bandwidth-bound), and
- * the rendezvous jump the time just above the eager limit less that
- * line's prediction there.  The eager limit is the PML's: the BTL's
- * btl_<name>_eager_limit control variable (MPI_T) less 64 bytes of headers,
- * as coll_topo_eager_limit's automatic value computes it, else the largest
- * jump between consecutive sizes.  gamma is the time per byte of
- * MPI_Reduce_local (MPI_SUM, MPI_DOUBLE) over a large buffer.
+ * sizes 0 B .. max gives the one-way time (median of several trials; rank
+ * 0's times are broadcast, so every rank takes the same decisions and the
+ * pair always agrees on the next size).  The eager limit is the PML's: the
+ * class's BTL's btl_<name>_eager_limit control variable (MPI_T) less 64
+ * bytes of headers, as coll_topo_eager_limit's automatic value computes
+ * it; without one, the jump that a least-squares step fit finds in the
+ * ping-pong, bisected to the byte.  alpha is the intercept of a
+ * least-squares line over the eager sizes, beta the slope over the sizes
+ * of 256 KiB and more (bandwidth-bound), and the rendezvous cost the time
+ * just above the eager limit less the eager line's prediction there.
+ * gamma is the time per byte of MPI_Reduce_local (MPI_SUM, MPI_DOUBLE)
+ * over a large buffer.  A value that could not be measured (a positive
+ * number) is left out of the settings with the reason, so that the
+ * component's default applies: 0 means "no protocol switch" to
+ * coll_topo_eager_limit and coll_topo_rndv_alpha.
  */
 #include "fit.h"
 
+#include <errno.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,29 +35,43 @@
 
 #define EAGER_HEADERS 64
 #define TRIALS 7
+#define MAX_SIZES 64
+/* sizes from here on are bandwidth-bound: beta's fit */
+#define BW_MIN 262144.0
+/* smaller sizes are latency noise and inline-send steps, not the protocol
+ * switch */
+#define JUMP_MIN 256.0
 
 static int rank, nprocs;
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: mpirun -np N topo-calibrate [--quick] [--max-bytes BYTES] [--reps N]\n"
-            "                                  [--format=mca|conf|both]\n"
-            "\n"
-            "Measures alpha and beta (ping-pong, per link class: intra-host and network),\n"
-            "the eager limit and the rendezvous cost, and gamma (MPI_Reduce_local), and\n"
-            "prints the coll/topo MCA settings: as --mca flags (mca), as lines for an MCA\n"
-            "parameter file such as $HOME/.openmpi/mca-params.conf (conf), or both\n"
-            "(default).  Needs at least 2 ranks; ranks on two hosts measure the network.\n"
-            "\n"
-            "  --quick          a short run (a few seconds, sizes up to 1 MiB)\n"
-            "  --max-bytes N    largest ping-pong message (default 16 MiB)\n"
-            "  --reps N         round trips per trial for small messages (default 1000)\n");
+    fprintf(
+        f,
+        "usage: mpirun -np N topo-calibrate [--quick] [--max-bytes BYTES] [--reps N]\n"
+        "                                  [--format=mca|conf|both] [--table] [--measure-eager]\n"
+        "\n"
+        "Measures alpha and beta (ping-pong, per link class: intra-host and network),\n"
+        "the eager limit and the rendezvous cost, and gamma (MPI_Reduce_local), and\n"
+        "prints the coll/topo MCA settings: as --mca flags (mca), as lines for an MCA\n"
+        "parameter file such as $HOME/.openmpi/mca-params.conf (conf), or both\n"
+        "(default).  Needs at least 2 ranks; ranks on two hosts measure the network.\n"
+        "A value that could not be measured is left out, with the reason, so that the\n"
+        "component's default applies.\n"
+        "\n"
+        "  --quick          a short run (a few seconds, sizes up to 1 MiB)\n"
+        "  --max-bytes N    largest ping-pong message, suffixes k, M, G (x1024)\n"
+        "                   (default 16M; 1k .. 1G)\n"
+        "  --reps N         round trips per trial for small messages (default 1000)\n"
+        "  --table          also print the measured one-way time of every size\n"
+        "  --measure-eager  find the eager limit in the ping-pong even where the BTL's\n"
+        "                   btl_<name>_eager_limit is known (to check it)\n");
 }
 
 /* The one-way time of `bytes` between rank 0 and `peer` (median of TRIALS
  * trials of `reps` round trips).  Every rank calls it; only the pair moves
- * data; the result is valid on rank 0. */
+ * data.  Rank 0's time is returned on every rank, so that all take the
+ * same decisions from it (the sizes that follow, above all). */
 static double pingpong(int peer, size_t bytes, int reps, char *buf)
 {
     double t[TRIALS];
@@ -67,7 +89,23 @@ static double pingpong(int peer, size_t bytes, int reps, char *buf)
         }
         t[k] = (MPI_Wtime() - t0) / (2.0 * reps);
     }
-    return topo_fit_median(t, TRIALS);
+    double m = topo_fit_median(t, TRIALS);
+    MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return m;
+}
+
+typedef struct {
+    int peer, reps;
+    char *buf;
+} pingpong_t;
+
+/* pingpong with fewer round trips for large messages (topo_fit_bisect_limit's
+ * time function) */
+static double pingpong_size(size_t bytes, void *ctx)
+{
+    const pingpong_t *pp = ctx;
+    const int r = bytes <= 65536 ? pp->reps : (bytes <= ((size_t)1 << 20) ? pp->reps / 20 + 2 : 3);
+    return pingpong(pp->peer, bytes, r, pp->buf);
 }
 
 /* The control variable `name` (an eager limit) through MPI_T, or 0. */
@@ -116,69 +154,110 @@ static size_t cvar_size(const char *name)
     return value;
 }
 
+/* The first of the NULL-terminated `names` that is a control variable
+ * with a value, and that value in *value; NULL when none is. */
+static const char *first_cvar(const char *const *names, size_t *value)
+{
+    for (; NULL != *names; names++) {
+        if ((*value = cvar_size(*names)) > 0) {
+            return *names;
+        }
+    }
+    return NULL;
+}
+
 typedef struct {
-    const char *name;  /* "intra-host", "network" */
-    int peer;          /* -1: no pair of this class */
-    double alpha, beta, rndv;
-    size_t eager;      /* payload bytes that still go eagerly */
-    const char *eager_from;
-    int ok;
+    const char *name;         /* "intra-host", "network" */
+    const char *const *cvars; /* eager limits of the BTLs that may carry it, by preference */
+    int peer;                 /* -1: no pair of this class */
+    int n;                    /* the ping-pong: n sizes x, one-way seconds y */
+    double x[MAX_SIZES], y[MAX_SIZES];
+    int ok; /* alpha and beta measured (> 0) */
+    double alpha, beta;
+    char why[160]; /* why not ok */
+    size_t eager;  /* payload bytes that still go eagerly; 0: unknown */
+    char eager_from[256];
+    double rndv; /* > 0: measured */
+    char rndv_why[160];
 } link_class_t;
 
-/* Measure one class: sizes 0, 1, 2, 4, .. max, and both sides of the eager
- * limit. */
-static void measure(link_class_t *lc, size_t max, int reps, size_t eager_hint, char *buf)
+/* Measure one class: sizes 0, 1, 2, 4, .. max, the eager limit, and the
+ * time just above it. */
+static void measure(link_class_t *lc, size_t max, int reps, int use_cvars, char *buf)
 {
-    double x[80], y[80];
-    int n = 0;
-    for (size_t s = 0; s <= max && n < 64; s = s ? 2 * s : 1) {
-        int r = s <= 65536 ? reps : (s <= (1u << 20) ? reps / 20 + 2 : 3);
-        x[n] = (double)s;
-        y[n] = pingpong(lc->peer, s, r, buf);
-        n++;
+    pingpong_t pp = {lc->peer, reps, buf};
+    const double *x = lc->x, *y = lc->y;
+    lc->n = 0;
+    for (size_t s = 0; s <= max && lc->n < MAX_SIZES; s = s ? 2 * s : 1) {
+        lc->x[lc->n] = (double)s;
+        lc->y[lc->n] = pingpong_size(s, &pp);
+        lc->n++;
     }
-    /* the eager limit: from the BTL, else the largest jump */
-    size_t eager = eager_hint;
-    lc->eager_from = "the BTL's eager_limit (MPI_T) less 64 bytes of headers";
-    if (0 == eager) {
-        double best = 0.0;
-        for (int i = 1; i < n; i++) {
-            if (x[i - 1] >= 256 && y[i] - y[i - 1] > best) {
-                best = y[i] - y[i - 1];
-                eager = (size_t)x[i - 1];
-            }
+    const int n = lc->n;
+
+    /* the eager limit: from the BTL, else the ping-pong's jump bisected */
+    double ja = 0, jb = 0, jc = 0;
+    const int k = topo_fit_step(x, y, n, JUMP_MIN, &ja, &jb, &jc);
+    size_t cv = 0;
+    const char *cname = use_cvars ? first_cvar(lc->cvars, &cv) : NULL;
+    lc->eager = 0;
+    if (NULL != cname && cv > EAGER_HEADERS) {
+        lc->eager = cv - EAGER_HEADERS;
+        int w = snprintf(lc->eager_from, sizeof(lc->eager_from),
+                         "%s = %zu (MPI_T) less %d bytes of headers", cname, cv, EAGER_HEADERS);
+        if (k >= 0 && !(x[k] <= (double)lc->eager && (double)lc->eager < x[k + 1]) && w > 0 &&
+            (size_t)w < sizeof(lc->eager_from)) {
+            snprintf(lc->eager_from + w, sizeof(lc->eager_from) - (size_t)w,
+                     "; note: the ping-pong's jump is between %.0f and %.0f B", x[k], x[k + 1]);
         }
-        lc->eager_from = "the largest jump between measured sizes";
+    } else if (k >= 0) {
+        lc->eager = topo_fit_bisect_limit(pingpong_size, &pp, (size_t)x[k], (size_t)x[k + 1], 1, ja,
+                                          jb, jc);
+        snprintf(lc->eager_from, sizeof(lc->eager_from),
+                 "the ping-pong's jump between %.0f and %.0f B, bisected", x[k], x[k + 1]);
+    } else {
+        snprintf(lc->eager_from, sizeof(lc->eager_from), "%sno jump in the ping-pong up to %zu B",
+                 use_cvars ? "no BTL eager limit through MPI_T and " : "", max);
     }
-    /* alpha and the eager slope: sizes up to the limit */
-    double ex[80], ey[80], bx[80], by[80];
-    int ne = 0, nb = 0;
-    for (int i = 0; i < n; i++) {
-        if (x[i] <= (double)eager) {
-            ex[ne] = x[i];
-            ey[ne++] = y[i];
-        }
-        if (x[i] >= 262144.0) {
-            bx[nb] = x[i];
-            by[nb++] = y[i];
-        }
-    }
+
+    /* alpha and the eager line: the sizes that go eagerly (all below the
+     * bandwidth-bound ones when the limit is unknown); beta: the
+     * bandwidth-bound sizes above the limit, else the eager slope */
     double a = 0, be = 0, ab = 0, bb = 0;
-    lc->ok = 0 == topo_fit_line(ex, ey, ne, &a, &be);
-    if (!lc->ok) {
+    const double eager_hi = lc->eager > 0 ? (double)lc->eager : BW_MIN - 1;
+    if (0 != topo_fit_range(x, y, n, 0.0, eager_hi, &a, &be)) {
+        snprintf(lc->why, sizeof(lc->why), "fewer than 2 sizes up to %.0f B", eager_hi);
+        lc->ok = 0;
         return;
     }
     lc->alpha = a > 0 ? a : y[0];
-    lc->beta = 0 == topo_fit_line(bx, by, nb, &ab, &bb) && bb > 0 ? bb : be;
-    /* the rendezvous jump just above the limit */
-    size_t above = eager + 16 <= max ? eager + 16 : 0;
-    lc->rndv = 0.0;
-    if (above > 0) {
-        double t = pingpong(lc->peer, above, reps, buf);
-        double jump = t - (lc->alpha + be * (double)above);
-        lc->rndv = jump > 0 ? jump : 0.0;
+    const double bw_lo = (double)lc->eager + 1 > BW_MIN ? (double)lc->eager + 1 : BW_MIN;
+    lc->beta = 0 == topo_fit_range(x, y, n, bw_lo, INFINITY, &ab, &bb) && bb > 0 ? bb : be;
+    lc->ok = lc->alpha > 0 && lc->beta > 0;
+    if (!lc->ok) {
+        snprintf(lc->why, sizeof(lc->why),
+                 "the fitted time per byte is %.3g s, not positive (try a larger --max-bytes)",
+                 lc->beta);
     }
-    lc->eager = eager;
+
+    /* the rendezvous jump just above the limit */
+    lc->rndv = 0.0;
+    if (0 == lc->eager) {
+        snprintf(lc->rndv_why, sizeof(lc->rndv_why), "no eager limit known");
+    } else if (lc->eager + 16 > max) {
+        snprintf(lc->rndv_why, sizeof(lc->rndv_why),
+                 "--max-bytes %zu does not reach above the eager limit", max);
+    } else {
+        const size_t above = lc->eager + 16;
+        const double t = pingpong_size(above, &pp), line = a + be * (double)above;
+        if (t > line) {
+            lc->rndv = t - line;
+        } else {
+            snprintf(lc->rndv_why, sizeof(lc->rndv_why),
+                     "%zu B took %.3f us, not more than the eager line's %.3f us", above, t * 1e6,
+                     line * 1e6);
+        }
+    }
 }
 
 static double measure_gamma(size_t bytes)
@@ -205,33 +284,96 @@ static double measure_gamma(size_t bytes)
     return topo_fit_median(t, TRIALS);
 }
 
-static void setting(int mca, const char *name, double v)
+typedef struct {
+    const char *name;
+    double value;    /* printed when finite and positive */
+    int integer;     /* printed as an integer */
+    const char *why; /* else why not */
+} setting_t;
+
+static int valid(const setting_t *st)
 {
-    printf(mca ? " --mca %s %.3g" : "%s = %.3g\n", name, v);
+    return isfinite(st->value) && st->value > 0;
 }
 
-static void print_settings(int mca, const link_class_t *intra, const link_class_t *net, double gamma)
+static void print_settings(int mca, const setting_t *st, int ns, const char *note)
 {
-    /* one host: every message of the job is intra-host, so the network
-     * parameters, which price the other messages, take the intra values */
-    const link_class_t *n = net->ok ? net : intra;
-    printf(mca ? "# as mpirun options:\n" : "# for an MCA parameter file ($HOME/.openmpi/mca-params.conf):\n");
-    if (!net->ok) {
-        printf("# network: not measured (all ranks on one host): coll_topo_alpha and\n"
-               "# coll_topo_beta are the intra-host values, right for one-host jobs\n");
+    printf(mca ? "# as mpirun options:\n"
+               : "# for an MCA parameter file ($HOME/.openmpi/mca-params.conf):\n");
+    if (NULL != note) {
+        printf("%s", note);
     }
-    setting(mca, "coll_topo_alpha", n->alpha);
-    setting(mca, "coll_topo_beta", n->beta);
-    if (intra->ok) {
-        setting(mca, "coll_topo_intra_alpha", intra->alpha);
-        setting(mca, "coll_topo_intra_beta", intra->beta);
+    for (int i = 0; i < ns; i++) {
+        if (!valid(&st[i])) {
+            printf("# %s left out (the component's default applies): %s\n", st[i].name, st[i].why);
+        }
     }
-    setting(mca, "coll_topo_gamma", gamma);
-    printf(mca ? " --mca %s %zu" : "%s = %zu\n", "coll_topo_eager_limit", n->eager);
-    setting(mca, "coll_topo_rndv_alpha", n->rndv);
+    for (int i = 0; i < ns; i++) {
+        if (valid(&st[i])) {
+            printf(mca ? " --mca %s " : "%s = ", st[i].name);
+            printf(st[i].integer ? "%.0f" : "%.3g", st[i].value);
+            printf(mca ? "" : "\n");
+        }
+    }
     if (mca) {
         printf("\n");
     }
+}
+
+/* BYTES with an optional binary suffix k, M or G; 0 when malformed */
+static size_t parse_bytes(const char *s)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (0 != errno || end == s || '-' == s[0]) {
+        return 0;
+    }
+    int shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    return '\0' == *end && v <= (1ull << 40) ? (size_t)(v << shift) : 0;
+}
+
+/* The value of option `name` at argv[*i], as "--name=V" or "--name V"
+ * (then *i advances); NULL when argv[*i] is not that option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    const size_t l = strlen(name);
+    if (0 != strncmp(argv[*i], name, l)) {
+        return NULL;
+    }
+    if ('=' == argv[*i][l]) {
+        return argv[*i] + l + 1;
+    }
+    if ('\0' == argv[*i][l] && *i + 1 < argc) {
+        return argv[++*i];
+    }
+    return NULL;
+}
+
+static int finish(int code)
+{
+    MPI_T_finalize();
+    MPI_Finalize();
+    return code;
 }
 
 int main(int argc, char **argv)
@@ -242,55 +384,54 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     size_t max = (size_t)16 << 20;
-    int reps = 1000, quick = 0, fmt_mca = 1, fmt_conf = 1;
+    long reps = 1000;
+    int quick = 0, fmt_mca = 1, fmt_conf = 1, table = 0, use_cvars = 1;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        char *end = NULL;
         if (0 == strcmp(a, "--help") || 0 == strcmp(a, "-h")) {
             if (0 == rank) {
                 usage(stdout);
             }
-            MPI_T_finalize();
-            MPI_Finalize();
-            return 0;
+            return finish(0);
         } else if (0 == strcmp(a, "--quick")) {
             quick = 1;
-        } else if (0 == strcmp(a, "--max-bytes") && i + 1 < argc) {
-            max = strtoull(argv[++i], NULL, 10);
-        } else if (0 == strcmp(a, "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
-        } else if (0 == strncmp(a, "--format=", 9) &&
-                   (0 == strcmp(a + 9, "mca") || 0 == strcmp(a + 9, "conf") ||
-                    0 == strcmp(a + 9, "both"))) {
-            fmt_mca = 0 != strcmp(a + 9, "conf");
-            fmt_conf = 0 != strcmp(a + 9, "mca");
+        } else if (0 == strcmp(a, "--table")) {
+            table = 1;
+        } else if (0 == strcmp(a, "--measure-eager")) {
+            use_cvars = 0;
+        } else if (NULL != (v = opt_value(argc, argv, &i, "--max-bytes"))) {
+            max = parse_bytes(v);
+        } else if (NULL != (v = opt_value(argc, argv, &i, "--reps"))) {
+            reps = strtol(v, &end, 10);
+            reps = '\0' == *end && end != v ? reps : 0;
+        } else if (NULL != (v = opt_value(argc, argv, &i, "--format")) &&
+                   (0 == strcmp(v, "mca") || 0 == strcmp(v, "conf") || 0 == strcmp(v, "both"))) {
+            fmt_mca = 0 != strcmp(v, "conf");
+            fmt_conf = 0 != strcmp(v, "mca");
         } else {
             if (0 == rank) {
                 fprintf(stderr, "topo-calibrate: unknown or incomplete option '%s'\n", a);
                 usage(stderr);
             }
-            MPI_T_finalize();
-            MPI_Finalize();
-            return 2;
+            return finish(2);
         }
     }
     if (quick) {
         max = max < ((size_t)1 << 20) ? max : (size_t)1 << 20;
         reps = reps < 200 ? reps : 200;
     }
-    if (reps < 1 || max < 1024 || max > ((size_t)1 << 30)) {
+    if (reps < 1 || reps > 1000000 || max < 1024 || max > ((size_t)1 << 30)) {
         if (0 == rank) {
-            fprintf(stderr, "topo-calibrate: --reps must be >= 1 and --max-bytes within 1 KiB..1 GiB\n");
+            fprintf(stderr, "topo-calibrate: --reps must be within 1..1000000 and --max-bytes "
+                            "within 1k..1G\n");
         }
-        MPI_T_finalize();
-        MPI_Finalize();
-        return 2;
+        return finish(2);
     }
     if (nprocs < 2) {
         fprintf(stderr, "topo-calibrate: needs at least 2 ranks (mpirun -np 2 ...; ranks on two "
                         "hosts measure the network as well)\n");
-        MPI_T_finalize();
-        MPI_Finalize();
-        return 2;
+        return finish(2);
     }
 
     /* link classes: every rank's host name, the same everywhere */
@@ -301,13 +442,22 @@ int main(int argc, char **argv)
     if (NULL == names || NULL == buf) {
         fprintf(stderr, "topo-calibrate: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
     }
     memset(buf, 1, max + 64);
     MPI_Get_processor_name(mine, &len);
     MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                   MPI_COMM_WORLD);
-    link_class_t intra = {"intra-host", -1, 0, 0, 0, 0, NULL, 0};
-    link_class_t net = {"network", -1, 0, 0, 0, 0, NULL, 0};
+    /* The BTLs ob1 may use per class, by its preference; a BTL's variables
+     * exist only where its component was opened, e.g. tcp alone with
+     * --mca btl self,tcp, which then carries the intra-host pairs too. */
+    static const char *const intra_cvars[] = {"btl_vader_eager_limit", "btl_sm_eager_limit",
+                                              "btl_tcp_eager_limit", NULL};
+    static const char *const net_cvars[] = {"btl_openib_eager_limit", "btl_uct_eager_limit",
+                                            "btl_ofi_eager_limit",    "btl_usnic_eager_limit",
+                                            "btl_tcp_eager_limit",    NULL};
+    static link_class_t intra = {.name = "intra-host", .cvars = intra_cvars, .peer = -1};
+    static link_class_t net = {.name = "network", .cvars = net_cvars, .peer = -1};
     int hosts = 1;
     for (int r = 1; r < nprocs; r++) {
         const int same = 0 == strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, names);
@@ -322,53 +472,78 @@ int main(int argc, char **argv)
         }
         hosts += !seen;
     }
-    size_t vader = cvar_size("btl_vader_eager_limit"), tcp = cvar_size("btl_tcp_eager_limit");
-    if (intra.peer > 0) {
-        measure(&intra, max, reps, vader > EAGER_HEADERS ? vader - EAGER_HEADERS : 0, buf);
-    }
-    if (net.peer > 0) {
-        measure(&net, max, reps, tcp > EAGER_HEADERS ? tcp - EAGER_HEADERS : 0, buf);
+    link_class_t *cls[2] = {&intra, &net};
+    for (int i = 0; i < 2; i++) {
+        if (cls[i]->peer > 0) {
+            measure(cls[i], max, (int)reps, use_cvars, buf);
+        } else {
+            snprintf(cls[i]->why, sizeof(cls[i]->why), "no pair of ranks %s",
+                     i ? "on different hosts" : "on one host");
+        }
     }
     double gamma = measure_gamma(quick ? (size_t)1 << 20 : (size_t)8 << 20);
 
     if (0 == rank) {
         printf("# coll/topo calibration: %d ranks on %d host%s\n", nprocs, hosts,
                hosts > 1 ? "s" : "");
-        const link_class_t *cls[2] = {&intra, &net};
         for (int i = 0; i < 2; i++) {
             const link_class_t *lc = cls[i];
             if (lc->peer < 0) {
-                printf("# %s: not measured (no pair of ranks %s)\n", lc->name,
-                       i ? "on different hosts" : "on one host");
-            } else if (!lc->ok) {
-                printf("# %s (ranks 0 and %d): the fit failed (too few sizes below the eager "
-                       "limit)\n",
-                       lc->name, lc->peer);
+                printf("# %s: not measured (%s)\n", lc->name, lc->why);
+                continue;
+            }
+            printf("# %s (ranks 0 and %d): ", lc->name, lc->peer);
+            if (lc->ok) {
+                printf("alpha %.3f us, beta %.4f ns/B (%.2f GB/s), ", lc->alpha * 1e6,
+                       lc->beta * 1e9, 1e-9 / lc->beta);
             } else {
-                printf("# %s (ranks 0 and %d): alpha %.3f us, beta %.4f ns/B (%.2f GB/s), eager "
-                       "limit %zu B (from %s), rendezvous +%.3f us\n",
-                       lc->name, lc->peer, lc->alpha * 1e6, lc->beta * 1e9,
-                       lc->beta > 0 ? 1e-9 / lc->beta : 0.0, lc->eager, lc->eager_from,
-                       lc->rndv * 1e6);
+                printf("alpha and beta not measured (%s), ", lc->why);
+            }
+            if (lc->eager > 0) {
+                printf("eager limit %zu B (from %s), ", lc->eager, lc->eager_from);
+            } else {
+                printf("eager limit unknown (%s), ", lc->eager_from);
+            }
+            if (lc->rndv > 0) {
+                printf("rendezvous +%.3f us\n", lc->rndv * 1e6);
+            } else {
+                printf("rendezvous cost not measured (%s)\n", lc->rndv_why);
+            }
+            for (int j = 0; table && j < lc->n; j++) {
+                printf("# %s ping-pong: %.0f B %.3f us\n", lc->name, lc->x[j], lc->y[j] * 1e6);
             }
         }
         printf("# reduction: gamma %.4f ns/B (MPI_Reduce_local, MPI_SUM on MPI_DOUBLE)\n",
                gamma * 1e9);
-        if (!intra.ok && !net.ok) {
-            printf("# no settings: nothing could be measured\n");
-        } else {
-            if (fmt_mca) {
-                print_settings(1, &intra, &net, gamma);
-            }
-            if (fmt_conf) {
-                print_settings(0, &intra, &net, gamma);
-            }
+
+        /* One host: every message of the job is intra-host, and without a
+         * known placement the component prices all of them with
+         * coll_topo_alpha and coll_topo_beta, so those take the intra-host
+         * values. */
+        const link_class_t *n = net.peer > 0 ? &net : &intra;
+        const char *note =
+            net.peer > 0 ? NULL
+                         : "# network: not measured (all ranks on one host): coll_topo_alpha and\n"
+                           "# coll_topo_beta are the intra-host values, right for one-host jobs\n";
+        const setting_t st[] = {
+            {"coll_topo_alpha", n->ok ? n->alpha : 0, 0, n->why},
+            {"coll_topo_beta", n->ok ? n->beta : 0, 0, n->why},
+            {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why},
+            {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why},
+            {"coll_topo_gamma", gamma, 0, "MPI_Reduce_local could not be timed"},
+            {"coll_topo_eager_limit", (double)n->eager, 1, n->eager_from},
+            {"coll_topo_rndv_alpha", n->rndv, 0, n->rndv_why},
+        };
+        const int ns = (int)(sizeof(st) / sizeof(st[0]));
+        if (fmt_mca) {
+            print_settings(1, st, ns, note);
+        }
+        if (fmt_conf) {
+            print_settings(0, st, ns, note);
         }
         fflush(stdout);
     }
     free(names);
     free(buf);
-    MPI_T_finalize();
-    MPI_Finalize();
-    return 0;
+    return finish(0);
 }

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # tools/topo-calibrate on 2 ranks (--quick): every setting is printed with
 # a finite positive value (the eager limit an integer), the one-host note
-# is there, refusals are clear, and a collective program runs with the
-# printed settings that this build's component knows (the others are left
-# out, so the test holds before and after parameters are added).
+# is there, the --format choices print what they name, a value that cannot
+# be measured is left out with its reason (never printed as 0, which
+# switches the protocol term off), the eager limit comes from the BTL's
+# control variable (MPI_T) or from the ping-pong, refusals are clear, and a
+# collective program runs with the printed settings that this build's
+# component knows (the others are left out, so the test holds before and
+# after parameters are added).  No assertion is on a measured time.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cal=${TOPO_CALIBRATE:-${TOPO_BUILDDIR:-$here/../..}/tools/topo-calibrate}
 MPIRUN=${MPIRUN:-mpirun}
 command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 77; }
-[ -x "$cal" ] || { echo "FAIL: $cal not built"; exit 99; }
-prog=${TOPO_TEST_BUILDDIR:-$here/..}/mpi/test_allreduce
+# shellcheck source=/dev/null # test/mpi/runner-lib.sh: find_first
+. "$here/../mpi/runner-lib.sh"
+cal_dir=$(find_first topo-calibrate "${TOPO_CALIBRATE_DIR:-}" "${TOPO_BUILDDIR:+$TOPO_BUILDDIR/tools}" \
+    "$here/../../tools" ./tools) || { echo "ERROR: topo-calibrate not built (set TOPO_CALIBRATE_DIR)"; exit 99; }
+cal=$cal_dir/topo-calibrate
+prog_dir=$(find_first test_allreduce "${TOPO_MPI_TEST_DIR:-}" \
+    "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here/../mpi" ./test/mpi) || prog_dir=
+prog=${prog_dir:+$prog_dir/test_allreduce}
 comp=${TOPO_MCA_COMPONENT_PATH:-}
+# shellcheck disable=SC2054 # the comma is inside one value
 flags=(--oversubscribe --mca btl self,vader)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/topo-calibrate.XXXXXX") || exit 1
@@ -35,24 +45,68 @@ for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_be
         fail "$p missing from the parameter-file lines"
         continue
     fi
-    # finite and positive (the rendezvous cost may be 0), the limit an integer
-    awk -v v="$v" -v p="$p" 'BEGIN {
-        if (v !~ /^[0-9.]+(e[-+][0-9]+)?$/) exit 1
-        if (p == "coll_topo_rndv_alpha") exit !(v + 0 >= 0)
-        exit !(v + 0 > 0) }' || fail "$p = '$v' is not a finite positive number"
+    # finite and positive, the limit an integer
+    awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e[-+][0-9]+)?$/ && v + 0 > 0) }' ||
+        fail "$p = '$v' is not a finite positive number"
     grep -q -- "--mca $p $v" "$tmp/out" || fail "$p = $v not among the --mca options"
 done
 v=$(sed -n 's/^coll_topo_eager_limit = //p' "$tmp/out")
 [[ "$v" =~ ^[0-9]+$ ]] || fail "coll_topo_eager_limit '$v' is not an integer"
+
+# --format: one form each
+grep -q -- '--mca' "$tmp/out" || fail "--format=both (default): no --mca options"
+for f in mca conf; do
+    timeout 120 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --quick --reps 20 --format=$f >"$tmp/$f" 2>&1 ||
+        fail "--format=$f exited non-zero: $(tail -3 "$tmp/$f")"
+done
+grep -q -- '--mca coll_topo_gamma ' "$tmp/mca" || fail "--format=mca: no --mca line"
+grep -q '^coll_topo_[a-z_]* = ' "$tmp/mca" && fail "--format=mca printed parameter-file lines"
+grep -q '^coll_topo_gamma = ' "$tmp/conf" || fail "--format=conf: no parameter-file lines"
+grep -q -- '--mca' "$tmp/conf" && fail "--format=conf printed --mca options"
+
+# the eager limit read through MPI_T: vader's, changed, less 64 bytes of headers
+timeout 120 "$MPIRUN" "${flags[@]}" -np 2 --mca btl_vader_eager_limit 8192 "$cal" --quick --reps 20 \
+    --format=conf >"$tmp/e8k" 2>&1 || fail "btl_vader_eager_limit 8192: exited non-zero"
+grep -q '^coll_topo_eager_limit = 8128$' "$tmp/e8k" ||
+    fail "btl_vader_eager_limit 8192: not coll_topo_eager_limit = 8128: $(grep eager "$tmp/e8k")"
+grep -q 'from btl_vader_eager_limit = 8192 (MPI_T)' "$tmp/e8k" || fail "btl_vader_eager_limit 8192: source not named"
+
+# no message above the eager limit: the rendezvous cost is left out, not 0
+timeout 120 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --quick --reps 20 --max-bytes 2k >"$tmp/small" 2>&1 ||
+    fail "--max-bytes 2k exited non-zero: $(tail -3 "$tmp/small")"
+grep -q '^# coll_topo_rndv_alpha left out (the component.s default applies): --max-bytes 2048 does not reach above the eager limit' "$tmp/small" ||
+    fail "--max-bytes 2k: no reason for leaving out coll_topo_rndv_alpha"
+grep -Eq 'coll_topo_rndv_alpha( =)? [0-9]' "$tmp/small" && fail "--max-bytes 2k: a rendezvous cost was printed"
+grep -q '^coll_topo_eager_limit = 4032$' "$tmp/small" || fail "--max-bytes 2k: the eager limit is not vader's 4032"
+
+# the eager limit found in the ping-pong (bisected) or, on a noisy machine,
+# left out with the reason; either way the run completes (the pair agrees
+# on every size) and prints no 0
+timeout 120 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --quick --measure-eager --format=conf >"$tmp/meas" 2>&1 ||
+    fail "--measure-eager exited non-zero: $(tail -3 "$tmp/meas")"
+if grep -q "eager limit [0-9]* B (from the ping-pong's jump between" "$tmp/meas"; then
+    v=$(sed -n 's/^coll_topo_eager_limit = //p' "$tmp/meas")
+    if ! [[ "$v" =~ ^[0-9]+$ ]] || [ "$v" -lt 256 ]; then fail "--measure-eager: eager limit '$v'"; fi
+else
+    grep -q '^# coll_topo_eager_limit left out (the component.s default applies): no jump in the ping-pong' "$tmp/meas" ||
+        fail "--measure-eager: neither a measured eager limit nor the reason: $(grep eager "$tmp/meas")"
+fi
+grep -Eq ' = 0$' "$tmp/meas" && fail "--measure-eager: a 0 was printed"
+
+# --help, without a second rank
+timeout 60 "$MPIRUN" "${flags[@]}" -np 1 "$cal" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"
+grep -q '^usage: mpirun -np N topo-calibrate' "$tmp/help" || fail "--help: no usage"
 
 # refusals
 timeout 60 "$MPIRUN" "${flags[@]}" -np 1 "$cal" --quick >"$tmp/one" 2>&1 && fail "1 rank accepted"
 grep -q 'needs at least 2 ranks' "$tmp/one" || fail "1 rank: no clear message"
 timeout 60 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --bogus >"$tmp/bad" 2>&1 && fail "--bogus accepted"
 grep -q "unknown or incomplete option '--bogus'" "$tmp/bad" || fail "--bogus: no clear message"
+timeout 60 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --max-bytes 12X >"$tmp/badsize" 2>&1 && fail "--max-bytes 12X accepted"
+grep -q 'max-bytes' "$tmp/badsize" || fail "--max-bytes 12X: no clear message"
 
 # the settings, fed back (only those this build's component lists)
-if [ -n "$comp" ] && [ -x "$prog" ]; then
+if [ -n "$comp" ] && [ -n "$prog" ] && [ -x "$prog" ]; then
     known=$(OMPI_MCA_mca_component_path="$comp" ompi_info --param coll topo --level 9 --parsable 2>/dev/null |
         sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):value:.*/\1/p' | sort -u)
     mca=()
@@ -72,7 +126,7 @@ else
 fi
 
 if [ $failures = 0 ]; then
-    echo "PASS: topo-calibrate: $(grep -c ' = ' "$tmp/out") settings printed and accepted"
+    echo "PASS: topo-calibrate: $(grep -c '^coll_topo_[a-z_]* = ' "$tmp/out") settings printed and accepted"
     exit 0
 fi
 sed 's/^/    /' "$tmp/out"

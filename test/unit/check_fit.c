@@ -126,14 +126,14 @@ END_TEST
  * 0 B .. 16 MiB): vader (eager limit 4096: the jump from 2048 to 4096 B)
  * and TCP over loopback (65536: from 32768 to 65536 B, with a smaller
  * rise before it).  An absolute largest-jump rule picked 524288 for TCP. */
-static const double vader_us[] = {0.3872, 0.4076, 0.4059, 0.4091, 0.4088, 0.4677, 0.4801,
-                                  0.4907, 0.4865, 0.5051, 0.7889, 0.8063, 0.9100, 4.1322,
-                                  4.4987, 5.3951, 7.1669, 10.4680, 16.7735, 29.4902, 53.3774,
-                                  109.7041, 215.2478, 424.9432, 867.9303, 1772.6222};
-static const double tcp_us[] = {9.5549, 9.6562, 9.6646, 9.7024, 9.6264, 9.6737, 9.7188,
-                                9.7480, 9.7922, 9.8261, 10.1439, 10.3375, 11.2301, 11.3141,
-                                12.3813, 13.1459, 19.5481, 48.6344, 56.5483, 72.6366, 108.0710,
-                                233.8684, 398.6313, 870.7273, 1823.3770, 3743.7518};
+static const double vader_us[] = {
+    0.3872,  0.4076,  0.4059,  0.4091,   0.4088,   0.4677,   0.4801,   0.4907,   0.4865,
+    0.5051,  0.7889,  0.8063,  0.9100,   4.1322,   4.4987,   5.3951,   7.1669,   10.4680,
+    16.7735, 29.4902, 53.3774, 109.7041, 215.2478, 424.9432, 867.9303, 1772.6222};
+static const double tcp_us[] = {
+    9.5549,  9.6562,  9.6646,   9.7024,   9.6264,   9.6737,   9.7188,    9.7480,   9.7922,
+    9.8261,  10.1439, 10.3375,  11.2301,  11.3141,  12.3813,  13.1459,   19.5481,  48.6344,
+    56.5483, 72.6366, 108.0710, 233.8684, 398.6313, 870.7273, 1823.3770, 3743.7518};
 
 START_TEST(test_step_measured)
 {
@@ -158,9 +158,8 @@ static double switch_at_4032(size_t bytes, void *ctx)
 START_TEST(test_bisect_limit)
 {
     int calls = 0;
-    ck_assert_uint_eq(topo_fit_bisect_limit(switch_at_4032, &calls, 2048, 4096, 1, 1e-6, 1e-10,
-                                            3e-6),
-                      4032);
+    ck_assert_uint_eq(
+        topo_fit_bisect_limit(switch_at_4032, &calls, 2048, 4096, 1, 1e-6, 1e-10, 3e-6), 4032);
     ck_assert_int_eq(calls, 11); /* log2(2048) halvings */
     calls = 0;
     const size_t l =
@@ -169,9 +168,8 @@ START_TEST(test_bisect_limit)
     ck_assert_int_eq(calls, 8);
     /* an empty interval asks nothing */
     calls = 0;
-    ck_assert_uint_eq(topo_fit_bisect_limit(switch_at_4032, &calls, 4032, 4033, 1, 1e-6, 1e-10,
-                                            3e-6),
-                      4032);
+    ck_assert_uint_eq(
+        topo_fit_bisect_limit(switch_at_4032, &calls, 4032, 4033, 1, 1e-6, 1e-10, 3e-6), 4032);
     ck_assert_int_eq(calls, 0);
 }
 END_TEST
