@@ -4,10 +4,11 @@
 # is there, the --format choices print what they name, a value that cannot
 # be measured is left out with its reason (never printed as 0, which
 # switches the protocol term off), the eager limit comes from the BTL's
-# control variable (MPI_T) or from the ping-pong, refusals are clear, and a
-# collective program runs with the printed settings that this build's
-# component knows (the others are left out, so the test holds before and
-# after parameters are added).  No assertion is on a measured time.
+# control variable (MPI_T) or from the ping-pong, two hosts are two link
+# classes, refusals are clear, and a collective program runs with the
+# printed settings that this build's component knows (the others are left
+# out, so the test holds before and after parameters are added).  No
+# assertion is on a measured time.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 MPIRUN=${MPIRUN:-mpirun}
@@ -92,6 +93,17 @@ else
         fail "--measure-eager: neither a measured eager limit nor the reason: $(grep eager "$tmp/meas")"
 fi
 grep -Eq ' = 0$' "$tmp/meas" && fail "--measure-eager: a 0 was printed"
+
+# two hosts (TOPO_CALIBRATE_HOST stands for the host name): ranks 0 and 1
+# intra-host, rank 2 network; no one-host note; coll_topo_alpha measured
+timeout 120 "$MPIRUN" "${flags[@]}" -np 2 -x TOPO_CALIBRATE_HOST=a "$cal" --quick --reps 20 --format=conf : \
+    -np 1 -x TOPO_CALIBRATE_HOST=b "$cal" --quick --reps 20 --format=conf >"$tmp/two" 2>&1 ||
+    fail "two hosts: exited non-zero: $(tail -3 "$tmp/two")"
+grep -q '^# coll/topo calibration: 3 ranks on 2 hosts$' "$tmp/two" || fail "two hosts: not 3 ranks on 2 hosts"
+grep -q '^# intra-host (ranks 0 and 1): ' "$tmp/two" || fail "two hosts: no intra-host pair 0 and 1"
+grep -q '^# network (ranks 0 and 2): ' "$tmp/two" || fail "two hosts: no network pair 0 and 2"
+grep -q 'not measured' "$tmp/two" && fail "two hosts: a class not measured: $(grep 'not measured' "$tmp/two")"
+grep -q '^coll_topo_alpha = ' "$tmp/two" || fail "two hosts: no coll_topo_alpha"
 
 # --help, without a second rank
 timeout 60 "$MPIRUN" "${flags[@]}" -np 1 "$cal" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"
