@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,8 @@ static void usage(FILE *f)
         "component's default applies.\n"
         "\n"
         "  --quick          a short run (a few seconds, sizes up to 1 MiB)\n"
-        "  --max-bytes N    largest ping-pong message, suffixes k, M, G (x1024)\n"
-        "                   (default 16M; 1k .. 1G)\n"
+        "  --max-bytes N    largest ping-pong message in bytes (default 16777216;\n"
+        "                   1024 .. 1073741824)\n"
         "  --reps N         round trips per trial for small messages (default 1000)\n"
         "  --table          also print the measured one-way time of every size\n"
         "  --measure-eager  find the eager limit in the ping-pong even where the BTL's\n"
@@ -320,36 +321,13 @@ static void print_settings(int mca, const setting_t *st, int ns, const char *not
     }
 }
 
-/* BYTES with an optional binary suffix k, M or G; 0 when malformed */
+/* BYTES, a plain decimal number; 0 when malformed */
 static size_t parse_bytes(const char *s)
 {
     char *end = NULL;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (0 != errno || end == s || '-' == s[0]) {
-        return 0;
-    }
-    int shift = 0;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        shift = 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        shift = 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        shift = 30;
-        end++;
-        break;
-    default:
-        break;
-    }
-    return '\0' == *end && v <= (1ull << 40) ? (size_t)(v << shift) : 0;
+    const unsigned long long v = strtoull(s, &end, 10);
+    return 0 == errno && end != s && '\0' == *end && '-' != s[0] && v <= SIZE_MAX ? (size_t)v : 0;
 }
 
 /* The value of option `name` at argv[*i], as "--name=V" or "--name V"
@@ -424,7 +402,7 @@ int main(int argc, char **argv)
     if (reps < 1 || reps > 1000000 || max < 1024 || max > ((size_t)1 << 30)) {
         if (0 == rank) {
             fprintf(stderr, "topo-calibrate: --reps must be within 1..1000000 and --max-bytes "
-                            "within 1k..1G\n");
+                            "within 1024..1073741824\n");
         }
         return finish(2);
     }

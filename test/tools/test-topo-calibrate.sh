@@ -73,12 +73,12 @@ grep -q '^coll_topo_eager_limit = 8128$' "$tmp/e8k" ||
 grep -q 'from btl_vader_eager_limit = 8192 (MPI_T)' "$tmp/e8k" || fail "btl_vader_eager_limit 8192: source not named"
 
 # no message above the eager limit: the rendezvous cost is left out, not 0
-timeout 120 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --quick --reps 20 --max-bytes 2k >"$tmp/small" 2>&1 ||
-    fail "--max-bytes 2k exited non-zero: $(tail -3 "$tmp/small")"
+timeout 120 "$MPIRUN" "${flags[@]}" -np 2 "$cal" --quick --reps 20 --max-bytes 2048 >"$tmp/small" 2>&1 ||
+    fail "--max-bytes 2048 exited non-zero: $(tail -3 "$tmp/small")"
 grep -q '^# coll_topo_rndv_alpha left out (the component.s default applies): --max-bytes 2048 does not reach above the eager limit' "$tmp/small" ||
-    fail "--max-bytes 2k: no reason for leaving out coll_topo_rndv_alpha"
-grep -Eq 'coll_topo_rndv_alpha( =)? [0-9]' "$tmp/small" && fail "--max-bytes 2k: a rendezvous cost was printed"
-grep -q '^coll_topo_eager_limit = 4032$' "$tmp/small" || fail "--max-bytes 2k: the eager limit is not vader's 4032"
+    fail "--max-bytes 2048: no reason for leaving out coll_topo_rndv_alpha"
+grep -Eq 'coll_topo_rndv_alpha( =)? [0-9]' "$tmp/small" && fail "--max-bytes 2048: a rendezvous cost was printed"
+grep -q '^coll_topo_eager_limit = 4032$' "$tmp/small" || fail "--max-bytes 2048: the eager limit is not vader's 4032"
 
 # the eager limit found in the ping-pong (bisected) or, on a noisy machine,
 # left out with the reason; either way the run completes (the pair agrees
