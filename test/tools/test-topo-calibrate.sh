@@ -102,7 +102,13 @@ timeout 120 "$MPIRUN" "${flags[@]}" -np 2 -x TOPO_CALIBRATE_HOST=a "$cal" --quic
 grep -q '^# coll/topo calibration: 3 ranks on 2 hosts$' "$tmp/two" || fail "two hosts: not 3 ranks on 2 hosts"
 grep -q '^# intra-host (ranks 0 and 1): ' "$tmp/two" || fail "two hosts: no intra-host pair 0 and 1"
 grep -q '^# network (ranks 0 and 2): ' "$tmp/two" || fail "two hosts: no network pair 0 and 2"
-grep -q 'not measured' "$tmp/two" && fail "two hosts: a class not measured: $(grep 'not measured' "$tmp/two")"
+# (with 3 ranks on a small machine the network pair's protocol jump may be
+# lost in noise: its eager limit and rendezvous cost may then be left out
+# with the reason, but both classes themselves must be measured)
+grep -Eq '^# (network|intra-host): not measured' "$tmp/two" &&
+    fail "two hosts: a class not measured: $(grep 'not measured' "$tmp/two")"
+grep -Eq '^# network \(ranks 0 and 2\): alpha [0-9.]+ us, beta [0-9.]+ ns/B' "$tmp/two" ||
+    fail "two hosts: the network class has no alpha and beta"
 grep -q '^coll_topo_alpha = ' "$tmp/two" || fail "two hosts: no coll_topo_alpha"
 
 # --help, without a second rank
