@@ -190,6 +190,10 @@ typedef struct {
     size_t n;
 } mca_coll_topo_memo_t;
 
+/* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
+typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
+#define COLL_TOPO_NPLANS 5
+
 typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
 
@@ -226,6 +230,10 @@ typedef struct mca_coll_topo_module_t {
     char **said_reasons;
     int nsaid_reasons, cap_said_reasons;
 
+    /* Executor plans (coll_topo_exec_pml.c): slot 0 for calls with units,
+     * the others kept for calls that repeat a recent count and layout. */
+    mca_coll_topo_plan_t *plans[COLL_TOPO_NPLANS];
+    int plan_next;
     /* Executor scratch, grown on demand, never shrunk. */
     size_t *off; /* block layout, nblocks + 1 */
     size_t cap_off;
@@ -403,6 +411,8 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
                        const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
                        struct ompi_communicator_t *comm, int tag);
+/* Free the module's plans. */
+void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
 
 /* coll_topo_<primitive>.c */
 int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,

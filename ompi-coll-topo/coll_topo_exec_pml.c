@@ -2,15 +2,23 @@
  * The PML executor: runs any schedule of the core (schedule.h) with
  * nonblocking point-to-point.  It knows nothing about particular algorithms.
  *
+ * A schedule is first compiled, for the call's element count and datatype
+ * layout, into a plan: per step, the packing copies, the messages (each
+ * segment one message, with its peer, buffer offset and element count) and
+ * the copies and reductions that apply what arrived.  Plans of calls
+ * without units are kept (a few per module), so a call that repeats the
+ * count and layout of a recent one runs its plan without walking the
+ * schedule again; running a plan is the small-message path.
+ *
  * Lanes progress independently (a schedule of one lane completes each step
- * with one wait_all).  A lane posts every receive of its current
- * step, then every send, and waits; when the step's last request completes,
- * its receives are applied in transfer order (so results are bitwise
- * reproducible whatever order messages arrive in) and the lane moves on.
- * Each lane has its own tag, so lanes never match each other's messages;
- * inside a lane, messages between two ranks are matched in posting order
- * (MPI's non-overtaking rule), which both ends share because both walk the
- * same transfer order and compute the same sizes.
+ * with one wait_all).  A lane packs the sends of its current step, posts
+ * every receive, then every send, and waits; when the step's last request
+ * completes, its receives are applied in transfer order (so results are
+ * bitwise reproducible whatever order messages arrive in) and the lane
+ * moves on.  Each lane has its own tag, so lanes never match each other's
+ * messages; inside a lane, messages between two ranks are matched in
+ * posting order (MPI's non-overtaking rule), which both ends share because
+ * both walk the same transfer order and compute the same sizes.
  *
  * Temporary storage (per lane, grown on demand, kept in the module):
  * - a send whose blocks are not one range is packed first (a snapshot of the
@@ -26,6 +34,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi.h"
@@ -33,74 +42,90 @@
 
 #include "coll_topo.h"
 
+/* What one operation of a plan does. */
+enum {
+    OP_RECV,        /* message from peer into [buf, n) */
+    OP_SEND,        /* message to peer from [buf, n) */
+    OP_TO_TMP,      /* copy n elements: work -> temporary */
+    OP_FROM_TMP,    /* copy n elements: temporary -> work */
+    OP_REDUCE,      /* work = temporary (op) work */
+    OP_REDUCE_POST, /* work = work (op) temporary (non-commutative) */
+};
+
+/* One operation.  `work` is an element index into the work buffer; `tmp`
+ * a byte offset into the lane's temporary storage of element 0 (its data
+ * may start true_lb bytes later, so the offset may be negative). */
+typedef struct {
+    uint8_t kind;
+    uint8_t in_tmp; /* RECV/SEND: the message's buffer is the temporary one */
+    int32_t peer;
+    size_t n;
+    size_t work;
+    ptrdiff_t tmp;
+} plan_op_t;
+
+/* A step: `npack` copies, `npost` messages, `napply` copies or reductions,
+ * in this order from ops[op0]. */
+typedef struct {
+    int32_t op0, npack, npost, napply;
+} plan_step_t;
+
+struct mca_coll_topo_plan_t {
+    /* What the plan was compiled for.  Not valid: sched < 0. */
+    int sched;       /* index in the module's schedules */
+    size_t count;    /* elements */
+    ptrdiff_t ext, true_lb, true_ext;
+    size_t seg_elems;
+    int opclass;     /* 0: no operation, 1: non-commutative, 2: commutative */
+    /* The plan */
+    int nlanes;
+    int32_t *lane_step0; /* [nlanes + 1]: the lane's steps in steps[] */
+    size_t *lane_tmp;    /* [nlanes]: temporary bytes the lane needs */
+    size_t max_posts;    /* messages outstanding at once, at most */
+    plan_step_t *steps;
+    plan_op_t *ops;
+    int32_t nsteps, nops;
+    size_t cap_lanes, cap_steps, cap_ops; /* bytes */
+};
+
 /* Per-call state. */
 typedef struct {
     mca_coll_topo_module_t *m;
-    const topo_sched_t *s;
+    const mca_coll_topo_plan_t *p;
     char *work;
-    const size_t *off; /* block layout in elements */
     ompi_datatype_t *dt;
-    ptrdiff_t ext;      /* bytes between elements */
-    ptrdiff_t true_lb;  /* first data byte of an element, from its start */
-    ptrdiff_t true_ext; /* bytes from the first to the last data byte */
-    bool flat;          /* elements are plain bytes: copy with memcpy */
+    ptrdiff_t ext; /* bytes between elements */
+    bool flat;     /* elements are plain bytes: copy with memcpy */
     ompi_op_t *op;
-    bool commutative;
     ompi_communicator_t *comm;
     int tag;
-    size_t seg_elems; /* elements per message */
     int nreq;
 } exec_t;
 
-static inline size_t range_elems(const exec_t *x, const topo_range_t *r)
-{
-    return x->off[r->first + r->count] - x->off[r->first];
-}
+/* ------------------------------------------------------------------ */
+/* Compiling                                                          */
 
-static inline char *elem(const exec_t *x, char *base, size_t i)
-{
-    return base + (ptrdiff_t)i * x->ext;
-}
+/* Compilation state: the plan being written and the call's layout. */
+typedef struct {
+    mca_coll_topo_plan_t *p;
+    const topo_sched_t *s;
+    const size_t *off; /* block layout in elements */
+    ptrdiff_t ext, true_lb, true_ext;
+    size_t seg_elems;
+    int opclass;
+} comp_t;
 
-static inline char *block_ptr(const exec_t *x, int block)
+static inline size_t range_elems(const comp_t *c, const topo_range_t *r)
 {
-    return elem(x, x->work, x->off[block]);
-}
-
-/* Copy n elements; only their data bytes are written (a derived datatype's
- * gaps in the user's buffer stay untouched). */
-static int copy_elems(const exec_t *x, char *dst, char *src, size_t n)
-{
-    if (0 == n) {
-        return OMPI_SUCCESS;
-    }
-    if (x->flat) {
-        memcpy(dst, src, n * (size_t)x->ext);
-        return OMPI_SUCCESS;
-    }
-    return ompi_datatype_copy_content_same_ddt(x->dt, n, dst, src);
-}
-
-/* Bytes of temporary storage for n elements (their span, rounded up so
- * every slot stays aligned). */
-static inline size_t span_bytes(const exec_t *x, size_t n)
-{
-    if (0 == n) {
-        return 0;
-    }
-    size_t b = (size_t)x->true_ext + (n - 1) * (size_t)x->ext;
-    return (b + 15) & ~(size_t)15;
+    return c->off[r->first + r->count] - c->off[r->first];
 }
 
 /* Elements a transfer moves (sum over its ranges, wire order). */
-static inline size_t xfer_elems(const exec_t *x, const topo_xfer_t *t)
+static size_t xfer_elems(const comp_t *c, const topo_xfer_t *t)
 {
-    if (1 == t->nranges) {
-        return range_elems(x, &x->s->ranges[t->range0]);
-    }
     size_t n = 0;
     for (int i = 0; i < t->nranges; i++) {
-        n += range_elems(x, &x->s->ranges[t->range0 + i]);
+        n += range_elems(c, &c->s->ranges[t->range0 + i]);
     }
     return n;
 }
@@ -112,26 +137,412 @@ static inline bool is_recv(int kind)
 }
 
 /* Does this transfer need temporary storage, and how many elements? */
-static inline size_t xfer_tmp_elems(const exec_t *x, const topo_xfer_t *t)
+static size_t xfer_tmp_elems(const comp_t *c, const topo_xfer_t *t)
 {
     if (TOPO_XFER_SEND == t->kind) {
-        return t->nranges > 1 ? xfer_elems(x, t) : 0;
+        return t->nranges > 1 ? xfer_elems(c, t) : 0;
     }
     if (is_recv(t->kind)) {
         bool direct = t->direct && TOPO_XFER_RECV_COPY == t->kind && 1 == t->nranges;
-        return direct ? 0 : xfer_elems(x, t);
+        return direct ? 0 : xfer_elems(c, t);
     }
     if (TOPO_XFER_COPY == t->kind) {
-        return xfer_elems(x, t);
+        return xfer_elems(c, t);
     }
     return 0;
 }
 
-static int push_req(exec_t *x, ompi_request_t *req, int lane)
+/* Bytes of temporary storage for n elements (their span, rounded up so
+ * every slot stays aligned). */
+static size_t span_bytes(const comp_t *c, size_t n)
+{
+    if (0 == n) {
+        return 0;
+    }
+    size_t b = (size_t)c->true_ext + (n - 1) * (size_t)c->ext;
+    return (b + 15) & ~(size_t)15;
+}
+
+static int add_op(comp_t *c, plan_op_t op)
+{
+    mca_coll_topo_plan_t *p = c->p;
+    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->ops, &p->cap_ops,
+                                           ((size_t)p->nops + 1) * sizeof(plan_op_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    p->ops[p->nops++] = op;
+    return OMPI_SUCCESS;
+}
+
+/* Copies between work ranges and a temporary slot, `kind` per range:
+ * ranges [r0, r0 + nr) laid out one after the other in the slot. */
+static int add_range_ops(comp_t *c, int kind, int r0, int nr, ptrdiff_t slot)
+{
+    size_t at = 0;
+    for (int r = 0; r < nr; r++) {
+        const topo_range_t *rg = &c->s->ranges[r0 + r];
+        size_t k = range_elems(c, rg);
+        if (k > 0) {
+            plan_op_t op = {.kind = (uint8_t)kind,
+                            .n = k,
+                            .work = c->off[rg->first],
+                            .tmp = slot + (ptrdiff_t)at * c->ext};
+            int rc = add_op(c, op);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+        }
+        at += k;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* The messages of one transfer: one per segment (one empty message when n
+ * is 0). */
+static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, size_t tn,
+                        ptrdiff_t slot)
+{
+    size_t done = 0;
+    do {
+        size_t len = n - done < c->seg_elems ? n - done : c->seg_elems;
+        plan_op_t op = {.kind = (uint8_t)kind,
+                        .in_tmp = tn > 0,
+                        .peer = t->peer,
+                        .n = len,
+                        .work = c->off[c->s->ranges[t->range0].first] + done,
+                        .tmp = slot + (ptrdiff_t)done * c->ext};
+        int rc = add_op(c, op);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        done += len;
+    } while (done < n);
+    return OMPI_SUCCESS;
+}
+
+/* Compile one step; *tmp_bytes gets the temporary storage it needs.  The
+ * temporary layout: every transfer that needs one has a slot, in transfer
+ * order. */
+static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
+{
+    const topo_sched_t *s = c->s;
+    mca_coll_topo_plan_t *p = c->p;
+    plan_step_t ps = {.op0 = p->nops};
+    int rc = OMPI_SUCCESS;
+
+    for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
+        size_t pos = 0; /* bytes into the temporary storage */
+        const int32_t before = p->nops;
+        for (int i = 0; i < st->nxfers && OMPI_SUCCESS == rc; i++) {
+            const topo_xfer_t *t = &s->xfers[st->xfer0 + i];
+            const size_t tn = xfer_tmp_elems(c, t);
+            const ptrdiff_t slot = (ptrdiff_t)pos - c->true_lb;
+            pos += span_bytes(c, tn);
+            const size_t n = xfer_elems(c, t);
+            const bool moves = n > 0 || s->sync;
+            switch (phase) {
+            case 0: /* pack the sends of several ranges */
+                if (TOPO_XFER_SEND == t->kind && tn > 0) {
+                    rc = add_range_ops(c, OP_TO_TMP, t->range0, t->nranges, slot);
+                }
+                break;
+            case 1: /* receives */
+                if (is_recv(t->kind) && moves) {
+                    rc = add_messages(c, OP_RECV, t, n, tn, slot);
+                }
+                break;
+            case 2: /* sends */
+                if (TOPO_XFER_SEND == t->kind && moves) {
+                    rc = add_messages(c, OP_SEND, t, n, tn, slot);
+                }
+                break;
+            default: /* apply, in transfer order */
+                if (is_recv(t->kind) && tn > 0) {
+                    int kind = OP_FROM_TMP;
+                    if (TOPO_XFER_RECV_COPY != t->kind) {
+                        if (0 == c->opclass) {
+                            return OMPI_ERR_BAD_PARAM; /* a reduction without an operation */
+                        }
+                        kind = TOPO_XFER_RECV_REDUCE == t->kind || 2 == c->opclass
+                                   ? OP_REDUCE
+                                   : OP_REDUCE_POST;
+                    }
+                    rc = add_range_ops(c, kind, t->range0, t->nranges, slot);
+                } else if (TOPO_XFER_COPY == t->kind && tn > 0) {
+                    size_t src = 0;
+                    for (int r = 0; r < t->nsrc; r++) {
+                        src += range_elems(c, &s->ranges[t->src0 + r]);
+                    }
+                    if (src != n) {
+                        return OMPI_ERR_BAD_PARAM; /* blocks of unequal size: not uniform */
+                    }
+                    rc = add_range_ops(c, OP_TO_TMP, t->src0, t->nsrc, slot);
+                    if (OMPI_SUCCESS == rc) {
+                        rc = add_range_ops(c, OP_FROM_TMP, t->range0, t->nranges, slot);
+                    }
+                }
+                break;
+            }
+        }
+        const int32_t added = p->nops - before;
+        if (0 == phase) {
+            ps.npack = added;
+        } else if (3 == phase) {
+            ps.napply = added;
+            *tmp_bytes = pos;
+        } else {
+            ps.npost += added;
+        }
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->steps, &p->cap_steps,
+                                           ((size_t)p->nsteps + 1) * sizeof(plan_step_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    p->steps[p->nsteps++] = ps;
+    return OMPI_SUCCESS;
+}
+
+/* Compile schedule `s` into plan `p` for the call's layout `off`.  On
+ * error the plan is left invalid. */
+static int compile(comp_t *c)
+{
+    mca_coll_topo_plan_t *p = c->p;
+    const topo_sched_t *s = c->s;
+    const size_t nlanes = (size_t)s->nlanes;
+    size_t need = (nlanes + 1) * sizeof(int32_t) + nlanes * sizeof(size_t);
+
+    p->sched = -1;
+    p->nsteps = 0;
+    p->nops = 0;
+    p->max_posts = 0;
+    p->nlanes = s->nlanes;
+    /* lane_tmp (size_t) first, then lane_step0, in one allocation */
+    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->lane_tmp, &p->cap_lanes, need)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    p->lane_step0 = (int32_t *)(p->lane_tmp + nlanes);
+    for (int l = 0; l < s->nlanes; l++) {
+        const topo_lane_t *ln = &s->lanes[l];
+        size_t lane_posts = 0;
+        p->lane_step0[l] = p->nsteps;
+        p->lane_tmp[l] = 0;
+        for (int i = 0; i < ln->nsteps; i++) {
+            size_t bytes = 0;
+            int rc = compile_step(c, topo_sched_lane_step(s, l, i), &bytes);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+            const plan_step_t *ps = &p->steps[p->nsteps - 1];
+            p->lane_tmp[l] = bytes > p->lane_tmp[l] ? bytes : p->lane_tmp[l];
+            lane_posts = (size_t)ps->npost > lane_posts ? (size_t)ps->npost : lane_posts;
+        }
+        p->max_posts += lane_posts;
+    }
+    p->lane_step0[s->nlanes] = p->nsteps;
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
+{
+    for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
+        mca_coll_topo_plan_t *p = m->plans[i];
+        if (NULL != p) {
+            free(p->lane_tmp);
+            free(p->steps);
+            free(p->ops);
+            free(p);
+            m->plans[i] = NULL;
+        }
+    }
+}
+
+/* The plan of this call: a kept one compiled for the same schedule, count
+ * and layout (calls without units only), or a new one. */
+static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
+                    const size_t *units, comp_t *c, const mca_coll_topo_plan_t **out)
+{
+    const mca_coll_topo_sched_entry_t *e =
+        (const mca_coll_topo_sched_entry_t *)((const char *)s -
+                                              offsetof(mca_coll_topo_sched_entry_t, sched));
+    const int sched = (int)(e - m->scheds);
+    if (NULL == units) {
+        for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
+            const mca_coll_topo_plan_t *p = m->plans[i];
+            if (NULL != p && p->sched == sched && p->count == count && p->ext == c->ext &&
+                p->true_lb == c->true_lb && p->true_ext == c->true_ext &&
+                p->seg_elems == c->seg_elems && p->opclass == c->opclass) {
+                *out = p;
+                return OMPI_SUCCESS;
+            }
+        }
+    }
+    /* Calls with units are compiled into slot 0 every time; the others take
+     * the slots 1.. in turn. */
+    int slot = 0;
+    if (NULL == units) {
+        slot = 1 + m->plan_next;
+        m->plan_next = (m->plan_next + 1) % (COLL_TOPO_NPLANS - 1);
+    }
+    if (NULL == m->plans[slot]) {
+        m->plans[slot] = calloc(1, sizeof(mca_coll_topo_plan_t));
+        if (NULL == m->plans[slot]) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    mca_coll_topo_plan_t *p = m->plans[slot];
+    size_t cap = m->cap_off * sizeof(size_t);
+    if (OMPI_SUCCESS !=
+        mca_coll_topo_grow((void **)&m->off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    m->cap_off = cap / sizeof(size_t);
+    topo_block_layout(s, count, units, m->off);
+    c->p = p;
+    c->s = s;
+    c->off = m->off;
+    int rc = compile(c);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    p->sched = NULL == units ? sched : -1; /* units: never found again */
+    p->count = count;
+    p->ext = c->ext;
+    p->true_lb = c->true_lb;
+    p->true_ext = c->true_ext;
+    p->seg_elems = c->seg_elems;
+    p->opclass = c->opclass;
+    *out = p;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running                                                            */
+
+static inline char *work_at(const exec_t *x, size_t i)
+{
+    return x->work + (ptrdiff_t)i * x->ext;
+}
+
+static inline char *tmp_at(const exec_t *x, int lane, ptrdiff_t off)
+{
+    return x->m->lane_tmp[lane] + off;
+}
+
+/* Copy n elements; only their data bytes are written (a derived datatype's
+ * gaps in the user's buffer stay untouched). */
+static int copy_elems(const exec_t *x, char *dst, char *src, size_t n)
+{
+    if (x->flat) {
+        memcpy(dst, src, n * (size_t)x->ext);
+        return OMPI_SUCCESS;
+    }
+    return ompi_datatype_copy_content_same_ddt(x->dt, n, dst, src);
+}
+
+/* Run the copies and reductions ops[0, n) of a lane's step. */
+static int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const plan_op_t *o = &ops[i];
+        char *w = work_at(x, o->work), *t = tmp_at(x, lane, o->tmp);
+        int rc = OMPI_SUCCESS;
+        switch (o->kind) {
+        case OP_TO_TMP:
+            rc = copy_elems(x, t, w, o->n);
+            break;
+        case OP_FROM_TMP:
+            rc = copy_elems(x, w, t, o->n);
+            break;
+        case OP_REDUCE: /* work = incoming op work */
+            ompi_op_reduce(x->op, t, w, o->n, x->dt);
+            break;
+        default: /* OP_REDUCE_POST: work = work op incoming */
+            ompi_op_reduce(x->op, w, t, o->n, x->dt);
+            rc = copy_elems(x, w, t, o->n);
+            break;
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Post the messages ops[0, n) of a lane's step.  The request array has
+ * room for them (max_posts). */
+static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
 {
     mca_coll_topo_module_t *m = x->m;
-    if ((size_t)x->nreq == m->cap_reqs) {
-        size_t cap = m->cap_reqs ? 2 * m->cap_reqs : 64;
+    const int tag = x->tag - lane;
+    for (int i = 0; i < n; i++) {
+        const plan_op_t *o = &ops[i];
+        char *buf = o->in_tmp ? tmp_at(x, lane, o->tmp) : work_at(x, o->work);
+        ompi_request_t *req = NULL;
+        int rc;
+        if (OP_SEND == o->kind) {
+            rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
+                                    x->comm, &req));
+        } else {
+            rc = MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, &req));
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        if (&ompi_request_empty == req) {
+            continue; /* sent inline (ob1): complete, nothing to wait for or free */
+        }
+        m->reqs[x->nreq] = req;
+        m->req_lane[x->nreq] = lane;
+        x->nreq++;
+        m->lane_pending[lane]++;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Pack and post the lane's current step. */
+static int start_step(exec_t *x, int lane, const plan_step_t *ps)
+{
+    const plan_op_t *ops = &x->p->ops[ps->op0];
+    int rc = run_local(x, lane, ops, ps->npack);
+    return OMPI_SUCCESS == rc ? post(x, lane, ops + ps->npack, ps->npost) : rc;
+}
+
+static int finish_step(exec_t *x, int lane, const plan_step_t *ps)
+{
+    return run_local(x, lane, &x->p->ops[ps->op0 + ps->npack + ps->npost], ps->napply);
+}
+
+/* Run `lane` forward until it waits on requests or is done. */
+static int lane_run(exec_t *x, int lane)
+{
+    mca_coll_topo_module_t *m = x->m;
+    const mca_coll_topo_plan_t *p = x->p;
+    while (m->lane_step[lane] < p->lane_step0[lane + 1]) {
+        const plan_step_t *ps = &p->steps[m->lane_step[lane]];
+        int rc = start_step(x, lane, ps);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        if (m->lane_pending[lane] > 0) {
+            return OMPI_SUCCESS;
+        }
+        rc = finish_step(x, lane, ps);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        m->lane_step[lane]++;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Scratch arrays sized for the plan. */
+static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
+{
+    if (p->max_posts > m->cap_reqs) {
+        size_t cap = p->max_posts;
         ompi_request_t **r = realloc(m->reqs, cap * sizeof(*r));
         if (NULL == r) {
             return OMPI_ERR_OUT_OF_RESOURCE;
@@ -144,255 +555,8 @@ static int push_req(exec_t *x, ompi_request_t *req, int lane)
         m->req_lane = l;
         m->cap_reqs = cap;
     }
-    m->reqs[x->nreq] = req;
-    m->req_lane[x->nreq] = lane;
-    x->nreq++;
-    m->lane_pending[lane]++;
-    return OMPI_SUCCESS;
-}
-
-/* Post `n` elements at `buf` to/from `peer`, split into segments (one empty
- * message when n is 0). */
-static int post(exec_t *x, int lane, bool send, char *buf, size_t n, int peer)
-{
-    const int tag = x->tag - lane;
-    size_t done = 0;
-    do {
-        size_t len = n - done < x->seg_elems ? n - done : x->seg_elems;
-        ompi_request_t *req = NULL;
-        int rc;
-        if (send) {
-            rc = MCA_PML_CALL(isend(buf + (ptrdiff_t)done * x->ext, len, x->dt, peer, tag,
-                                    MCA_PML_BASE_SEND_STANDARD, x->comm, &req));
-        } else {
-            rc = MCA_PML_CALL(
-                irecv(buf + (ptrdiff_t)done * x->ext, len, x->dt, peer, tag, x->comm, &req));
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        rc = push_req(x, req, lane);
-        if (OMPI_SUCCESS != rc) {
-            /* Not tracked: wait here rather than leak it. */
-            (void)ompi_request_wait(&req, MPI_STATUS_IGNORE);
-            return rc;
-        }
-        done += len;
-    } while (done < n);
-    return OMPI_SUCCESS;
-}
-
-/* Make room for the current step's temporary storage of `lane`. */
-static int lane_tmp_reserve(exec_t *x, int lane, const topo_step_t *st)
-{
-    size_t bytes = 0;
-    for (int i = 0; i < st->nxfers; i++) {
-        bytes += span_bytes(x, xfer_tmp_elems(x, &x->s->xfers[st->xfer0 + i]));
-    }
-    mca_coll_topo_module_t *m = x->m;
-    return mca_coll_topo_grow((void **)&m->lane_tmp[lane], &m->lane_tmp_cap[lane], bytes);
-}
-
-/* The temporary slot of a transfer: slots follow each other in transfer
- * order; *pos (bytes) advances past this one.  The returned pointer is the
- * start of element 0 (its data may begin true_lb bytes later). */
-static char *slot_at(const exec_t *x, int lane, size_t tn, size_t *pos)
-{
-    if (0 == tn) {
-        return NULL;
-    }
-    char *slot = x->m->lane_tmp[lane] + *pos - x->true_lb;
-    *pos += span_bytes(x, tn);
-    return slot;
-}
-
-/* Post the receives, then the sends, of the lane's current step. */
-static int post_step(exec_t *x, int lane, const topo_step_t *st)
-{
-    const topo_sched_t *s = x->s;
-    size_t pos; /* bytes into the lane's temporary buffer */
-    int rc;
-
-    for (int pass = 0; pass < 2; pass++) {
-        /* The temporary layout is the same walk in both passes and in
-         * apply_step: every transfer's slot in transfer order. */
-        pos = 0;
-        for (int i = 0; i < st->nxfers; i++) {
-            const topo_xfer_t *t = &s->xfers[st->xfer0 + i];
-            size_t tn = xfer_tmp_elems(x, t);
-            size_t n = xfer_elems(x, t);
-            char *slot = slot_at(x, lane, tn, &pos);
-            if (0 == n && !s->sync) {
-                continue;
-            }
-            if (0 == pass && is_recv(t->kind)) {
-                char *dst = tn ? slot : block_ptr(x, s->ranges[t->range0].first);
-                rc = post(x, lane, false, dst, n, t->peer);
-                if (OMPI_SUCCESS != rc) {
-                    return rc;
-                }
-            } else if (1 == pass && TOPO_XFER_SEND == t->kind) {
-                char *src;
-                if (tn) {
-                    size_t at = 0;
-                    for (int r = 0; r < t->nranges; r++) {
-                        const topo_range_t *rg = &s->ranges[t->range0 + r];
-                        size_t k = range_elems(x, rg);
-                        rc = copy_elems(x, elem(x, slot, at), block_ptr(x, rg->first), k);
-                        if (OMPI_SUCCESS != rc) {
-                            return rc;
-                        }
-                        at += k;
-                    }
-                    src = slot;
-                } else {
-                    src = block_ptr(x, s->ranges[t->range0].first);
-                }
-                rc = post(x, lane, true, src, n, t->peer);
-                if (OMPI_SUCCESS != rc) {
-                    return rc;
-                }
-            }
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* local (ranges of t) op= tmp, or tmp -> local, per the transfer kind. */
-static int apply_recv(exec_t *x, const topo_xfer_t *t, char *tmp)
-{
-    const topo_sched_t *s = x->s;
-    int kind = t->kind;
-    if (TOPO_XFER_RECV_COPY != kind && NULL == x->op) {
-        return OMPI_ERR_BAD_PARAM;
-    }
-    if (TOPO_XFER_RECV_REDUCE_POST == kind && x->commutative) {
-        kind = TOPO_XFER_RECV_REDUCE;
-    }
-    size_t at = 0; /* elements into tmp */
-    for (int r = 0; r < t->nranges; r++) {
-        const topo_range_t *rg = &s->ranges[t->range0 + r];
-        size_t n = range_elems(x, rg);
-        char *local = block_ptr(x, rg->first);
-        char *in = elem(x, tmp, at);
-        int rc = OMPI_SUCCESS;
-        at += n;
-        if (0 == n) {
-            continue;
-        }
-        switch (kind) {
-        case TOPO_XFER_RECV_COPY:
-            rc = copy_elems(x, local, in, n);
-            break;
-        case TOPO_XFER_RECV_REDUCE: /* local = incoming op local */
-            ompi_op_reduce(x->op, in, local, n, x->dt);
-            break;
-        default: /* RECV_REDUCE_POST, non-commutative: local = local op incoming */
-            ompi_op_reduce(x->op, local, in, n, x->dt);
-            rc = copy_elems(x, local, in, n);
-            break;
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Local copy: gather the source ranges into tmp, scatter onto the
- * destination ranges. */
-static int apply_copy(exec_t *x, const topo_xfer_t *t, char *tmp)
-{
-    const topo_sched_t *s = x->s;
-    size_t at = 0;
-    int rc;
-    for (int r = 0; r < t->nsrc; r++) {
-        const topo_range_t *rg = &s->ranges[t->src0 + r];
-        size_t k = range_elems(x, rg);
-        if (at + k > xfer_elems(x, t)) {
-            return OMPI_ERR_BAD_PARAM; /* blocks of unequal size: not uniform */
-        }
-        rc = copy_elems(x, elem(x, tmp, at), block_ptr(x, rg->first), k);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        at += k;
-    }
-    if (at != xfer_elems(x, t)) {
-        return OMPI_ERR_BAD_PARAM;
-    }
-    at = 0;
-    for (int r = 0; r < t->nranges; r++) {
-        const topo_range_t *rg = &s->ranges[t->range0 + r];
-        size_t k = range_elems(x, rg);
-        rc = copy_elems(x, block_ptr(x, rg->first), elem(x, tmp, at), k);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        at += k;
-    }
-    return OMPI_SUCCESS;
-}
-
-/* The step is complete: apply its receives and copies in transfer order. */
-static int apply_step(exec_t *x, int lane, const topo_step_t *st)
-{
-    const topo_sched_t *s = x->s;
-    size_t pos = 0;
-    for (int i = 0; i < st->nxfers; i++) {
-        const topo_xfer_t *t = &s->xfers[st->xfer0 + i];
-        size_t tn = xfer_tmp_elems(x, t);
-        char *slot = slot_at(x, lane, tn, &pos);
-        int rc = OMPI_SUCCESS;
-        if (is_recv(t->kind) && tn) {
-            rc = apply_recv(x, t, slot);
-        } else if (TOPO_XFER_COPY == t->kind && tn) {
-            rc = apply_copy(x, t, slot);
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Run `lane` forward until it waits on requests or is done. */
-static int lane_run(exec_t *x, int lane)
-{
-    mca_coll_topo_module_t *m = x->m;
-    const topo_lane_t *ln = &x->s->lanes[lane];
-    while (m->lane_step[lane] < ln->nsteps) {
-        const topo_step_t *st = topo_sched_lane_step(x->s, lane, m->lane_step[lane]);
-        int rc = lane_tmp_reserve(x, lane, st);
-        if (OMPI_SUCCESS == rc) {
-            rc = post_step(x, lane, st);
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        if (m->lane_pending[lane] > 0) {
-            return OMPI_SUCCESS;
-        }
-        rc = apply_step(x, lane, st);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        m->lane_step[lane]++;
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Scratch arrays sized for the schedule. */
-static int reserve(mca_coll_topo_module_t *m, const topo_sched_t *s)
-{
-    size_t cap = m->cap_off * sizeof(size_t);
-    if (OMPI_SUCCESS !=
-        mca_coll_topo_grow((void **)&m->off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    m->cap_off = cap / sizeof(size_t);
-    if (s->nlanes > m->cap_lanes) {
-        int n = s->nlanes;
+    if (p->nlanes > m->cap_lanes) {
+        int n = p->nlanes;
         int32_t *a = realloc(m->lane_step, (size_t)n * sizeof(*a));
         if (NULL == a) {
             return OMPI_ERR_OUT_OF_RESOURCE;
@@ -419,6 +583,13 @@ static int reserve(mca_coll_topo_module_t *m, const topo_sched_t *s)
         }
         m->cap_lanes = n;
     }
+    for (int l = 0; l < p->nlanes; l++) {
+        if (p->lane_tmp[l] > m->lane_tmp_cap[l] &&
+            OMPI_SUCCESS != mca_coll_topo_grow((void **)&m->lane_tmp[l], &m->lane_tmp_cap[l],
+                                               p->lane_tmp[l])) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
     return OMPI_SUCCESS;
 }
 
@@ -439,14 +610,17 @@ static void drop_requests(exec_t *x)
 static int run_single_lane(exec_t *x)
 {
     mca_coll_topo_module_t *m = x->m;
-    const topo_lane_t *ln = &x->s->lanes[0];
-    for (int step = 0; step < ln->nsteps; step++) {
-        const topo_step_t *st = topo_sched_lane_step(x->s, 0, step);
-        int rc = lane_tmp_reserve(x, 0, st);
-        if (OMPI_SUCCESS == rc) {
-            rc = post_step(x, 0, st);
-        }
-        if (OMPI_SUCCESS == rc && x->nreq > 0) {
+    const mca_coll_topo_plan_t *p = x->p;
+    for (int step = 0; step < p->nsteps; step++) {
+        const plan_step_t *ps = &p->steps[step];
+        int rc = start_step(x, 0, ps);
+        if (OMPI_SUCCESS == rc && 1 == x->nreq) {
+            rc = ompi_request_wait(&m->reqs[0], MPI_STATUS_IGNORE);
+            if (OMPI_SUCCESS == rc) {
+                x->nreq = 0;
+                m->lane_pending[0] = 0;
+            }
+        } else if (OMPI_SUCCESS == rc && x->nreq > 0) {
             rc = ompi_request_wait_all((size_t)x->nreq, m->reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
                 x->nreq = 0;
@@ -454,7 +628,7 @@ static int run_single_lane(exec_t *x)
             }
         }
         if (OMPI_SUCCESS == rc) {
-            rc = apply_step(x, 0, st);
+            rc = finish_step(x, 0, ps);
         }
         if (OMPI_SUCCESS != rc) {
             drop_requests(x);
@@ -481,39 +655,44 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
     if (ext <= 0 || true_ext <= 0 || 0 == esize) {
         return 0 == count ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
     }
-    rc = reserve(m, s);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    topo_block_layout(s, count, units, m->off);
-
     const size_t seg = mca_coll_topo_component.segment_size;
-    exec_t x = {
-        .m = m,
-        .s = s,
-        .work = (char *)work,
-        .off = m->off,
-        .dt = dt,
+    comp_t c = {
         .ext = ext,
         .true_lb = true_lb,
         .true_ext = true_ext,
+        .seg_elems = 0 == seg ? SIZE_MAX : (seg / esize > 0 ? seg / esize : 1),
+        .opclass = NULL == op ? 0 : (ompi_op_is_commute(op) ? 2 : 1),
+    };
+    const mca_coll_topo_plan_t *p = NULL;
+    rc = get_plan(m, s, count, units, &c, &p);
+    if (OMPI_SUCCESS == rc) {
+        rc = reserve(m, p);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+
+    exec_t x = {
+        .m = m,
+        .p = p,
+        .work = (char *)work,
+        .dt = dt,
+        .ext = ext,
         .flat = ompi_datatype_is_predefined(dt) && (size_t)ext == esize && 0 == true_lb,
         .op = op,
-        .commutative = NULL != op && ompi_op_is_commute(op),
         .comm = comm,
         .tag = tag,
-        .seg_elems = 0 == seg ? SIZE_MAX : (seg / esize > 0 ? seg / esize : 1),
         .nreq = 0,
     };
 
-    for (int l = 0; l < s->nlanes; l++) {
-        m->lane_step[l] = 0;
+    for (int l = 0; l < p->nlanes; l++) {
+        m->lane_step[l] = p->lane_step0[l];
         m->lane_pending[l] = 0;
     }
-    if (1 == s->nlanes) {
+    if (1 == p->nlanes) {
         return run_single_lane(&x);
     }
-    for (int l = 0; l < s->nlanes; l++) {
+    for (int l = 0; l < p->nlanes; l++) {
         rc = lane_run(&x, l);
         if (OMPI_SUCCESS != rc) {
             drop_requests(&x);
@@ -538,8 +717,7 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
         m->reqs[idx] = m->reqs[x.nreq];
         m->req_lane[idx] = m->req_lane[x.nreq];
         if (0 == --m->lane_pending[lane]) {
-            const topo_step_t *st = topo_sched_lane_step(s, lane, m->lane_step[lane]);
-            rc = apply_step(&x, lane, st);
+            rc = finish_step(&x, lane, &p->steps[m->lane_step[lane]]);
             if (OMPI_SUCCESS == rc) {
                 m->lane_step[lane]++;
                 rc = lane_run(&x, lane);
