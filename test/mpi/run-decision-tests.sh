@@ -99,7 +99,7 @@ run() {
     local log=$logdir/run-$nrun.log rc
     t0=$SECONDS
     # shellcheck disable=SC2086 # PROGRAM ARGS split on purpose
-    timeout -k 10 "$TIMEOUT" "${launch[@]}" -np "$np" "${mca[@]}" $prog >"$log" 2>&1 </dev/null
+    logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np "$np" "${mca[@]}" $prog
     rc=$?
     check "$name: -np $np $settings $prog" "$log" "$rc" "$(summary_of "${prog%% *}" "$np")" "$@"
 }
@@ -128,7 +128,7 @@ run_mpmd() {
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log rc
     t0=$SECONDS
-    timeout -k 10 "$TIMEOUT" "${launch[@]}" "${mca[@]}" "${apps[@]}" >"$log" 2>&1 </dev/null
+    logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" "${mca[@]}" "${apps[@]}"
     rc=$?
     check "$name: $settings ${apps[*]}" "$log" "$rc" "$(summary_of "${prog%% *}" "$np")" "$@"
 }
@@ -176,9 +176,9 @@ hop_run() {
     local hop=$1
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log
-    timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
+    logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
         --mca coll_topo_topology torus:2x4 --mca coll_topo_hop "$hop" \
-        "$ALLREDUCE" --comms world --max-count 1 >"$log" 2>&1 </dev/null
+        "$ALLREDUCE" --comms world --max-count 1
     echo "rc=$?" >>"$log"
     grep -Eo "allreduce candidate recursive_doubling for 4 bytes: [0-9.]+ us" "$log" | head -n 1 |
         sed -E 's/.*: ([0-9.]+) us/\1/'
@@ -201,9 +201,9 @@ fi
 ports_run() {
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log
-    timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
+    logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
         --mca coll_topo_topology torus:2x4 $1 \
-        "$ALLREDUCE" --comms world --max-count 131072 >"$log" 2>&1 </dev/null
+        "$ALLREDUCE" --comms world --max-count 131072
     echo "rc=$?" >>"$log"
     grep -Eo "allreduce candidate swing_bw for 52[0-9]{4} bytes: [0-9.]+ us" "$log" | head -n 1 |
         sed -E 's/.*: ([0-9.]+) us/\1/'

@@ -53,6 +53,8 @@ BIG_COUNT_MAX_SIZE=${BIG_COUNT_MAX_SIZE:-8}
 MPIRUN=${MPIRUN:-mpirun}
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=runner-lib.sh
+. "$here/runner-lib.sh"
 
 if ! command -v "$MPIRUN" >/dev/null 2>&1; then
     echo "SKIP: $MPIRUN not found (set MPIRUN)"
@@ -148,14 +150,14 @@ run_case() {
     local log="$logdir/run-$ncase.log"
     local t0 t1 rc
     t0=$(date +%s.%N)
-    "${timeout_cmd[@]}" "${cmd[@]}" >"$log" 2>&1 </dev/null
+    logged "$log" "${timeout_cmd[@]}" "${cmd[@]}"
     rc=$?
     # Open MPI 4.1.4's mpirun sometimes loses a job's messages together with
     # an "ORTE_ERROR_LOG: ... show_help.c" error of its own (seen about once
     # in 10-20 runs on a loaded 2-core machine); only then, run once more.
     if grep -q 'ORTE_ERROR_LOG: .*show_help.c' "$log"; then
         echo "note: retrying after mpirun's own show_help error: ${cmd[*]}"
-        "${timeout_cmd[@]}" "${cmd[@]}" >"$log" 2>&1 </dev/null
+        logged "$log" "${timeout_cmd[@]}" "${cmd[@]}"
         rc=$?
     fi
     t1=$(date +%s.%N)

@@ -118,13 +118,13 @@ run() {
     local cmd=("${launch[@]}" -np "$np" "${mca[@]}" "$prog" "$@")
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log t0=$SECONDS rc
-    timeout -k 10 "$TIMEOUT" "${cmd[@]}" >"$log" 2>&1 </dev/null
+    logged "$log" timeout -k 10 "$TIMEOUT" "${cmd[@]}"
     rc=$?
     # Open MPI 4.1.4's mpirun sometimes loses a job's messages together with
     # an "ORTE_ERROR_LOG: ... show_help.c" error of its own; only then, once more.
     if grep -q 'ORTE_ERROR_LOG: .*show_help.c' "$log"; then
         echo "note: retrying after mpirun's own show_help error: ${cmd[*]}"
-        timeout -k 10 "$TIMEOUT" "${cmd[@]}" >"$log" 2>&1 </dev/null
+        logged "$log" timeout -k 10 "$TIMEOUT" "${cmd[@]}"
         rc=$?
     fi
     [ $rc = 0 ] || why+=("exit status $rc$([ $rc = 124 ] && echo ": timed out after $TIMEOUT s")")
