@@ -172,6 +172,16 @@ typedef struct {
     topo_decision_t table;    /* cand: an index into algo/price */
 } mca_coll_topo_decision_t;
 
+/* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
+typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
+#define COLL_TOPO_NPLANS 5
+/* A plan as it was when a call used it: still the same plan while its
+ * generation is `gen` (a plan recompiled for another call gets a new one). */
+typedef struct {
+    mca_coll_topo_plan_t *plan;
+    unsigned gen;
+} mca_coll_topo_plan_ref_t;
+
 /* The last call of a slot that ran, for a call that repeats it (same
  * datatype, operation, count and root: the same decision, schedule and
  * layout).  Vector calls only (no units).  The datatype and operation are
@@ -188,11 +198,9 @@ typedef struct {
     size_t k;
     ptrdiff_t eext;
     size_t n;
+    mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
 } mca_coll_topo_memo_t;
 
-/* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
-typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
-#define COLL_TOPO_NPLANS 5
 
 typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
@@ -234,6 +242,7 @@ typedef struct mca_coll_topo_module_t {
      * the others kept for calls that repeat a recent count and layout. */
     mca_coll_topo_plan_t *plans[COLL_TOPO_NPLANS];
     int plan_next;
+    unsigned plan_gen; /* the last generation given to a plan */
     /* Executor scratch, grown on demand, never shrunk. */
     size_t *off; /* block layout, nblocks + 1 */
     size_t cap_off;
@@ -348,6 +357,8 @@ typedef struct {
     ptrdiff_t eext;              /* extent of edt */
     size_t n;                    /* executor elements in the work buffer */
     const size_t *units;         /* NULL or the module's units array */
+    mca_coll_topo_plan_ref_t *plan; /* the memo's plan reference when the
+                                       memo describes this call, or NULL */
     char *reason;                /* why the call falls back (the module's
                                     buffer, COLL_TOPO_REASON_LEN bytes) */
 } mca_coll_topo_call_t;
@@ -406,11 +417,14 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
  * the block layout comes from topo_block_layout(s, count, units).  `op`
  * reduces incoming data (NULL for primitives that never reduce).  `tag` is
  * the primitive's base tag, COLL_TOPO_TAG(prim, 0): lane l uses tag - l.
+ * `ref` (or NULL): a plan this exact call (same schedule, count, datatype
+ * object and operation) ran with before; it is used while still current,
+ * and set to the plan used otherwise.
  * Returns OMPI_SUCCESS or an Open MPI error code (PML errors are passed on).
  */
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
                        const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                       struct ompi_communicator_t *comm, int tag);
+                       struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref);
 /* Free the module's plans. */
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
 

@@ -255,6 +255,7 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         .k = call->k,
         .eext = call->eext,
         .n = call->n,
+        .plan = {NULL, 0},
     };
 }
 
@@ -279,6 +280,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->eext = 1;
     call->n = 0;
     call->units = NULL;
+    call->plan = NULL;
     call->reason = m->reason;
     call->reason[0] = '\0';
     if (m->preparing) {
@@ -300,6 +302,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
         call->k = memo->k;
         call->eext = memo->eext;
         call->n = memo->n;
+        call->plan = &memo->plan;
         return COLL_TOPO_RUN;
     }
 
@@ -347,6 +350,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     }
     if (COLL_TOPO_RUN == rc && vector) {
         remember(m, memo, call);
+        call->plan = &memo->plan;
     }
     if (COLL_TOPO_FALLBACK != rc) {
         return rc;
@@ -382,6 +386,17 @@ static int copy(const mca_coll_topo_call_t *call, char *work, const mca_coll_top
     if ((const void *)at == sp->buf && sp->dtype == call->edt) {
         return OMPI_SUCCESS;
     }
+    const ompi_datatype_t *dt = call->edt;
+    if (sp->dtype == dt && sp->count == n && ompi_datatype_is_predefined(dt) &&
+        (ptrdiff_t)dt->super.size == call->eext && 0 == dt->super.true_lb) {
+        /* plain elements: bytes (MPI forbids the user's buffers to overlap) */
+        if (in) {
+            memcpy(at, sp->buf, (size_t)n * dt->super.size);
+        } else {
+            memcpy((void *)sp->buf, at, (size_t)n * dt->super.size);
+        }
+        return OMPI_SUCCESS;
+    }
     if (in) {
         return ompi_datatype_sndrcv(sp->buf, sp->count, sp->dtype, at, n, call->edt);
     }
@@ -398,7 +413,7 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
     }
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_topo_exec(call->m, call->sched, work, call->n, call->units, call->edt,
-                                call->op, call->comm, COLL_TOPO_TAG(call->prim, 0));
+                                call->op, call->comm, COLL_TOPO_TAG(call->prim, 0), call->plan);
     }
     if (OMPI_SUCCESS == rc && NULL != out) {
         rc = copy(call, work, out, false);

@@ -71,6 +71,7 @@ typedef struct {
 } plan_step_t;
 
 struct mca_coll_topo_plan_t {
+    unsigned gen; /* changes whenever the plan is compiled again */
     /* What the plan was compiled for.  Not valid: sched < 0. */
     int sched;       /* index in the module's schedules */
     size_t count;    /* elements */
@@ -403,6 +404,10 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     c->p = p;
     c->s = s;
     c->off = m->off;
+    p->gen = ++m->plan_gen;
+    if (0 == p->gen) {
+        p->gen = ++m->plan_gen; /* 0 is no plan's generation */
+    }
     int rc = compile(c);
     if (OMPI_SUCCESS != rc) {
         return rc;
@@ -506,8 +511,13 @@ static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
 static int start_step(exec_t *x, int lane, const plan_step_t *ps)
 {
     const plan_op_t *ops = &x->p->ops[ps->op0];
-    int rc = run_local(x, lane, ops, ps->npack);
-    return OMPI_SUCCESS == rc ? post(x, lane, ops + ps->npack, ps->npost) : rc;
+    if (ps->npack > 0) {
+        int rc = run_local(x, lane, ops, ps->npack);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return post(x, lane, ops + ps->npack, ps->npost);
 }
 
 static int finish_step(exec_t *x, int lane, const plan_step_t *ps)
@@ -638,59 +648,33 @@ static int run_single_lane(exec_t *x)
     return OMPI_SUCCESS;
 }
 
-int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
-                       const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                       struct ompi_communicator_t *comm, int tag)
+/* Run plan `p` (reserved for) on `work`. */
+static int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, void *work,
+                    struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                    struct ompi_communicator_t *comm, int tag)
 {
-    ptrdiff_t lb, ext, true_lb, true_ext;
-    size_t esize;
     int rc;
-
-    if (s->nlanes > COLL_TOPO_MAX_LANES) {
-        return OMPI_ERR_NOT_SUPPORTED;
-    }
-    ompi_datatype_get_extent(dt, &lb, &ext);
-    ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
-    ompi_datatype_type_size(dt, &esize);
-    if (ext <= 0 || true_ext <= 0 || 0 == esize) {
-        return 0 == count ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
-    }
-    const size_t seg = mca_coll_topo_component.segment_size;
-    comp_t c = {
-        .ext = ext,
-        .true_lb = true_lb,
-        .true_ext = true_ext,
-        .seg_elems = 0 == seg ? SIZE_MAX : (seg / esize > 0 ? seg / esize : 1),
-        .opclass = NULL == op ? 0 : (ompi_op_is_commute(op) ? 2 : 1),
-    };
-    const mca_coll_topo_plan_t *p = NULL;
-    rc = get_plan(m, s, count, units, &c, &p);
-    if (OMPI_SUCCESS == rc) {
-        rc = reserve(m, p);
-    }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-
     exec_t x = {
         .m = m,
         .p = p,
         .work = (char *)work,
         .dt = dt,
-        .ext = ext,
-        .flat = ompi_datatype_is_predefined(dt) && (size_t)ext == esize && 0 == true_lb,
+        .ext = p->ext,
+        .flat = ompi_datatype_is_predefined(dt) && (size_t)p->ext == dt->super.size &&
+                0 == p->true_lb,
         .op = op,
         .comm = comm,
         .tag = tag,
         .nreq = 0,
     };
 
+    if (1 == p->nlanes) {
+        m->lane_pending[0] = 0;
+        return run_single_lane(&x);
+    }
     for (int l = 0; l < p->nlanes; l++) {
         m->lane_step[l] = p->lane_step0[l];
         m->lane_pending[l] = 0;
-    }
-    if (1 == p->nlanes) {
-        return run_single_lane(&x);
     }
     for (int l = 0; l < p->nlanes; l++) {
         rc = lane_run(&x, l);
@@ -729,4 +713,49 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
         }
     }
     return OMPI_SUCCESS;
+}
+
+int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
+                       const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                       struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
+{
+    ptrdiff_t lb, ext, true_lb, true_ext;
+    size_t esize;
+    int rc;
+
+    /* The plan this call ran with last time, if it is still that plan (the
+     * scratch space reserved for it never shrinks). */
+    if (NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen) {
+        return run_plan(m, ref->plan, work, dt, op, comm, tag);
+    }
+    if (s->nlanes > COLL_TOPO_MAX_LANES) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    ompi_datatype_get_extent(dt, &lb, &ext);
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
+    ompi_datatype_type_size(dt, &esize);
+    if (ext <= 0 || true_ext <= 0 || 0 == esize) {
+        return 0 == count ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
+    }
+    const size_t seg = mca_coll_topo_component.segment_size;
+    comp_t c = {
+        .ext = ext,
+        .true_lb = true_lb,
+        .true_ext = true_ext,
+        .seg_elems = 0 == seg ? SIZE_MAX : (seg / esize > 0 ? seg / esize : 1),
+        .opclass = NULL == op ? 0 : (ompi_op_is_commute(op) ? 2 : 1),
+    };
+    const mca_coll_topo_plan_t *p = NULL;
+    rc = get_plan(m, s, count, units, &c, &p);
+    if (OMPI_SUCCESS == rc) {
+        rc = reserve(m, p);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (NULL != ref) {
+        ref->plan = NULL == units ? (mca_coll_topo_plan_t *)p : NULL;
+        ref->gen = p->gen;
+    }
+    return run_plan(m, p, work, dt, op, comm, tag);
 }

@@ -5,7 +5,7 @@
 #      tests against the component just built, source-list check);
 #   3. a clean build with --enable-sanitizers running the unit tests only
 #      (AddressSanitizer + UndefinedBehaviorSanitizer);
-#   4. one small MPI test under valgrind memcheck, failing on any error or
+#   4. two small MPI tests under valgrind memcheck, failing on any error or
 #      definite leak whose stack shows coll/topo (Open MPI's own noise is
 #      suppressed or ignored).
 # Every stage runs even if an earlier one failed; the exit status is
@@ -108,19 +108,30 @@ else
     failed=$((failed + 1))
 fi
 
-# --- 3. valgrind on a small MPI test -----------------------------------------
-step "valgrind memcheck: test_allreduce on 3 ranks"
+# --- 3. valgrind on small MPI tests ------------------------------------------
+# test_allreduce on 3 ranks (every algorithm forced in turn is the MPI
+# tests' job; here: the decision's picks, IN_PLACE, derived types), and
+# test_primitives on a 2x2 torus (multi-lane schedules, units, barrier).
 vgdir="$builds/valgrind"
 rm -rf "$vgdir"
-mkdir -p "$vgdir"
-prog="$werror/test/mpi/test_allreduce"
 component="$werror/ompi-coll-topo/.libs"
-if [ ! -x "$prog" ] || [ ! -f "$component/mca_coll_topo.so" ]; then
-    echo "test: valgrind stage needs $prog and $component/mca_coll_topo.so from the -Werror build" >&2
-    failed=$((failed + 1))
-else
-    ompi_pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
-    mpirun_args=(-np 3 --oversubscribe)
+ompi_pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
+# valgrind_run NAME NP PROGRAM [MPIRUN ARGS...] -- [PROGRAM ARGS...]
+valgrind_run() {
+    local name=$1 np=$2 prog="$werror/test/mpi/$3" dir="$vgdir/$1" extra=() pargs=()
+    shift 3
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    pargs=("$@")
+    step "valgrind memcheck: $name ($np ranks)"
+    mkdir -p "$dir"
+    if [ ! -x "$prog" ] || [ ! -f "$component/mca_coll_topo.so" ]; then
+        echo "test: valgrind stage needs $prog and $component/mca_coll_topo.so from the -Werror build" >&2
+        echo "FAIL: valgrind $name"
+        failed=$((failed + 1))
+        return
+    fi
+    local mpirun_args=(-np "$np" --oversubscribe)
     [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
     # shellcheck disable=SC2054 # the commas are inside MCA values
     mpirun_args+=(
@@ -128,36 +139,36 @@ else
         --mca coll topo,tuned,basic,libnbc,self
         --mca coll_topo_verbose 1
         --mca btl self,vader
+        "${extra[@]}"
     )
     # --keep-debuginfo: Open MPI dlcloses its components at MPI_Finalize;
     # without it the leak stacks of the component would read "???".
-    vg_args=(
+    local vg_args=(
         --keep-debuginfo=yes
         --leak-check=full
         --show-leak-kinds=definite
         --errors-for-leak-kinds=definite
         --num-callers=40
         --suppressions="$root/test/valgrind/openmpi.supp"
-        --log-file="$vgdir/vg.%p.log"
+        --log-file="$dir/vg.%p.log"
     )
-    vg_ok=yes
+    local vg_ok=yes
     if ! timeout 900 mpirun "${mpirun_args[@]}" valgrind "${vg_args[@]}" \
-            "$prog" --max-count 64 >"$vgdir/output.txt" 2>&1; then
-        cat "$vgdir/output.txt"
-        echo "test: test_allreduce failed under valgrind" >&2
+            "$prog" "${pargs[@]}" >"$dir/output.txt" 2>&1; then
+        cat "$dir/output.txt"
+        echo "test: $name failed under valgrind" >&2
         vg_ok=no
-    elif ! grep -q 'coll:topo' "$vgdir/output.txt"; then
-        cat "$vgdir/output.txt"
-        echo "test: no 'coll:topo' line: the component did not run under valgrind" >&2
+    elif ! grep -q 'coll:topo: .* uses ' "$dir/output.txt"; then
+        cat "$dir/output.txt"
+        echo "test: no 'coll:topo: ... uses' line: the component did not run under valgrind" >&2
         vg_ok=no
     fi
     # One error record = the lines of one "==PID== ..." block up to its
     # blank "==PID==" line.  Count (and print) the records that show
     # coll/topo: its .so, a glue file, a core function or file.
-    ours='mca_coll_topo|coll_topo_[a-z0-9_]*\.c|: topo_[a-z0-9_]+ \(|\((schedule|topology|catalog|verify|cost|links|algo_[a-z0-9_]+)\.c:'
-    total=0
-    mine=0
-    for log in "$vgdir"/vg.*.log; do
+    local ours='mca_coll_topo|coll_topo_[a-z0-9_]*\.c|: topo_[a-z0-9_]+ \(|\((schedule|topology|catalog|verify|cost|links|algo_[a-z0-9_]+)\.c:'
+    local total=0 mine=0 log counts
+    for log in "$dir"/vg.*.log; do
         [ -e "$log" ] || continue
         counts=$(OURS="$ours" HDR="---- $log" awk '
             function flush() {
@@ -183,16 +194,18 @@ else
         total=$((total + ${counts% *}))
         mine=$((mine + ${counts#* }))
     done
-    echo "valgrind: $mine error(s) in coll/topo, $((total - mine)) other unsuppressed record(s) ignored (logs: $vgdir)"
+    echo "valgrind: $mine error(s) in coll/topo, $((total - mine)) other unsuppressed record(s) ignored (logs: $dir)"
     [ "$mine" -eq 0 ] || vg_ok=no
     if [ "$vg_ok" = yes ]; then
-        echo "PASS: valgrind test_allreduce"
+        echo "PASS: valgrind $name"
         passed=$((passed + 1))
     else
-        echo "FAIL: valgrind test_allreduce"
+        echo "FAIL: valgrind $name"
         failed=$((failed + 1))
     fi
-fi
+}
+valgrind_run test_allreduce 3 test_allreduce -- --max-count 64
+valgrind_run test_primitives 4 test_primitives --mca coll_topo_topology torus:2x2 -- --max-count 64
 clean_shm
 
 step "summary: $((SECONDS - stage_start)) s in all"

@@ -4,7 +4,8 @@
  * counts, zeros included), MPI_Alltoall and MPI_Barrier, over a matrix of
  * communicators (world, dup, split, reversed, 2-D and 3-D Cartesian),
  * datatypes, operations, counts, roots and MPI_IN_PLACE, each checked
- * against a reference every rank computes on its own.
+ * against a reference every rank computes on its own; then (with every
+ * primitive but barrier selected) the same calls repeated, interleaved.
  *
  * Every input element is a function of (world rank, element index, case),
  * so each rank computes every other rank's data itself.  Reductions fold
@@ -573,6 +574,41 @@ static void run_prim(const tt_comm_t *c, int ci, int prim, const options_t *opt)
     }
 }
 
+/* Repeated calls, interleaved with others: a broadcast repeats with the
+ * same arguments (so coll/topo finds it in its memo of repeated calls)
+ * after four reductions of new sizes and the unit primitives have run (so
+ * the executor's plan of the first broadcast has been recompiled for
+ * another call meanwhile: coll/topo keeps four).  Inputs change with every
+ * call; results are checked as everywhere. */
+static void run_interleaved(const tt_comm_t *c, int ci)
+{
+    static const int prims[] = {P_BCAST,     P_REDUCE, P_REDUCE,   P_REDUCE, P_REDUCE,
+                                P_ALLGATHER, P_RSB,    P_ALLTOALL, P_BCAST};
+    const int nprims = (int)(sizeof prims / sizeof prims[0]);
+    const size_t base = (size_t)c->size + 3;
+    int nreduce = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < nprims; i++) {
+            const int prim = prims[i], reduces = prim == P_REDUCE || prim == P_RSB;
+            /* every reduction a new size; the others the same every time */
+            const size_t count = prim == P_REDUCE ? base + (size_t)++nreduce : base;
+            case_t k = {c, T_INT, reduces ? O_SUM : O_NONE, count, c->size - 1, 0,
+                        tt_mix((uint64_t)ci, (uint64_t)(prim * 64 + 63),
+                               (uint64_t)(round * 64 + i))};
+            snprintf(label, sizeof label,
+                     "comm %s (%d ranks), interleaved round %d call %d, %s, MPI_INT, count %zu",
+                     c->name, c->size, round, i, prim_names[prim], count);
+            switch (prim) {
+            case P_BCAST: run_bcast(&k); break;
+            case P_REDUCE: run_reduce(&k); break;
+            case P_ALLGATHER: run_allgather(&k); break;
+            case P_RSB: run_reduce_scatter(&k, 1); break;
+            default: run_alltoall(&k); break;
+            }
+        }
+    }
+}
+
 /* The Cartesian communicators: 2-D (periodic in the first dimension) and
  * 3-D, over every rank of MPI_COMM_WORLD, ranks possibly reordered. */
 static int cart_create(tt_comm_t *out, int ndims, const char *name)
@@ -664,6 +700,9 @@ int main(int argc, char **argv)
         for (int p = 0; p < P_COUNT; p++)
             if (opt.prims[p])
                 run_prim(&comms[ci], ci, p, &opt);
+        if (opt.prims[P_BCAST] && opt.prims[P_REDUCE] && opt.prims[P_ALLGATHER] &&
+            opt.prims[P_RSB] && opt.prims[P_ALLTOALL])
+            run_interleaved(&comms[ci], ci);
         if (comms[ci].rank == 0 && wrank == 0)
             tt_note("comm %s (%d ranks): %ld calls in %.2f s", comms[ci].name, comms[ci].size,
                     ncalls - before, MPI_Wtime() - t0);
