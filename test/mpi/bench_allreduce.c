@@ -3,6 +3,11 @@
  * "bytes seconds_per_call" lines on rank 0 (the median of several timed
  * batches, each the slowest rank's time).  Which component runs is chosen on
  * the mpirun command line; the script compares two runs.
+ *
+ *   bench_allreduce [MAX_BYTES]
+ *   bench_allreduce --calls N BYTES    N calls of BYTES (MPI_DOUBLE, MPI_SUM),
+ *                                      nothing else, nothing printed (for
+ *                                      scripts/overhead.sh's callgrind runs)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,6 +26,19 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc == 4 && 0 == strcmp(argv[1], "--calls")) {
+        long calls = strtol(argv[2], NULL, 10);
+        size_t bytes = strtoull(argv[3], NULL, 10);
+        int count = (int)(bytes / 8);
+        double *a = calloc((size_t)count + 1, 8), *b = calloc((size_t)count + 1, 8);
+        for (long i = 0; i < calls; i++) {
+            MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+        free(a);
+        free(b);
+        MPI_Finalize();
+        return 0;
+    }
     size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22;
     double *in = malloc(max_bytes + 8), *out = malloc(max_bytes + 8);
     for (size_t i = 0; i < max_bytes / 8 + 1; i++) {
