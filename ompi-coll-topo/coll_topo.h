@@ -363,6 +363,22 @@ typedef struct {
                                     buffer, COLL_TOPO_REASON_LEN bytes) */
 } mca_coll_topo_call_t;
 
+/* A call's inputs.  The outputs are all set by mca_coll_topo_begin, so
+ * nothing else is written here (a designated initializer would clear the
+ * whole structure on every call). */
+static inline void mca_coll_topo_call_init(mca_coll_topo_call_t *call, topo_prim_t prim, int root,
+                                           struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                           size_t count, const int *counts, size_t unit)
+{
+    call->prim = prim;
+    call->root = root;
+    call->dtype = dtype;
+    call->op = op;
+    call->count = count;
+    call->counts = counts;
+    call->unit = unit;
+}
+
 /* What mca_coll_topo_begin answers besides Open MPI codes (OMPI_SUCCESS:
  * nothing moves, the call is complete; negative: an error to return). */
 enum {

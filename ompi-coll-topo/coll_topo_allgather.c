@@ -17,7 +17,8 @@ int mca_coll_topo_allgather_intra(const void *sbuf, int scount, struct ompi_data
     const size_t unit = (size_t)rcount;
     const mca_coll_topo_span_t mine = {sbuf, scount, sdtype, unit * (size_t)ompi_comm_rank(comm),
                                        unit};
-    mca_coll_topo_call_t call = {.prim = TOPO_PRIM_ALLGATHER, .dtype = rdtype, .unit = unit};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_ALLGATHER, 0, rdtype, NULL, 0, NULL, unit);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_ALLGATHER, allgather, sbuf, scount, sdtype, rbuf,
                     rcount, rdtype, comm);
     return mca_coll_topo_execute(&call, rbuf, MPI_IN_PLACE == sbuf ? NULL : &mine, NULL);

@@ -13,8 +13,8 @@ int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_topo_call_t call = {
-        .prim = TOPO_PRIM_ALLREDUCE, .dtype = dtype, .op = op, .count = (size_t)count};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_ALLREDUCE, 0, dtype, op, (size_t)count, NULL, 0);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_ALLREDUCE, allreduce, sbuf, rbuf, count, dtype,
                     op, comm);
     const mca_coll_topo_span_t in = {MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype, 0,

@@ -22,8 +22,8 @@ int mca_coll_topo_alltoall_intra(const void *sbuf, int scount, struct ompi_datat
     const mca_coll_topo_span_t in = {in_place ? rbuf : sbuf, (int)sent, in_place ? rdtype : sdtype,
                                      0, all},
                                out = {rbuf, (int)all, rdtype, all, all};
-    mca_coll_topo_call_t call = {
-        .prim = TOPO_PRIM_ALLTOALL, .dtype = rdtype, .unit = (size_t)rcount};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_ALLTOALL, 0, rdtype, NULL, 0, NULL, (size_t)rcount);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_ALLTOALL, alltoall, sbuf, scount, sdtype, rbuf,
                     rcount, rdtype, comm);
     return mca_coll_topo_execute(&call, NULL, &in, &out);

@@ -10,7 +10,8 @@
 
 int mca_coll_topo_barrier_intra(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_topo_call_t call = {.prim = TOPO_PRIM_BARRIER};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_BARRIER, 0, NULL, NULL, 0, NULL, 0);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_BARRIER, barrier, comm);
     return mca_coll_topo_execute(&call, NULL, NULL, NULL);
 }

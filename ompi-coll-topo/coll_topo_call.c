@@ -259,41 +259,27 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
     };
 }
 
+static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
+                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo,
+                        bool vector);
+
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot)
 {
     mca_coll_topo_module_t *m = (mca_coll_topo_module_t *)module;
-    const int size = ompi_comm_size(comm);
-    char why[256];
-    why[0] = '\0';
-    size_t total = call->count, dsize = 0;
-    int rc;
 
-    mca_coll_topo_comm_prepare(m, comm);
+    if (OPAL_UNLIKELY(!m->topo_ready)) {
+        mca_coll_topo_comm_prepare(m, comm);
+    }
     call->m = m;
     call->comm = comm;
     call->prev = &m->prev[slot];
-    call->algo = NULL;
-    call->sched = NULL;
-    call->edt = MPI_BYTE; /* barrier: messages without data */
-    call->k = 1;
-    call->eext = 1;
-    call->n = 0;
     call->units = NULL;
-    call->plan = NULL;
     call->reason = m->reason;
-    call->reason[0] = '\0';
-    if (m->preparing) {
-        return COLL_TOPO_FALLBACK; /* a previous module's collective calling ours */
-    }
-    if (m->disagree) {
-        snprintf(call->reason, COLL_TOPO_REASON_LEN,
-                 "the ranks reached different coll/topo inputs (parameter values or "
-                 "topology): every primitive of this communicator falls back");
-        goto fallback;
-    }
     mca_coll_topo_memo_t *memo = &m->memo[slot];
     const bool vector = 0 == call->unit && NULL == call->counts && NULL != call->dtype;
+    /* A call that repeats the slot's last one (a remembered call ran, so
+     * neither of begin_decide's early fallbacks applies). */
     if (vector && memo->valid && memo->dtype == call->dtype && memo->op == call->op &&
         memo->count == call->count && memo->root == call->root) {
         call->algo = memo->algo;
@@ -304,6 +290,37 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
         call->n = memo->n;
         call->plan = &memo->plan;
         return COLL_TOPO_RUN;
+    }
+    return begin_decide(call, m, comm, memo, vector);
+}
+
+/* mca_coll_topo_begin for a call that is not the slot's last one again. */
+static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
+                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo,
+                        bool vector)
+{
+    const int size = ompi_comm_size(comm);
+    char why[256];
+    why[0] = '\0';
+    size_t total = call->count, dsize = 0;
+    int rc;
+
+    call->algo = NULL;
+    call->sched = NULL;
+    call->edt = MPI_BYTE; /* barrier: messages without data */
+    call->k = 1;
+    call->eext = 1;
+    call->n = 0;
+    call->plan = NULL;
+    call->reason[0] = '\0';
+    if (m->preparing) {
+        return COLL_TOPO_FALLBACK; /* a previous module's collective calling ours */
+    }
+    if (m->disagree) {
+        snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                 "the ranks reached different coll/topo inputs (parameter values or "
+                 "topology): every primitive of this communicator falls back");
+        goto fallback;
     }
 
     /* The payload: user elements, then bytes as the cost model counts them
@@ -377,17 +394,31 @@ static int work_buffer(const mca_coll_topo_call_t *call, void *user, char **work
     return rc;
 }
 
+/* Between a span and the work buffer, either way, through the datatype
+ * engine. */
+static int copy_convert(const mca_coll_topo_call_t *call, char *at, int32_t n,
+                        const mca_coll_topo_span_t *sp, bool in)
+{
+    if (in) {
+        return ompi_datatype_sndrcv(sp->buf, sp->count, sp->dtype, at, n, call->edt);
+    }
+    return ompi_datatype_sndrcv(at, n, call->edt, (void *)sp->buf, sp->count, sp->dtype);
+}
+
 /* Between a span and the work buffer, either way. */
-static int copy(const mca_coll_topo_call_t *call, char *work, const mca_coll_topo_span_t *sp,
-                bool in)
+static inline int copy(const mca_coll_topo_call_t *call, char *work,
+                       const mca_coll_topo_span_t *sp, bool in)
 {
     char *at = work + (ptrdiff_t)(sp->at * call->k) * call->eext;
     const int32_t n = (int32_t)(sp->n * call->k);
-    if ((const void *)at == sp->buf && sp->dtype == call->edt) {
+    const ompi_datatype_t *dt = call->edt;
+    if (sp->dtype != dt) {
+        return copy_convert(call, at, n, sp, in);
+    }
+    if ((const void *)at == sp->buf) {
         return OMPI_SUCCESS;
     }
-    const ompi_datatype_t *dt = call->edt;
-    if (sp->dtype == dt && sp->count == n && ompi_datatype_is_predefined(dt) &&
+    if (sp->count == n && ompi_datatype_is_predefined(dt) &&
         (ptrdiff_t)dt->super.size == call->eext && 0 == dt->super.true_lb) {
         /* plain elements: bytes (MPI forbids the user's buffers to overlap) */
         if (in) {
@@ -397,10 +428,7 @@ static int copy(const mca_coll_topo_call_t *call, char *work, const mca_coll_top
         }
         return OMPI_SUCCESS;
     }
-    if (in) {
-        return ompi_datatype_sndrcv(sp->buf, sp->count, sp->dtype, at, n, call->edt);
-    }
-    return ompi_datatype_sndrcv(at, n, call->edt, (void *)sp->buf, sp->count, sp->dtype);
+    return copy_convert(call, at, n, sp, in);
 }
 
 int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,

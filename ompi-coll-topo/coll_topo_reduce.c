@@ -19,8 +19,8 @@ int mca_coll_topo_reduce_intra(const void *sbuf, void *rbuf, int count,
     const mca_coll_topo_span_t in = {MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype, 0,
                                      (size_t)count},
                                out = {rbuf, count, dtype, 0, (size_t)count};
-    mca_coll_topo_call_t call = {
-        .prim = TOPO_PRIM_REDUCE, .root = root, .dtype = dtype, .op = op, .count = (size_t)count};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_REDUCE, root, dtype, op, (size_t)count, NULL, 0);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_REDUCE, reduce, sbuf, rbuf, count, dtype, op,
                     root, comm);
     return mca_coll_topo_execute(&call, at_root ? rbuf : NULL, &in, at_root ? &out : NULL);

@@ -26,8 +26,8 @@ int mca_coll_topo_reduce_scatter_intra(const void *sbuf, void *rbuf, const int *
                                        struct ompi_communicator_t *comm,
                                        mca_coll_base_module_t *module)
 {
-    mca_coll_topo_call_t call = {
-        .prim = TOPO_PRIM_REDUCE_SCATTER, .dtype = dtype, .op = op, .counts = rcounts};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_REDUCE_SCATTER, 0, dtype, op, 0, rcounts, 0);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_REDUCE_SCATTER, reduce_scatter, sbuf, rbuf,
                     rcounts, dtype, op, comm);
     const int me = ompi_comm_rank(comm);
@@ -45,8 +45,8 @@ int mca_coll_topo_reduce_scatter_block_intra(const void *sbuf, void *rbuf, int r
                                              mca_coll_base_module_t *module)
 {
     const size_t unit = (size_t)rcount;
-    mca_coll_topo_call_t call = {
-        .prim = TOPO_PRIM_REDUCE_SCATTER, .dtype = dtype, .op = op, .unit = unit};
+    mca_coll_topo_call_t call;
+    mca_coll_topo_call_init(&call, TOPO_PRIM_REDUCE_SCATTER, 0, dtype, op, 0, NULL, unit);
     COLL_TOPO_BEGIN(&call, comm, module, COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK, reduce_scatter_block,
                     sbuf, rbuf, rcount, dtype, op, comm);
     return scatter(&call, sbuf, rbuf, unit * (size_t)ompi_comm_size(comm),
