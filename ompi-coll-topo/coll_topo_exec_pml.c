@@ -448,7 +448,7 @@ static int copy_elems(const exec_t *x, char *dst, char *src, size_t n)
 }
 
 /* Run the copies and reductions ops[0, n) of a lane's step. */
-static int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
+static inline int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
 {
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
@@ -616,29 +616,44 @@ static void drop_requests(exec_t *x)
 }
 
 /* One lane: nothing runs beside it, so each step is posted, completed with
- * one wait_all and applied, without the bookkeeping of wait_any. */
+ * one wait (or wait_all) and applied, without the bookkeeping of lanes
+ * (request owners, pending counts) that wait_any needs. */
 static int run_single_lane(exec_t *x)
 {
     mca_coll_topo_module_t *m = x->m;
     const mca_coll_topo_plan_t *p = x->p;
+    const int tag = x->tag;
     for (int step = 0; step < p->nsteps; step++) {
         const plan_step_t *ps = &p->steps[step];
-        int rc = start_step(x, 0, ps);
-        if (OMPI_SUCCESS == rc && 1 == x->nreq) {
-            rc = ompi_request_wait(&m->reqs[0], MPI_STATUS_IGNORE);
-            if (OMPI_SUCCESS == rc) {
-                x->nreq = 0;
-                m->lane_pending[0] = 0;
+        const plan_op_t *ops = &p->ops[ps->op0];
+        int rc = OMPI_SUCCESS;
+        if (ps->npack > 0) {
+            rc = run_local(x, 0, ops, ps->npack);
+        }
+        for (int i = ps->npack; OMPI_SUCCESS == rc && i < ps->npack + ps->npost; i++) {
+            const plan_op_t *o = &ops[i];
+            char *buf = o->in_tmp ? tmp_at(x, 0, o->tmp) : work_at(x, o->work);
+            ompi_request_t *req = NULL;
+            if (OP_SEND == o->kind) {
+                rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag,
+                                        MCA_PML_BASE_SEND_STANDARD, x->comm, &req));
+            } else {
+                rc = MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, &req));
             }
-        } else if (OMPI_SUCCESS == rc && x->nreq > 0) {
-            rc = ompi_request_wait_all((size_t)x->nreq, m->reqs, MPI_STATUSES_IGNORE);
-            if (OMPI_SUCCESS == rc) {
-                x->nreq = 0;
-                m->lane_pending[0] = 0;
+            if (OMPI_SUCCESS == rc && &ompi_request_empty != req) {
+                m->reqs[x->nreq++] = req; /* not sent inline (ob1) */
             }
         }
+        if (OMPI_SUCCESS == rc && 1 == x->nreq) {
+            rc = ompi_request_wait(&m->reqs[0], MPI_STATUS_IGNORE);
+        } else if (OMPI_SUCCESS == rc && x->nreq > 0) {
+            rc = ompi_request_wait_all((size_t)x->nreq, m->reqs, MPI_STATUSES_IGNORE);
+        }
         if (OMPI_SUCCESS == rc) {
-            rc = finish_step(x, 0, ps);
+            x->nreq = 0;
+            if (ps->napply > 0) {
+                rc = run_local(x, 0, ops + ps->npack + ps->npost, ps->napply);
+            }
         }
         if (OMPI_SUCCESS != rc) {
             drop_requests(x);
@@ -669,7 +684,6 @@ static int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, vo
     };
 
     if (1 == p->nlanes) {
-        m->lane_pending[0] = 0;
         return run_single_lane(&x);
     }
     for (int l = 0; l < p->nlanes; l++) {
