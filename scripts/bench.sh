@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Allreduce: coll/topo against coll/tuned, in the same run of this script.
 # Prints, per message size, the median time per call of each and the ratio
-# tuned/topo (> 1: coll/topo is faster).  Timings on an oversubscribed
+# tuned/topo (> 1: coll/topo is faster), over BENCH_REPS (default 5) runs of
+# each, alternating.  Timings on an oversubscribed
 # machine (more ranks than cores) measure scheduling as much as algorithms;
 # use as many cores as ranks for numbers worth quoting.
 #
@@ -19,16 +20,33 @@ prog=$build/test/mpi/bench_allreduce
 comp=$build/ompi-coll-topo/.libs
 [ -x "$prog" ] || (cd "$build" && make -C test mpi/bench_allreduce >/dev/null)
 pkglib=$(ompi_info --parsable --path pkglibdir | sed 's/^path:pkglibdir://')
+# shellcheck disable=SC2054 # the comma is inside an MCA value
 flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$comp:$pkglib")
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
-    "$prog" "$max" >"$tmp/topo" 2>"$tmp/topo.err"
-grep -q 'coll:topo: .*allreduce uses' "$tmp/topo.err" || { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
-mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$prog" "$max" >"$tmp/tuned"
-echo "allreduce, $np ranks, $(nproc) cores ($*):"
+# Alternating runs (topo, tuned, topo, ...): a machine whose speed drifts
+# during the script then biases neither; each size reports the median run.
+reps=${BENCH_REPS:-5}
+for r in $(seq "$reps"); do
+    mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
+        "$prog" "$max" >"$tmp/topo.run$r" 2>"$tmp/topo.err"
+    grep -q 'coll:topo: .*allreduce uses' "$tmp/topo.err" || { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
+    mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$prog" "$max" >"$tmp/tuned.run$r"
+done
+# median NAME: "bytes seconds" lines, the median over the runs of NAME
+median() {
+    cat "$tmp/$1".run* | sort -k1,1n -k2,2g |
+        awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
+             END { for (b in v) { split(substr(v[b], 2), a, " "); print b, a[int((n[b] + 1) / 2)] } }' |
+        sort -k1,1n
+}
+median topo >"$tmp/topo"
+median tuned >"$tmp/tuned"
+echo "allreduce, $np ranks, $(nproc) cores, median of $reps alternating runs ($*):"
 printf '%12s %14s %14s %8s\n' bytes "topo (us)" "tuned (us)" "tuned/topo"
-join "$tmp/topo" "$tmp/tuned" | awk '{ printf "%12d %14.1f %14.1f %8.2f\n", $1, $2 * 1e6, $3 * 1e6, $3 / $2 }'
+awk 'NR == FNR { tuned[$1] = $2; next }
+     $1 in tuned { printf "%12d %14.3f %14.3f %8.2f\n", $1, $2 * 1e6, tuned[$1] * 1e6, tuned[$1] / $2 }' \
+    "$tmp/tuned" "$tmp/topo"
 echo "coll/topo's choices (the first call of each algorithm):"
 grep 'allreduce uses' "$tmp/topo.err" | sed 's/^/  /'

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     enum { BATCHES = 7 };
     for (size_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
         int count = (int)(bytes / 8);
-        int iters = bytes <= 4096 ? 1000 : (bytes <= 65536 ? 200 : (bytes <= (1 << 20) ? 20 : 5));
+        int iters = bytes <= 4096 ? 10000 : (bytes <= 65536 ? 1000 : (bytes <= (1 << 20) ? 100 : 20));
         double t[BATCHES];
         MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* warm up */
         for (int b = 0; b < BATCHES; b++) {
