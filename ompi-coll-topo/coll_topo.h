@@ -183,14 +183,17 @@ typedef struct {
 } mca_coll_topo_plan_ref_t;
 
 /* The last call of a slot that ran, for a call that repeats it (same
- * datatype, operation, count and root: the same decision, schedule and
- * layout).  Vector calls only (no units).  The datatype and operation are
- * retained so that their addresses cannot be reused by other objects. */
+ * datatype, operation, count, root and units: the same decision, schedule
+ * and layout).  The datatype and operation are retained so that their
+ * addresses cannot be reused by other objects. */
 typedef struct {
     bool valid;
     int root;
     size_t count;
-    struct ompi_datatype_t *dtype; /* retained */
+    size_t unit;
+    int *counts;                   /* owned copy of the call's counts, or NULL */
+    int ncounts;
+    struct ompi_datatype_t *dtype; /* retained, or NULL (barrier) */
     struct ompi_op_t *op;          /* retained, or NULL */
     const topo_algo_t *algo;
     int sched;                     /* index in the module's schedules */
@@ -198,6 +201,7 @@ typedef struct {
     size_t k;
     ptrdiff_t eext;
     size_t n;
+    size_t *units;                 /* owned copy of the layout's units, or NULL */
     mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
 } mca_coll_topo_memo_t;
 
@@ -238,8 +242,8 @@ typedef struct mca_coll_topo_module_t {
     char **said_reasons;
     int nsaid_reasons, cap_said_reasons;
 
-    /* Executor plans (coll_topo_exec_pml.c): slot 0 for calls with units,
-     * the others kept for calls that repeat a recent count and layout. */
+    /* Executor plans (coll_topo_exec_pml.c), kept for calls that repeat a
+     * recent count, units and layout; recompiled in turn. */
     mca_coll_topo_plan_t *plans[COLL_TOPO_NPLANS];
     int plan_next;
     unsigned plan_gen; /* the last generation given to a plan */
@@ -291,6 +295,8 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            const topo_algo_t *algo, const topo_gen_args_t *args);
 /* Forget the repeated-call memo of every slot (releases its objects). */
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
+/* Forget one memo. */
+void mca_coll_topo_memo_forget(mca_coll_topo_memo_t *memo);
 /* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error. */
 int mca_coll_topo_grow(void **buf, size_t *cap, size_t need);
 

@@ -15,6 +15,7 @@
 #include "ompi_config.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -226,20 +227,39 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
     return COLL_TOPO_RUN;
 }
 
-/* Keep what a vector call decided, for the calls that repeat it. */
+/* Keep what a call decided, for the calls that repeat it.  Out of memory
+ * for the copies: nothing is kept. */
 static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
                      const mca_coll_topo_call_t *call)
 {
     const mca_coll_topo_sched_entry_t *e =
         (const mca_coll_topo_sched_entry_t *)((const char *)call->sched -
                                               offsetof(mca_coll_topo_sched_entry_t, sched));
-    if (memo->valid) {
-        OBJ_RELEASE(memo->dtype);
-        if (NULL != memo->op) {
-            OBJ_RELEASE(memo->op);
+    const int size = ompi_comm_size(call->comm);
+    const topo_sched_t *s = call->sched;
+    const int nunits = NULL != call->units ? s->nblocks / (s->nparts > 0 ? s->nparts : 1) : 0;
+    int *counts = NULL;
+    size_t *units = NULL;
+
+    mca_coll_topo_memo_forget(memo);
+    if (NULL != call->counts) {
+        counts = malloc((size_t)size * sizeof(*counts));
+        if (NULL == counts) {
+            return;
         }
+        memcpy(counts, call->counts, (size_t)size * sizeof(*counts));
     }
-    OBJ_RETAIN(call->dtype);
+    if (nunits > 0) {
+        units = malloc((size_t)nunits * sizeof(*units));
+        if (NULL == units) {
+            free(counts);
+            return;
+        }
+        memcpy(units, call->units, (size_t)nunits * sizeof(*units));
+    }
+    if (NULL != call->dtype) {
+        OBJ_RETAIN(call->dtype);
+    }
     if (NULL != call->op) {
         OBJ_RETAIN(call->op);
     }
@@ -247,6 +267,9 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         .valid = true,
         .root = call->root,
         .count = call->count,
+        .unit = call->unit,
+        .counts = counts,
+        .ncounts = NULL != counts ? size : 0,
         .dtype = call->dtype,
         .op = call->op,
         .algo = call->algo,
@@ -255,13 +278,28 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         .k = call->k,
         .eext = call->eext,
         .n = call->n,
+        .units = units,
         .plan = {NULL, 0},
     };
 }
 
+/* Does the memo describe this call? */
+static inline bool memo_matches(const mca_coll_topo_memo_t *memo, const mca_coll_topo_call_t *call,
+                                struct ompi_communicator_t *comm)
+{
+    if (!memo->valid || memo->dtype != call->dtype || memo->op != call->op ||
+        memo->count != call->count || memo->root != call->root || memo->unit != call->unit) {
+        return false;
+    }
+    if (NULL == call->counts) {
+        return NULL == memo->counts;
+    }
+    return NULL != memo->counts && memo->ncounts == ompi_comm_size(comm) &&
+           0 == memcmp(memo->counts, call->counts, (size_t)memo->ncounts * sizeof(int));
+}
+
 static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
-                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo,
-                        bool vector);
+                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo);
 
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot)
@@ -277,27 +315,25 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->units = NULL;
     call->reason = m->reason;
     mca_coll_topo_memo_t *memo = &m->memo[slot];
-    const bool vector = 0 == call->unit && NULL == call->counts && NULL != call->dtype;
     /* A call that repeats the slot's last one (a remembered call ran, so
      * neither of begin_decide's early fallbacks applies). */
-    if (vector && memo->valid && memo->dtype == call->dtype && memo->op == call->op &&
-        memo->count == call->count && memo->root == call->root) {
+    if (memo_matches(memo, call, comm)) {
         call->algo = memo->algo;
         call->sched = &m->scheds[memo->sched].sched;
         call->edt = memo->edt;
         call->k = memo->k;
         call->eext = memo->eext;
         call->n = memo->n;
+        call->units = memo->units;
         call->plan = &memo->plan;
         return COLL_TOPO_RUN;
     }
-    return begin_decide(call, m, comm, memo, vector);
+    return begin_decide(call, m, comm, memo);
 }
 
 /* mca_coll_topo_begin for a call that is not the slot's last one again. */
 static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
-                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo,
-                        bool vector)
+                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo)
 {
     const int size = ompi_comm_size(comm);
     char why[256];
@@ -365,9 +401,11 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
     if (COLL_TOPO_RUN == rc && OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
         mca_coll_topo_say_algorithm(m, comm, call->prim, call->algo, why);
     }
-    if (COLL_TOPO_RUN == rc && vector) {
+    if (COLL_TOPO_RUN == rc) {
         remember(m, memo, call);
-        call->plan = &memo->plan;
+        if (memo->valid) {
+            call->plan = &memo->plan;
+        }
     }
     if (COLL_TOPO_FALLBACK != rc) {
         return rc;

@@ -5,10 +5,10 @@
  * A schedule is first compiled, for the call's element count and datatype
  * layout, into a plan: per step, the packing copies, the messages (each
  * segment one message, with its peer, buffer offset and element count) and
- * the copies and reductions that apply what arrived.  Plans of calls
- * without units are kept (a few per module), so a call that repeats the
- * count and layout of a recent one runs its plan without walking the
- * schedule again; running a plan is the small-message path.
+ * the copies and reductions that apply what arrived.  The last few plans
+ * are kept per module, so a call that repeats the count, units and layout
+ * of a recent one runs its plan without walking the schedule again; running
+ * a plan is the small-message path.
  *
  * Lanes progress independently (a schedule of one lane completes each step
  * with one wait_all).  A lane packs the sends of its current step, posts
@@ -78,6 +78,9 @@ struct mca_coll_topo_plan_t {
     ptrdiff_t ext, true_lb, true_ext;
     size_t seg_elems;
     int opclass;     /* 0: no operation, 1: non-commutative, 2: commutative */
+    size_t *units;   /* [nunits]: the layout's units (nunits 0: none) */
+    int nunits;
+    size_t cap_units; /* bytes */
     /* The plan */
     int nlanes;
     int32_t *lane_step0; /* [nlanes + 1]: the lane's steps in steps[] */
@@ -352,6 +355,7 @@ void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
         mca_coll_topo_plan_t *p = m->plans[i];
         if (NULL != p) {
             free(p->lane_tmp);
+            free(p->units);
             free(p->steps);
             free(p->ops);
             free(p);
@@ -360,8 +364,8 @@ void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
     }
 }
 
-/* The plan of this call: a kept one compiled for the same schedule, count
- * and layout (calls without units only), or a new one. */
+/* The plan of this call: a kept one compiled for the same schedule, count,
+ * units and layout, or a new one. */
 static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
                     const size_t *units, comp_t *c, const mca_coll_topo_plan_t **out)
 {
@@ -369,24 +373,21 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         (const mca_coll_topo_sched_entry_t *)((const char *)s -
                                               offsetof(mca_coll_topo_sched_entry_t, sched));
     const int sched = (int)(e - m->scheds);
-    if (NULL == units) {
-        for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
-            const mca_coll_topo_plan_t *p = m->plans[i];
-            if (NULL != p && p->sched == sched && p->count == count && p->ext == c->ext &&
-                p->true_lb == c->true_lb && p->true_ext == c->true_ext &&
-                p->seg_elems == c->seg_elems && p->opclass == c->opclass) {
-                *out = p;
-                return OMPI_SUCCESS;
-            }
+    const int nunits = NULL != units ? s->nblocks / (s->nparts > 0 ? s->nparts : 1) : 0;
+    const size_t units_bytes = (size_t)nunits * sizeof(size_t);
+    for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
+        const mca_coll_topo_plan_t *p = m->plans[i];
+        if (NULL != p && p->sched == sched && p->count == count && p->ext == c->ext &&
+            p->true_lb == c->true_lb && p->true_ext == c->true_ext &&
+            p->seg_elems == c->seg_elems && p->opclass == c->opclass && p->nunits == nunits &&
+            (0 == nunits || 0 == memcmp(p->units, units, units_bytes))) {
+            *out = p;
+            return OMPI_SUCCESS;
         }
     }
-    /* Calls with units are compiled into slot 0 every time; the others take
-     * the slots 1.. in turn. */
-    int slot = 0;
-    if (NULL == units) {
-        slot = 1 + m->plan_next;
-        m->plan_next = (m->plan_next + 1) % (COLL_TOPO_NPLANS - 1);
-    }
+    /* Recompile the slots in turn. */
+    const int slot = m->plan_next;
+    m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
     if (NULL == m->plans[slot]) {
         m->plans[slot] = calloc(1, sizeof(mca_coll_topo_plan_t));
         if (NULL == m->plans[slot]) {
@@ -409,10 +410,18 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         p->gen = ++m->plan_gen; /* 0 is no plan's generation */
     }
     int rc = compile(c);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    if (OMPI_SUCCESS == rc && nunits > 0 &&
+        OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->units, &p->cap_units, units_bytes)) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
     }
-    p->sched = NULL == units ? sched : -1; /* units: never found again */
+    if (OMPI_SUCCESS != rc) {
+        return rc; /* the plan stays invalid (sched < 0) */
+    }
+    if (nunits > 0) {
+        memcpy(p->units, units, units_bytes);
+    }
+    p->nunits = nunits;
+    p->sched = sched;
     p->count = count;
     p->ext = c->ext;
     p->true_lb = c->true_lb;
@@ -768,7 +777,7 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
         return rc;
     }
     if (NULL != ref) {
-        ref->plan = NULL == units ? (mca_coll_topo_plan_t *)p : NULL;
+        ref->plan = (mca_coll_topo_plan_t *)p;
         ref->gen = p->gen;
     }
     return run_plan(m, p, work, dt, op, comm, tag);

@@ -587,17 +587,25 @@ void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communica
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
 
+void mca_coll_topo_memo_forget(mca_coll_topo_memo_t *memo)
+{
+    if (memo->valid) {
+        if (NULL != memo->dtype) {
+            OBJ_RELEASE(memo->dtype);
+        }
+        if (NULL != memo->op) {
+            OBJ_RELEASE(memo->op);
+        }
+    }
+    free(memo->counts);
+    free(memo->units);
+    memset(memo, 0, sizeof(*memo));
+}
+
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
 {
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
-        mca_coll_topo_memo_t *mm = &m->memo[i];
-        if (mm->valid) {
-            OBJ_RELEASE(mm->dtype);
-            if (NULL != mm->op) {
-                OBJ_RELEASE(mm->op);
-            }
-        }
-        memset(mm, 0, sizeof(*mm));
+        mca_coll_topo_memo_forget(&m->memo[i]);
     }
 }
 

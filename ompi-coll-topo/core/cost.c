@@ -49,6 +49,7 @@ typedef struct {
     double intra_send, intra_recv; /* bytes to and from ranks of this node */
     double intra_max;              /* the largest of those messages */
     int active, net, intra;        /* transfers; over the network; intra-host */
+    int sends;                     /* messages sent */
 } rank_step_t;
 
 /* What pass 1 gathers per step, maxima over the ranks. */
@@ -61,6 +62,7 @@ typedef struct {
     int hops;
     int active, net, intra;
     int routed; /* some message is not direct */
+    int sends;  /* the most messages a rank sends */
 } pass1_t;
 
 typedef struct {
@@ -99,6 +101,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
+                t.sends += x->kind == TOPO_XFER_SEND;
                 /* a peer on this rank's node: shared memory, no ports (with
                  * or without link sharing: the class is not a link) */
                 if (c->placed && x->peer != s->rank &&
@@ -155,6 +158,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         a->net = a->net || t.net;
         a->intra = a->intra || t.intra;
         a->routed = a->routed || routed;
+        a->sends = t.sends > a->sends ? t.sends : a->sends;
     }
 }
 
@@ -320,6 +324,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         o->max_hops = s1->hops;
         o->port = s1->port;
         o->msg = s1->msg;
+        o->sends = s1->sends;
         o->link = c.links ? link[st] : 0.0;
         /* the step waits for its slowest message class: the network's
          * alpha, the intra latency when only ranks of one node talk, the

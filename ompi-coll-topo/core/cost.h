@@ -75,6 +75,7 @@ typedef struct {
     double link;     /* the most loaded directed link, units of M (0 where
                         links are not modelled: see above) */
     int max_hops;    /* the longest route of a message (0: no message) */
+    int sends;       /* the most messages any rank sends in the step */
     int active;      /* some rank transfers or copies in the step */
 } topo_cost_step_t;
 

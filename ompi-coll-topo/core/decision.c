@@ -33,6 +33,7 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
     for (int st = 0; st < depth; st++) {
         out->lat += steps[st].lat;
         out->per_byte += steps[st].per_byte;
+        out->msgs += steps[st].sends;
         if (!proto_on || steps[st].msg <= 0.0) {
             continue;
         }
@@ -79,6 +80,7 @@ double topo_price_at(const topo_price_t *pr, size_t bytes)
 /* The affine pieces of the candidates inside one interval of breakpoints. */
 typedef struct {
     double lat, slope, extra; /* extra: the rendezvous steps paid */
+    int msgs;
     int live;
 } piece_t;
 
@@ -90,10 +92,10 @@ static inline double value(const piece_t *q, size_t y)
 }
 
 /* Does candidate g beat f at payload y?  Prices within a relative 1e-12
- * of each other are a tie, which goes to the lower index: two candidates
- * that cost the same (the same per-byte term, latencies that differ by
- * exactly the rendezvous terms) would otherwise swap places with the
- * rounding of every payload. */
+ * of each other are a tie (two candidates that cost the same, the same
+ * per-byte term, latencies that differ by exactly the rendezvous terms,
+ * would otherwise swap places with the rounding of every payload), which
+ * goes to the one that sends fewer messages, then to the lower index. */
 static inline int beats(const piece_t *q, int g, int f, size_t y)
 {
     const double vg = value(&q[g], y), vf = value(&q[f], y);
@@ -101,7 +103,10 @@ static inline int beats(const piece_t *q, int g, int f, size_t y)
     if (vg < vf - tol) {
         return 1;
     }
-    return vg <= vf + tol && g < f;
+    if (vg > vf + tol) {
+        return 0;
+    }
+    return q[g].msgs < q[f].msgs || (q[g].msgs == q[f].msgs && g < f);
 }
 
 static int argmin(const piece_t *q, int n, size_t y)
@@ -205,6 +210,7 @@ int topo_decision_build(const topo_price_t *const *prices, int n, topo_decision_
                 q[i].slope = pr->per_byte;
                 q[i].lat = pr->lat;
                 q[i].extra = pr->rndv * paying(pr, bp[k]);
+                q[i].msgs = pr->msgs;
             }
         }
         size_t x = bp[k];

@@ -14,7 +14,9 @@
  *
  * The decision table is the lower envelope of the candidates' prices over
  * integer payloads: ranges [lo_k, lo_{k+1}) with the candidate that is
- * cheapest in each, ties (prices within a relative 1e-12) to the lower
+ * cheapest in each; ties (prices within a relative 1e-12) go to the
+ * candidate that sends fewer messages (each costs the sender its software
+ * overhead, which the alpha-beta model does not see), then to the lower
  * candidate index.  Every rank builds
  * it from the same inputs with the same arithmetic, so every rank reads the
  * same answer without communicating.
@@ -43,6 +45,8 @@ typedef struct {
     double rndv;          /* seconds per step past its threshold */
     int nthr;
     size_t *thr;          /* ascending: a step pays rndv for payloads >= thr[k] */
+    int msgs;             /* messages of the busiest sender of each step,
+                             summed: among equal prices the fewer wins */
 } topo_price_t;
 
 /* Price `algo` for the call `a` (any rank's view: the model covers all

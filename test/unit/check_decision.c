@@ -11,7 +11,7 @@
 /* A hand-made price: lat + slope * M, rndv per threshold reached. */
 static topo_price_t line(double lat, double slope, double rndv, int nthr, const size_t *thr)
 {
-    topo_price_t p = {lat, slope, rndv, nthr, NULL};
+    topo_price_t p = {.lat = lat, .per_byte = slope, .rndv = rndv, .nthr = nthr, .thr = NULL};
     if (nthr > 0) {
         p.thr = malloc(sizeof(size_t) * (size_t)nthr);
         ck_assert_ptr_nonnull(p.thr);
@@ -140,6 +140,71 @@ START_TEST(test_rounding_ties)
 }
 END_TEST
 
+/* Equal prices: the candidate that sends fewer messages wins, whatever
+ * its index; equal messages too: the lower index. */
+START_TEST(test_ties_go_to_fewer_messages)
+{
+    topo_price_t a = line(2e-6, 1e-10, 0, 0, NULL), b = line(2e-6, 1e-10, 0, 0, NULL);
+    a.msgs = 2;
+    b.msgs = 1;
+    const topo_price_t *pr[] = {&a, &b};
+    topo_decision_t d;
+    ck_assert_int_eq(topo_decision_build(pr, 2, &d), TOPO_OK);
+    ck_assert_int_eq(d.n, 1);
+    ck_assert_int_eq(topo_decision_lookup(&d, 0), 1);
+    ck_assert_int_eq(topo_decision_lookup(&d, SIZE_MAX / 2), 1);
+    topo_decision_free(&d);
+    b.msgs = 2;
+    ck_assert_int_eq(topo_decision_build(pr, 2, &d), TOPO_OK);
+    ck_assert_int_eq(topo_decision_lookup(&d, 8), 0);
+    topo_decision_free(&d);
+    /* a real price is cheaper by more than the tolerance: messages do not
+     * matter */
+    a.lat = 1.9e-6;
+    a.msgs = 5;
+    ck_assert_int_eq(topo_decision_build(pr, 2, &d), TOPO_OK);
+    ck_assert_int_eq(topo_decision_lookup(&d, 8), 0);
+    topo_decision_free(&d);
+}
+END_TEST
+
+/* The messages of a price: the busiest sender's, per step, summed.  On 2
+ * ranks allgather's swing runs two lanes (plain and mirrored, half the
+ * data each: two messages in its one step), recursive doubling one; the
+ * alpha-beta prices are equal, so the decision takes the single message. */
+START_TEST(test_price_messages)
+{
+    const topo_topology_t t = ut_topo("star");
+    topo_gen_args_t a = {.prim = TOPO_PRIM_ALLGATHER, .size = 2, .rank = 0, .root = 0, .topo = &t};
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    const topo_algo_t *swing = NULL, *rd = NULL;
+    for (int i = 0; i < n; i++) {
+        if (TOPO_PRIM_ALLGATHER == cat[i].prim && 0 == strcmp(cat[i].name, "swing")) {
+            swing = &cat[i];
+        }
+        if (TOPO_PRIM_ALLGATHER == cat[i].prim && 0 == strcmp(cat[i].name, "recursive_doubling")) {
+            rd = &cat[i];
+        }
+    }
+    ck_assert_ptr_nonnull(swing);
+    ck_assert_ptr_nonnull(rd);
+    topo_price_t ps, pr;
+    ck_assert_int_eq(topo_price_build(swing, &a, &ut_unit, NULL, NULL, &ps), TOPO_OK);
+    ck_assert_int_eq(topo_price_build(rd, &a, &ut_unit, NULL, NULL, &pr), TOPO_OK);
+    ck_assert_int_eq(ps.msgs, 2);
+    ck_assert_int_eq(pr.msgs, 1);
+    ut_assert_near(topo_price_at(&ps, 16), topo_price_at(&pr, 16));
+    const topo_price_t *both[] = {&ps, &pr};
+    topo_decision_t d;
+    ck_assert_int_eq(topo_decision_build(both, 2, &d), TOPO_OK);
+    ck_assert_int_eq(topo_decision_lookup(&d, 16), 1);
+    topo_decision_free(&d);
+    topo_price_free(&ps);
+    topo_price_free(&pr);
+}
+END_TEST
+
 START_TEST(test_no_candidate)
 {
     const topo_price_t *pr[] = {NULL, NULL};
@@ -238,6 +303,8 @@ int main(void)
     tcase_add_test(tc, test_protocol_step);
     tcase_add_test(tc, test_no_candidate);
     tcase_add_test(tc, test_rounding_ties);
+    tcase_add_test(tc, test_ties_go_to_fewer_messages);
+    tcase_add_test(tc, test_price_messages);
     tcase_add_test(tc, test_catalog_tables);
     tcase_add_test(tc, test_two_ranks_recursive_doubling_pays_at_the_limit);
     suite_add_tcase(s, tc);
