@@ -1,18 +1,38 @@
 #!/usr/bin/env bash
-# The CPU cost of one MPI_Allreduce call in coll/topo and in coll/tuned, in
-# the same run of this script: instructions executed inside MPI_Allreduce
+# The CPU cost of one collective call in coll/topo and in coll/tuned, in
+# the same run of this script: instructions executed inside the MPI function
 # (valgrind's callgrind, on rank 0), less those spent waiting in the PML
 # (ompi_request_default_wait*, i.e. polling for the peer's message).  What
 # remains is the component's own work per call plus posting its messages
 # and reducing: the per-call overhead that decides small messages, counted
 # exactly, unlike times on a busy machine.
 #
-#   bash scripts/overhead.sh [NP] [BYTES...]     (default: 2 ranks; 8 64 512)
+#   bash scripts/overhead.sh [--primitive P] [NP] [BYTES...]
+#
+# P: allreduce (default), bcast, reduce, allgather, reduce_scatter_block,
+# reduce_scatter, alltoall, barrier; BYTES per rank for the gathering and
+# scattering ones (default: 2 ranks; 8 64 512).
 #
 # Needs a build (scripts/test.sh or scripts/demo.sh, or TOPO_BUILD) and
 # valgrind (scripts/install-deps.sh installs it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prim=allreduce
+if [ "${1:-}" = --primitive ]; then
+    prim=${2:?--primitive needs a name}
+    shift 2
+fi
+case $prim in
+allreduce) fn=PMPI_Allreduce ;;
+bcast) fn=PMPI_Bcast ;;
+reduce) fn=PMPI_Reduce ;;
+allgather) fn=PMPI_Allgather ;;
+reduce_scatter_block) fn=PMPI_Reduce_scatter_block ;;
+reduce_scatter) fn=PMPI_Reduce_scatter ;;
+alltoall) fn=PMPI_Alltoall ;;
+barrier) fn=PMPI_Barrier ;;
+*) echo "overhead: unknown primitive '$prim'" >&2; exit 2 ;;
+esac
 np=${1:-2}
 shift $(($# > 0 ? 1 : 0))
 sizes=("$@")
@@ -30,13 +50,13 @@ flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$comp:$pkg
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# per_call FILE: (inclusive PMPI_Allreduce - inclusive waits) / calls
+# per_call FILE: (inclusive $fn - inclusive waits) / calls
 per_call() {
     callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-        awk -v calls="$calls" '
+        awk -v calls="$calls" -v fn="$fn" '
             /^ *[0-9,]+ \(/ {
                 n = $1; gsub(",", "", n)
-                if ($0 ~ /:PMPI_Allreduce[ \[]/ && n > all) all = n
+                if ($0 ~ (":" fn "[ \\[]") && n > all) all = n
                 if ($0 ~ /:ompi_request_default_wait(_all|_any)?[ \[]/) {
                     f = $0; sub(/ \[.*/, "", f); sub(/.*:/, "", f)
                     if (n > wait[f]) wait[f] = n
@@ -45,21 +65,21 @@ per_call() {
             END { for (f in wait) w += wait[f]; printf "%.0f\n", (all - w) / calls }'
 }
 
-echo "MPI_Allreduce (MPI_DOUBLE, MPI_SUM), $np ranks: instructions per call on rank 0 outside the PML's wait"
+echo "${fn#P} (MPI_DOUBLE, MPI_SUM), $np ranks: instructions per call on rank 0 outside the PML's wait"
 printf '%8s %8s %8s %10s\n' bytes topo tuned topo/tuned
 for bytes in "${sizes[@]}"; do
     for c in topo tuned; do
         if [ $c = topo ]; then sel=topo,tuned,basic,libnbc,self; else sel=tuned,basic,libnbc,self; fi
         mpirun "${flags[@]}" -np "$np" --mca coll "$sel" --mca coll_topo_verbose 1 \
-            valgrind --tool=callgrind --toggle-collect=PMPI_Allreduce \
+            valgrind --tool=callgrind --toggle-collect="$fn" \
             --callgrind-out-file="$tmp/$c.$bytes.%q{OMPI_COMM_WORLD_RANK}" \
-            "$prog" --calls "$calls" "$bytes" >"$tmp/$c.$bytes.log" 2>&1 ||
+            "$prog" --calls "$calls" "$bytes" "$prim" >"$tmp/$c.$bytes.log" 2>&1 ||
             { cat "$tmp/$c.$bytes.log" >&2; exit 1; }
     done
-    grep -q 'coll:topo: .*allreduce uses' "$tmp/topo.$bytes.log" ||
+    grep -q "coll:topo: .* uses " "$tmp/topo.$bytes.log" ||
         { echo "overhead: coll/topo did not run" >&2; cat "$tmp/topo.$bytes.log" >&2; exit 1; }
     t=$(per_call "$tmp/topo.$bytes.0") u=$(per_call "$tmp/tuned.$bytes.0")
     awk -v b="$bytes" -v t="$t" -v u="$u" 'BEGIN { printf "%8d %8d %8d %10.2f\n", b, t, u, t / u }'
 done
 echo "coll/topo's choices:"
-grep -h 'allreduce uses' "$tmp"/topo.*.log | sort -u | sed 's/^/  /'
+grep -h ' uses ' "$tmp"/topo.*.log | sort -u | sed 's/^/  /'

@@ -5,9 +5,12 @@
  * the mpirun command line; the script compares two runs.
  *
  *   bench_allreduce [MAX_BYTES]
- *   bench_allreduce --calls N BYTES    N calls of BYTES (MPI_DOUBLE, MPI_SUM),
- *                                      nothing else, nothing printed (for
- *                                      scripts/overhead.sh's callgrind runs)
+ *   bench_allreduce --calls N BYTES [PRIMITIVE]
+ *       N calls of PRIMITIVE (default allreduce; bcast, reduce, allgather,
+ *       reduce_scatter_block, reduce_scatter, alltoall, barrier) on BYTES of
+ *       MPI_DOUBLE (per rank for the gathering and scattering ones), MPI_SUM,
+ *       nothing else, nothing printed (for scripts/overhead.sh's callgrind
+ *       runs)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -26,16 +29,44 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc == 4 && 0 == strcmp(argv[1], "--calls")) {
+    if ((argc == 4 || argc == 5) && 0 == strcmp(argv[1], "--calls")) {
         long calls = strtol(argv[2], NULL, 10);
         size_t bytes = strtoull(argv[3], NULL, 10);
-        int count = (int)(bytes / 8);
-        double *a = calloc((size_t)count + 1, 8), *b = calloc((size_t)count + 1, 8);
+        const char *prim = argc == 5 ? argv[4] : "allreduce";
+        int count = (int)(bytes / 8); /* per rank for allgather, alltoall, reduce_scatter* */
+        double *a = calloc((size_t)count * (size_t)size + 1, 8);
+        double *b = calloc((size_t)count * (size_t)size + 1, 8);
+        int *counts = malloc(sizeof(int) * (size_t)size);
+        for (int r = 0; r < size; r++) {
+            counts[r] = count;
+        }
         for (long i = 0; i < calls; i++) {
-            MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            if (0 == strcmp(prim, "allreduce")) {
+                MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "bcast")) {
+                MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "reduce")) {
+                MPI_Reduce(a, b, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "allgather")) {
+                MPI_Allgather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "reduce_scatter_block")) {
+                MPI_Reduce_scatter_block(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "reduce_scatter")) {
+                MPI_Reduce_scatter(a, b, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "alltoall")) {
+                MPI_Alltoall(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
+            } else if (0 == strcmp(prim, "barrier")) {
+                MPI_Barrier(MPI_COMM_WORLD);
+            } else {
+                if (0 == rank) {
+                    fprintf(stderr, "bench_allreduce: unknown primitive '%s'\n", prim);
+                }
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
         }
         free(a);
         free(b);
+        free(counts);
         MPI_Finalize();
         return 0;
     }
