@@ -417,7 +417,7 @@ fallback:
 
 /* The work buffer: `user`, or the staging buffer with its first data byte
  * at the start of the allocation. */
-static int work_buffer(const mca_coll_topo_call_t *call, void *user, char **work)
+static inline int work_buffer(const mca_coll_topo_call_t *call, void *user, char **work)
 {
     if (NULL != user && call->edt == call->dtype) {
         *work = user;
@@ -427,7 +427,8 @@ static int work_buffer(const mca_coll_topo_call_t *call, void *user, char **work
     ptrdiff_t true_lb, true_ext;
     ompi_datatype_get_true_extent(call->edt, &true_lb, &true_ext);
     size_t span = 0 == call->n ? 1 : (size_t)true_ext + (call->n - 1) * (size_t)call->eext;
-    int rc = mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
+    int rc = span <= m->cap_stage ? OMPI_SUCCESS
+                                  : mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
     *work = m->stage - true_lb;
     return rc;
 }

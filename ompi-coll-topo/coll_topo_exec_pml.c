@@ -673,7 +673,7 @@ static int run_single_lane(exec_t *x)
 }
 
 /* Run plan `p` (reserved for) on `work`. */
-static int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, void *work,
+static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, void *work,
                     struct ompi_datatype_t *dt, struct ompi_op_t *op,
                     struct ompi_communicator_t *comm, int tag)
 {
