@@ -445,8 +445,8 @@ static int copy_convert(const mca_coll_topo_call_t *call, char *at, int32_t n,
 }
 
 /* Between a span and the work buffer, either way. */
-static inline int copy(const mca_coll_topo_call_t *call, char *work,
-                       const mca_coll_topo_span_t *sp, bool in)
+static inline int copy(const mca_coll_topo_call_t *call, char *work, const mca_coll_topo_span_t *sp,
+                       bool in)
 {
     char *at = work + (ptrdiff_t)(sp->at * call->k) * call->eext;
     const int32_t n = (int32_t)(sp->n * call->k);

@@ -73,12 +73,12 @@ typedef struct {
 struct mca_coll_topo_plan_t {
     unsigned gen; /* changes whenever the plan is compiled again */
     /* What the plan was compiled for.  Not valid: sched < 0. */
-    int sched;       /* index in the module's schedules */
-    size_t count;    /* elements */
+    int sched;    /* index in the module's schedules */
+    size_t count; /* elements */
     ptrdiff_t ext, true_lb, true_ext;
     size_t seg_elems;
-    int opclass;     /* 0: no operation, 1: non-commutative, 2: commutative */
-    size_t *units;   /* [nunits]: the layout's units (nunits 0: none) */
+    int opclass;   /* 0: no operation, 1: non-commutative, 2: commutative */
+    size_t *units; /* [nunits]: the layout's units (nunits 0: none) */
     int nunits;
     size_t cap_units; /* bytes */
     /* The plan */
@@ -267,9 +267,8 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
                         if (0 == c->opclass) {
                             return OMPI_ERR_BAD_PARAM; /* a reduction without an operation */
                         }
-                        kind = TOPO_XFER_RECV_REDUCE == t->kind || 2 == c->opclass
-                                   ? OP_REDUCE
-                                   : OP_REDUCE_POST;
+                        kind = TOPO_XFER_RECV_REDUCE == t->kind || 2 == c->opclass ? OP_REDUCE
+                                                                                   : OP_REDUCE_POST;
                     }
                     rc = add_range_ops(c, kind, t->range0, t->nranges, slot);
                 } else if (TOPO_XFER_COPY == t->kind && tn > 0) {
@@ -497,8 +496,8 @@ static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
         ompi_request_t *req = NULL;
         int rc;
         if (OP_SEND == o->kind) {
-            rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
-                                    x->comm, &req));
+            rc = MCA_PML_CALL(
+                isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm, &req));
         } else {
             rc = MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, &req));
         }
@@ -604,8 +603,8 @@ static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
     }
     for (int l = 0; l < p->nlanes; l++) {
         if (p->lane_tmp[l] > m->lane_tmp_cap[l] &&
-            OMPI_SUCCESS != mca_coll_topo_grow((void **)&m->lane_tmp[l], &m->lane_tmp_cap[l],
-                                               p->lane_tmp[l])) {
+            OMPI_SUCCESS !=
+                mca_coll_topo_grow((void **)&m->lane_tmp[l], &m->lane_tmp_cap[l], p->lane_tmp[l])) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
@@ -644,8 +643,8 @@ static int run_single_lane(exec_t *x)
             char *buf = o->in_tmp ? tmp_at(x, 0, o->tmp) : work_at(x, o->work);
             ompi_request_t *req = NULL;
             if (OP_SEND == o->kind) {
-                rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag,
-                                        MCA_PML_BASE_SEND_STANDARD, x->comm, &req));
+                rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
+                                        x->comm, &req));
             } else {
                 rc = MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, &req));
             }
@@ -674,8 +673,8 @@ static int run_single_lane(exec_t *x)
 
 /* Run plan `p` (reserved for) on `work`. */
 static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, void *work,
-                    struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                    struct ompi_communicator_t *comm, int tag)
+                           struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                           struct ompi_communicator_t *comm, int tag)
 {
     int rc;
     exec_t x = {
@@ -684,8 +683,8 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
         .work = (char *)work,
         .dt = dt,
         .ext = p->ext,
-        .flat = ompi_datatype_is_predefined(dt) && (size_t)p->ext == dt->super.size &&
-                0 == p->true_lb,
+        .flat =
+            ompi_datatype_is_predefined(dt) && (size_t)p->ext == dt->super.size && 0 == p->true_lb,
         .op = op,
         .comm = comm,
         .tag = tag,

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# Allreduce: coll/topo against coll/tuned, in the same run of this script.
+# A collective (allreduce unless --primitive says otherwise): coll/topo
+# against coll/tuned, in the same run of this script.
 # Prints, per message size, the median time per call of each and the ratio
 # tuned/topo (> 1: coll/topo is faster), over BENCH_REPS (default 5) runs of
 # each, alternating.  Timings on an oversubscribed
 # machine (more ranks than cores) measure scheduling as much as algorithms;
 # use as many cores as ranks for numbers worth quoting.
 #
-#   bash scripts/bench.sh [NP] [MAX_BYTES] [extra mpirun args, e.g. --mca coll_topo_topology torus:4x4]
+#   bash scripts/bench.sh [--primitive P] [NP] [MAX_BYTES] [extra mpirun args, e.g. --mca coll_topo_topology torus:4x4]
+#
+# P: allreduce, bcast, reduce, allgather, reduce_scatter_block,
+# reduce_scatter, alltoall, barrier (sizes per rank for the gathering and
+# scattering ones; barrier has one size, 0).
 #
 # Needs a build: run scripts/test.sh or scripts/demo.sh first (or set
 # TOPO_BUILD to a build directory).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prim=allreduce
+if [ "${1:-}" = --primitive ]; then
+    prim=${2:?--primitive needs a name}
+    shift 2
+fi
+vprim=${prim%_block} # the verbose output's name (reduce_scatter_block: reduce_scatter)
 np=${1:-4}
 max=${2:-4194304}
 shift $(($# < 2 ? $# : 2))
@@ -30,9 +41,9 @@ trap 'rm -rf "$tmp"' EXIT
 reps=${BENCH_REPS:-5}
 for r in $(seq "$reps"); do
     mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
-        "$prog" "$max" >"$tmp/topo.run$r" 2>"$tmp/topo.err"
-    grep -q 'coll:topo: .*allreduce uses' "$tmp/topo.err" || { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
-    mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$prog" "$max" >"$tmp/tuned.run$r"
+        "$prog" "$max" "$prim" >"$tmp/topo.run$r" 2>"$tmp/topo.err"
+    grep -q "coll:topo: .*: $vprim uses " "$tmp/topo.err" || { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
+    mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$prog" "$max" "$prim" >"$tmp/tuned.run$r"
 done
 # median NAME: "bytes seconds" lines, the median over the runs of NAME
 median() {
@@ -43,10 +54,10 @@ median() {
 }
 median topo >"$tmp/topo"
 median tuned >"$tmp/tuned"
-echo "allreduce, $np ranks, $(nproc) cores, median of $reps alternating runs ($*):"
+echo "$prim, $np ranks, $(nproc) cores, median of $reps alternating runs ($*):"
 printf '%12s %14s %14s %8s\n' bytes "topo (us)" "tuned (us)" "tuned/topo"
 awk 'NR == FNR { tuned[$1] = $2; next }
      $1 in tuned { printf "%12d %14.3f %14.3f %8.2f\n", $1, $2 * 1e6, tuned[$1] * 1e6, tuned[$1] / $2 }' \
     "$tmp/tuned" "$tmp/topo"
 echo "coll/topo's choices (the first call of each algorithm):"
-grep 'allreduce uses' "$tmp/topo.err" | sed 's/^/  /'
+grep ": $vprim uses " "$tmp/topo.err" | sed 's/^/  /'

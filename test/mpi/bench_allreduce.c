@@ -1,16 +1,18 @@
 /*
- * Allreduce latency per message size, for scripts/bench.sh: prints
+ * Collective latency per message size, for scripts/bench.sh: prints
  * "bytes seconds_per_call" lines on rank 0 (the median of several timed
  * batches, each the slowest rank's time).  Which component runs is chosen on
  * the mpirun command line; the script compares two runs.
  *
- *   bench_allreduce [MAX_BYTES]
+ *   bench_allreduce [MAX_BYTES [PRIMITIVE]]
  *   bench_allreduce --calls N BYTES [PRIMITIVE]
- *       N calls of PRIMITIVE (default allreduce; bcast, reduce, allgather,
- *       reduce_scatter_block, reduce_scatter, alltoall, barrier) on BYTES of
- *       MPI_DOUBLE (per rank for the gathering and scattering ones), MPI_SUM,
- *       nothing else, nothing printed (for scripts/overhead.sh's callgrind
- *       runs)
+ *       N calls, nothing else, nothing printed (for scripts/overhead.sh's
+ *       callgrind runs)
+ *
+ * PRIMITIVE: allreduce (default), bcast, reduce, allgather,
+ * reduce_scatter_block, reduce_scatter, alltoall, barrier; MPI_DOUBLE and
+ * MPI_SUM; BYTES per rank for allgather, alltoall and the reduce_scatters;
+ * barrier has one size, 0.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,92 +25,125 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+enum { ALLREDUCE, BCAST, REDUCE, ALLGATHER, RSB, RS, ALLTOALL, BARRIER, NPRIMS };
+static const char *const names[NPRIMS] = {
+    "allreduce",      "bcast",    "reduce", "allgather", "reduce_scatter_block",
+    "reduce_scatter", "alltoall", "barrier"};
+
+static void run(int prim, double *a, double *b, int count, const int *counts)
+{
+    switch (prim) {
+    case ALLREDUCE:
+        MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case BCAST:
+        MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case REDUCE:
+        MPI_Reduce(a, b, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case ALLGATHER:
+        MPI_Allgather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    case RSB:
+        MPI_Reduce_scatter_block(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case RS:
+        MPI_Reduce_scatter(a, b, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case ALLTOALL:
+        MPI_Alltoall(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    default:
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if ((argc == 4 || argc == 5) && 0 == strcmp(argv[1], "--calls")) {
-        long calls = strtol(argv[2], NULL, 10);
-        size_t bytes = strtoull(argv[3], NULL, 10);
-        const char *prim = argc == 5 ? argv[4] : "allreduce";
-        int count = (int)(bytes / 8); /* per rank for allgather, alltoall, reduce_scatter* */
-        double *a = calloc((size_t)count * (size_t)size + 1, 8);
-        double *b = calloc((size_t)count * (size_t)size + 1, 8);
-        int *counts = malloc(sizeof(int) * (size_t)size);
+    const int calls_mode = argc >= 4 && 0 == strcmp(argv[1], "--calls");
+    const char *pname =
+        calls_mode ? (argc > 4 ? argv[4] : "allreduce") : (argc > 2 ? argv[2] : "allreduce");
+    int prim = -1;
+    for (int p = 0; p < NPRIMS; p++) {
+        if (0 == strcmp(pname, names[p])) {
+            prim = p;
+        }
+    }
+    if (prim < 0) {
+        if (0 == rank) {
+            fprintf(stderr, "bench_allreduce: unknown primitive '%s'\n", pname);
+        }
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    size_t max_bytes = calls_mode ? strtoull(argv[3], NULL, 10)
+                                  : (argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22);
+    /* room for size blocks of max_bytes (the gathering primitives) */
+    const size_t elems = max_bytes / 8 * (size_t)size + 1;
+    double *in = malloc(elems * 8), *out = malloc(elems * 8);
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    for (size_t i = 0; i < elems; i++) {
+        in[i] = (double)(rank + (int)(i % 7));
+    }
+
+    if (calls_mode) {
+        const long calls = strtol(argv[2], NULL, 10);
+        const int count = (int)(max_bytes / 8);
         for (int r = 0; r < size; r++) {
             counts[r] = count;
         }
         for (long i = 0; i < calls; i++) {
-            if (0 == strcmp(prim, "allreduce")) {
-                MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "bcast")) {
-                MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "reduce")) {
-                MPI_Reduce(a, b, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "allgather")) {
-                MPI_Allgather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "reduce_scatter_block")) {
-                MPI_Reduce_scatter_block(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "reduce_scatter")) {
-                MPI_Reduce_scatter(a, b, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "alltoall")) {
-                MPI_Alltoall(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
-            } else if (0 == strcmp(prim, "barrier")) {
+            run(prim, in, out, count, counts);
+        }
+    } else {
+        enum { BATCHES = 7 };
+        for (size_t bytes = prim == BARRIER ? 0 : 8; bytes <= max_bytes; bytes *= 8) {
+            const int count = (int)(bytes / 8);
+            for (int r = 0; r < size; r++) {
+                counts[r] = count;
+            }
+            int iters =
+                bytes <= 4096 ? 10000 : (bytes <= 65536 ? 1000 : (bytes <= (1 << 20) ? 100 : 20));
+            double t[BATCHES];
+            run(prim, in, out, count, counts); /* warm up */
+            for (int b = 0; b < BATCHES; b++) {
                 MPI_Barrier(MPI_COMM_WORLD);
-            } else {
-                if (0 == rank) {
-                    fprintf(stderr, "bench_allreduce: unknown primitive '%s'\n", prim);
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < iters; i++) {
+                    run(prim, in, out, count, counts);
                 }
-                MPI_Abort(MPI_COMM_WORLD, 2);
+                double mine = (MPI_Wtime() - t0) / iters, slowest;
+                /* point-to-point max, so that no collective under test times itself */
+                if (rank == 0) {
+                    slowest = mine;
+                    for (int r = 1; r < size; r++) {
+                        double x;
+                        MPI_Recv(&x, 1, MPI_DOUBLE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                        slowest = x > slowest ? x : slowest;
+                    }
+                    t[b] = slowest;
+                } else {
+                    MPI_Send(&mine, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+                }
             }
-        }
-        free(a);
-        free(b);
-        free(counts);
-        MPI_Finalize();
-        return 0;
-    }
-    size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22;
-    double *in = malloc(max_bytes + 8), *out = malloc(max_bytes + 8);
-    for (size_t i = 0; i < max_bytes / 8 + 1; i++) {
-        in[i] = (double)(rank + (int)(i % 7));
-    }
-    enum { BATCHES = 7 };
-    for (size_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
-        int count = (int)(bytes / 8);
-        int iters = bytes <= 4096 ? 10000 : (bytes <= 65536 ? 1000 : (bytes <= (1 << 20) ? 100 : 20));
-        double t[BATCHES];
-        MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* warm up */
-        for (int b = 0; b < BATCHES; b++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            for (int i = 0; i < iters; i++) {
-                MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            }
-            double mine = (MPI_Wtime() - t0) / iters, slowest;
-            /* point-to-point max, so that no collective under test times itself */
             if (rank == 0) {
-                slowest = mine;
-                for (int r = 1; r < size; r++) {
-                    double x;
-                    MPI_Recv(&x, 1, MPI_DOUBLE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    slowest = x > slowest ? x : slowest;
-                }
-                t[b] = slowest;
-            } else {
-                MPI_Send(&mine, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+                qsort(t, BATCHES, sizeof(double), cmp);
+                printf("%zu %.9f\n", bytes, t[BATCHES / 2]);
+                fflush(stdout);
             }
-        }
-        if (rank == 0) {
-            qsort(t, BATCHES, sizeof(double), cmp);
-            printf("%zu %.9f\n", bytes, t[BATCHES / 2]);
-            fflush(stdout);
+            if (prim == BARRIER) {
+                break;
+            }
         }
     }
     free(in);
     free(out);
+    free(counts);
     MPI_Finalize();
     return 0;
 }
