@@ -625,7 +625,15 @@ static void drop_requests(exec_t *x)
 
 /* One lane: nothing runs beside it, so each step is posted, completed with
  * one wait (or wait_all) and applied, without the bookkeeping of lanes
- * (request owners, pending counts) that wait_any needs. */
+ * (request owners, pending counts) that wait_any needs.
+ *
+ * The step's last message, when it is a send, is a blocking send.  Every
+ * receive and every other send of the step is posted by then, and the step
+ * waits for all of them anyway, so nothing waits that would not have; but
+ * a small message takes ob1's inline path without a request, and a large
+ * one is driven to completion before the receives are waited for: with
+ * isend and one wait for both, 2-rank exchanges of 256 KiB by CMA ran at
+ * 50 or 160 us from one run to the next, with the blocking send at 50. */
 static int run_single_lane(exec_t *x)
 {
     mca_coll_topo_module_t *m = x->m;
@@ -642,7 +650,11 @@ static int run_single_lane(exec_t *x)
             const plan_op_t *o = &ops[i];
             char *buf = o->in_tmp ? tmp_at(x, 0, o->tmp) : work_at(x, o->work);
             ompi_request_t *req = NULL;
-            if (OP_SEND == o->kind) {
+            if (OP_SEND == o->kind && i + 1 == ps->npack + ps->npost) {
+                rc = MCA_PML_CALL(
+                    send(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
+                req = &ompi_request_empty;
+            } else if (OP_SEND == o->kind) {
                 rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
                                         x->comm, &req));
             } else {
