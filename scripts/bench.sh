@@ -17,25 +17,11 @@
 # TOPO_BUILD to a build directory).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prim=allreduce
-if [ "${1:-}" = --primitive ]; then
-    prim=${2:?--primitive needs a name}
-    shift 2
-fi
-vprim=${prim%_block} # the verbose output's name (reduce_scatter_block: reduce_scatter)
+# shellcheck source=bench-lib.sh
+. "$root/scripts/bench-lib.sh"
 np=${1:-4}
 max=${2:-4194304}
 shift $(($# < 2 ? $# : 2))
-build=${TOPO_BUILD:-$root/_build/test-werror}
-prog=$build/test/mpi/bench_allreduce
-comp=$build/ompi-coll-topo/.libs
-[ -x "$prog" ] || (cd "$build" && make -C test mpi/bench_allreduce >/dev/null)
-pkglib=$(ompi_info --parsable --path pkglibdir | sed 's/^path:pkglibdir://')
-# shellcheck disable=SC2054 # the comma is inside an MCA value
-flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$comp:$pkglib")
-[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # Alternating runs (topo, tuned, topo, ...): a machine whose speed drifts
 # during the script then biases neither; each size reports the median run.
 reps=${BENCH_REPS:-5}

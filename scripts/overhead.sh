@@ -17,38 +17,14 @@
 # valgrind (scripts/install-deps.sh installs it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prim=allreduce
-if [ "${1:-}" = --primitive ]; then
-    prim=${2:?--primitive needs a name}
-    shift 2
-fi
-case $prim in
-allreduce) fn=PMPI_Allreduce ;;
-bcast) fn=PMPI_Bcast ;;
-reduce) fn=PMPI_Reduce ;;
-allgather) fn=PMPI_Allgather ;;
-reduce_scatter_block) fn=PMPI_Reduce_scatter_block ;;
-reduce_scatter) fn=PMPI_Reduce_scatter ;;
-alltoall) fn=PMPI_Alltoall ;;
-barrier) fn=PMPI_Barrier ;;
-*) echo "overhead: unknown primitive '$prim'" >&2; exit 2 ;;
-esac
+# shellcheck source=bench-lib.sh
+. "$root/scripts/bench-lib.sh"
 np=${1:-2}
 shift $(($# > 0 ? 1 : 0))
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(8 64 512)
 calls=20000
-build=${TOPO_BUILD:-$root/_build/test-werror}
-prog=$build/test/mpi/bench_allreduce
-comp=$build/ompi-coll-topo/.libs
-[ -x "$prog" ] || (cd "$build" && make -C test mpi/bench_allreduce >/dev/null)
 command -v valgrind >/dev/null || { echo "overhead: valgrind not found (scripts/install-deps.sh)" >&2; exit 1; }
-pkglib=$(ompi_info --parsable --path pkglibdir | sed 's/^path:pkglibdir://')
-# shellcheck disable=SC2054 # the comma is inside an MCA value
-flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$comp:$pkglib")
-[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # per_call FILE: (inclusive $fn - inclusive waits) / calls
 per_call() {
@@ -76,10 +52,10 @@ for bytes in "${sizes[@]}"; do
             "$prog" --calls "$calls" "$bytes" "$prim" >"$tmp/$c.$bytes.log" 2>&1 ||
             { cat "$tmp/$c.$bytes.log" >&2; exit 1; }
     done
-    grep -q "coll:topo: .* uses " "$tmp/topo.$bytes.log" ||
+    grep -q "coll:topo: .*: $vprim uses " "$tmp/topo.$bytes.log" ||
         { echo "overhead: coll/topo did not run" >&2; cat "$tmp/topo.$bytes.log" >&2; exit 1; }
     t=$(per_call "$tmp/topo.$bytes.0") u=$(per_call "$tmp/tuned.$bytes.0")
     awk -v b="$bytes" -v t="$t" -v u="$u" 'BEGIN { printf "%8d %8d %8d %10.2f\n", b, t, u, t / u }'
 done
 echo "coll/topo's choices:"
-grep -h ' uses ' "$tmp"/topo.*.log | sort -u | sed 's/^/  /'
+grep -h ": $vprim uses " "$tmp"/topo.*.log | sort -u | sed 's/^/  /'
