@@ -205,7 +205,6 @@ typedef struct {
     mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
 } mca_coll_topo_memo_t;
 
-
 typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
 
@@ -297,6 +296,16 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
 /* Forget one memo. */
 void mca_coll_topo_memo_forget(mca_coll_topo_memo_t *memo);
+/* The index in m->scheds of a schedule mca_coll_topo_schedule returned
+ * (stable while the array may move). */
+static inline int mca_coll_topo_sched_index(const mca_coll_topo_module_t *m,
+                                            const topo_sched_t *s)
+{
+    const mca_coll_topo_sched_entry_t *e =
+        (const mca_coll_topo_sched_entry_t *)((const char *)s -
+                                              offsetof(mca_coll_topo_sched_entry_t, sched));
+    return (int)(e - m->scheds);
+}
 /* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error. */
 int mca_coll_topo_grow(void **buf, size_t *cap, size_t need);
 
@@ -439,9 +448,9 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
  * the block layout comes from topo_block_layout(s, count, units).  `op`
  * reduces incoming data (NULL for primitives that never reduce).  `tag` is
  * the primitive's base tag, COLL_TOPO_TAG(prim, 0): lane l uses tag - l.
- * `ref` (or NULL): a plan this exact call (same schedule, count, datatype
- * object and operation) ran with before; it is used while still current,
- * and set to the plan used otherwise.
+ * `ref` (or NULL): the plan this same call (the slot's memo: same
+ * schedule, count, units, datatype object and operation) ran with before;
+ * it is used while still current, and set to the plan used otherwise.
  * Returns OMPI_SUCCESS or an Open MPI error code (PML errors are passed on).
  */
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,

@@ -193,7 +193,7 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
         return COLL_TOPO_RUN;
     }
     const int nparts = s->nparts > 0 ? s->nparts : 1;
-    const int nunits = s->nblocks / nparts;
+    const int nunits = topo_sched_units(s);
     if (0 != s->nblocks % nparts || nunits < size || (NULL != call->counts && nunits != size)) {
         snprintf(call->reason, COLL_TOPO_REASON_LEN,
                  "the schedule of %s has %d blocks of %d parts, not a unit per rank", a->name,
@@ -232,12 +232,8 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
 static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
                      const mca_coll_topo_call_t *call)
 {
-    const mca_coll_topo_sched_entry_t *e =
-        (const mca_coll_topo_sched_entry_t *)((const char *)call->sched -
-                                              offsetof(mca_coll_topo_sched_entry_t, sched));
     const int size = ompi_comm_size(call->comm);
-    const topo_sched_t *s = call->sched;
-    const int nunits = NULL != call->units ? s->nblocks / (s->nparts > 0 ? s->nparts : 1) : 0;
+    const int nunits = NULL != call->units ? topo_sched_units(call->sched) : 0;
     int *counts = NULL;
     size_t *units = NULL;
 
@@ -273,7 +269,7 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         .dtype = call->dtype,
         .op = call->op,
         .algo = call->algo,
-        .sched = (int)(e - m->scheds),
+        .sched = mca_coll_topo_sched_index(m, call->sched),
         .edt = call->edt,
         .k = call->k,
         .eext = call->eext,

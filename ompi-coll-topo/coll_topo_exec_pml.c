@@ -368,11 +368,8 @@ void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
 static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
                     const size_t *units, comp_t *c, const mca_coll_topo_plan_t **out)
 {
-    const mca_coll_topo_sched_entry_t *e =
-        (const mca_coll_topo_sched_entry_t *)((const char *)s -
-                                              offsetof(mca_coll_topo_sched_entry_t, sched));
-    const int sched = (int)(e - m->scheds);
-    const int nunits = NULL != units ? s->nblocks / (s->nparts > 0 ? s->nparts : 1) : 0;
+    const int sched = mca_coll_topo_sched_index(m, s);
+    const int nunits = NULL != units ? topo_sched_units(s) : 0;
     const size_t units_bytes = (size_t)nunits * sizeof(size_t);
     for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
         const mca_coll_topo_plan_t *p = m->plans[i];

@@ -287,7 +287,7 @@ void topo_block_layout(const topo_sched_t *s, size_t count, const size_t *units,
         return;
     }
     size_t np = (size_t)s->nparts, base = 0;
-    for (size_t u = 0; u < nb / np; u++) {
+    for (size_t u = 0; u < (size_t)topo_sched_units(s); u++) {
         for (size_t k = 0; k < np; k++) {
             off[u * np + k] = base + split_off(units[u], np, k);
         }

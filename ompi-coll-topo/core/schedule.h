@@ -157,6 +157,13 @@ static inline const topo_step_t *topo_sched_lane_step(const topo_sched_t *s,
     return &s->steps[s->lanes[lane].step0 + step];
 }
 
+/* Units of rank-owned data: nblocks / nparts, the length of
+ * topo_block_layout's units. */
+static inline int topo_sched_units(const topo_sched_t *s)
+{
+    return s->nblocks / (s->nparts > 0 ? s->nparts : 1);
+}
+
 /* The fraction of the payload M one block carries (1 / mblocks). */
 double topo_sched_block_share(const topo_sched_t *s);
 
