@@ -434,28 +434,65 @@ typedef struct {
 
 /* Run the chosen schedule: the work buffer is `user` itself when the
  * executor runs on the user's datatype and user is not NULL, else the
- * module's staging buffer; `in` (if not NULL) is copied in first, the
- * result is copied to `out` (if not NULL) last; a copy onto the same
- * memory is skipped. */
+ * module's staging buffer.  `in` (if not NULL) is the input and `out` (if
+ * not NULL) where the result goes.  When they hold the executor's own
+ * elements, they serve as the executor's input and output windows (nothing
+ * is copied as a whole); otherwise `in` is copied in first and the result
+ * copied to `out` last.  A copy onto the same memory is skipped. */
 int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
                           const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out);
 
 /* coll_topo_exec_pml.c */
 /*
- * Run schedule `s` of this rank over the PML.  `work` holds `count`
- * elements of datatype `dt`, element i at work + i * extent (usually a
- * predefined datatype; a derived one works too, its gaps are never written);
- * the block layout comes from topo_block_layout(s, count, units).  `op`
- * reduces incoming data (NULL for primitives that never reduce).  `tag` is
- * the primitive's base tag, COLL_TOPO_TAG(prim, 0): lane l uses tag - l.
- * `ref` (or NULL): the plan this same call (the slot's memo: same
- * schedule, count, units, datatype object and operation) ran with before;
- * it is used while still current, and set to the plan used otherwise.
- * Returns OMPI_SUCCESS or an Open MPI error code (PML errors are passed on).
+ * Where a call's executor elements live.  Element i of the work buffer is
+ * at work + i * extent, except:
+ * - the output window [out_at, out_at + out_n): element i is at
+ *   out + (i - out_at) * extent (the user's receive buffer serves as that
+ *   part of the work buffer, so nothing is copied out of it);
+ * - the input window [in_at, in_at + in_n): the initial contents of these
+ *   elements are at in + (i - in_at) * extent, read-only.  The executor
+ *   reads them there (sends, reductions into three buffers) until a step
+ *   writes them, so the input is never copied in as a whole; what of it is
+ *   still unwritten at the end and lies in the result region
+ *   [keep_at, keep_at + keep_n) is copied to its place then.
+ * A window with n 0 is absent.  The windows must not overlap in memory
+ * (MPI_IN_PLACE calls copy their input in instead).
  */
-int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
-                       const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+typedef struct {
+    size_t in_at, in_n;
+    size_t out_at, out_n;
+    size_t keep_at, keep_n;
+} mca_coll_topo_windows_t;
+
+typedef struct {
+    char *work;     /* NULL: the module's staging buffer, allocated when the
+                       plan touches an element outside the output window */
+    const char *in; /* the input window's data, or NULL */
+    char *out;      /* the output window's storage, or NULL */
+    mca_coll_topo_windows_t w;
+} mca_coll_topo_bufs_t;
+
+/*
+ * Run schedule `s` of this rank over the PML on the buffers `b`, which hold
+ * `count` elements of datatype `dt` (usually a predefined datatype; a
+ * derived one works too, its gaps are never written); the block layout
+ * comes from topo_block_layout(s, count, units).  `op` reduces incoming
+ * data (NULL for primitives that never reduce).  `tag` is the primitive's
+ * base tag, COLL_TOPO_TAG(prim, 0): lane l uses tag - l.  `ref` (or NULL):
+ * the plan this same call (the slot's memo: same schedule, count, units,
+ * datatype object and operation) ran with before; it is used while still
+ * current and compiled for the same windows, and set to the plan used
+ * otherwise.  Returns OMPI_SUCCESS or an Open MPI error code (PML errors
+ * are passed on).
+ */
+int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
+                       const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
+                       struct ompi_datatype_t *dt, struct ompi_op_t *op,
                        struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref);
+/* The module's staging buffer for n elements of dt: *work gets the
+ * address of element 0. */
+int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
+                        char **work);
 /* Free the module's plans. */
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
 

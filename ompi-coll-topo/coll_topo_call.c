@@ -411,24 +411,6 @@ fallback:
     return COLL_TOPO_FALLBACK;
 }
 
-/* The work buffer: `user`, or the staging buffer with its first data byte
- * at the start of the allocation. */
-static inline int work_buffer(const mca_coll_topo_call_t *call, void *user, char **work)
-{
-    if (NULL != user && call->edt == call->dtype) {
-        *work = user;
-        return OMPI_SUCCESS;
-    }
-    mca_coll_topo_module_t *m = call->m;
-    ptrdiff_t true_lb, true_ext;
-    ompi_datatype_get_true_extent(call->edt, &true_lb, &true_ext);
-    size_t span = 0 == call->n ? 1 : (size_t)true_ext + (call->n - 1) * (size_t)call->eext;
-    int rc = span <= m->cap_stage ? OMPI_SUCCESS
-                                  : mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
-    *work = m->stage - true_lb;
-    return rc;
-}
-
 /* Between a span and the work buffer, either way, through the datatype
  * engine. */
 static int copy_convert(const mca_coll_topo_call_t *call, char *at, int32_t n,
@@ -466,20 +448,67 @@ static inline int copy(const mca_coll_topo_call_t *call, char *work, const mca_c
     return copy_convert(call, at, n, sp, in);
 }
 
+/* Does the span hold the executor's own elements, so that it can serve as
+ * a window? */
+static inline bool window(const mca_coll_topo_call_t *call, const mca_coll_topo_span_t *sp)
+{
+    return sp->dtype == call->edt && (size_t)sp->count == sp->n * call->k;
+}
+
+static inline bool overlap(const mca_coll_topo_span_t *a, const mca_coll_topo_span_t *b)
+{
+    return a->at < b->at + b->n && b->at < a->at + a->n;
+}
+
 int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
                           const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out)
 {
-    char *work = NULL;
-    int rc = work_buffer(call, user, &work);
-    if (OMPI_SUCCESS == rc && NULL != in) {
-        rc = copy(call, work, in, true);
+    const size_t k = call->k;
+    const bool own = NULL != user && call->edt == call->dtype; /* work = user */
+    mca_coll_topo_bufs_t b = {.work = own ? user : NULL};
+    const mca_coll_topo_span_t *copy_in = NULL, *copy_out = NULL;
+    int rc = OMPI_SUCCESS;
+
+    /* The input: in place already, a window (not when it is the memory the
+     * result goes to: MPI_IN_PLACE), or copied in. */
+    if (NULL != in &&
+        !(own && (const char *)user + (ptrdiff_t)(in->at * k) * call->eext == in->buf)) {
+        if (window(call, in) && in->buf != user && (NULL == out || in->buf != out->buf)) {
+            b.in = in->buf;
+            b.w.in_at = in->at * k;
+            b.w.in_n = in->n * k;
+        } else {
+            copy_in = in;
+        }
+    }
+    /* The result: in place already, in an output window, or copied out. */
+    if (NULL != out) {
+        b.w.keep_at = out->at * k;
+        b.w.keep_n = out->n * k;
+        if (own && (const char *)user + (ptrdiff_t)(out->at * k) * call->eext == out->buf) {
+            /* the work buffer is the result */
+        } else if (!own && window(call, out) && (NULL == copy_in || !overlap(copy_in, out))) {
+            b.out = (char *)out->buf;
+            b.w.out_at = out->at * k;
+            b.w.out_n = out->n * k;
+        } else {
+            copy_out = out;
+        }
+    } else if (own) {
+        b.w.keep_n = call->n;
+    }
+    if ((NULL != copy_in || NULL != copy_out) && NULL == b.work) {
+        rc = mca_coll_topo_stage(call->m, call->edt, call->n, &b.work);
+    }
+    if (OMPI_SUCCESS == rc && NULL != copy_in) {
+        rc = copy(call, b.work, copy_in, true);
     }
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_topo_exec(call->m, call->sched, work, call->n, call->units, call->edt,
-                                call->op, call->comm, COLL_TOPO_TAG(call->prim, 0), call->plan);
+        rc = mca_coll_topo_exec(call->m, call->sched, &b, call->n, call->units, call->edt, call->op,
+                                call->comm, COLL_TOPO_TAG(call->prim, 0), call->plan);
     }
-    if (OMPI_SUCCESS == rc && NULL != out) {
-        rc = copy(call, work, out, false);
+    if (OMPI_SUCCESS == rc && NULL != copy_out) {
+        rc = copy(call, b.work, copy_out, false);
     }
     return rc;
 }

@@ -31,6 +31,20 @@
  * schedules (barrier), where the message itself is the point: they are sent
  * as one empty message.  Transfers larger than coll_topo_segment_size are
  * sent as several messages posted in order.
+ *
+ * Windows (mca_coll_topo_bufs_t).  The user's buffers serve as parts of
+ * the work buffer where they can, so that no call copies its whole input
+ * in or its whole result out:
+ * - an output window puts those elements in the user's receive buffer;
+ * - an input window holds the initial contents of its elements.  The plan
+ *   tracks, per block, whether the block still holds them (unwritten): a
+ *   send of unwritten blocks reads the input window, a reduction into one
+ *   writes `incoming (op) input` with Open MPI's three-buffer reduction,
+ *   and what is still unwritten in the result region at the end is copied
+ *   to its place then (tail operations).  A reduce at a leaf, for one,
+ *   sends from the user's send buffer and touches nothing else.
+ * A message whose range spans buffers (or unwritten and written blocks)
+ * goes through temporary storage, as a send of several ranges does.
  */
 #include "ompi_config.h"
 
@@ -42,25 +56,39 @@
 
 #include "coll_topo.h"
 
-/* What one operation of a plan does. */
+/* What one operation of a plan does.  "w" is the elements an operation
+ * names by (wbuf, w), "in" those of the input window at index s. */
 enum {
-    OP_RECV,        /* message from peer into [buf, n) */
-    OP_SEND,        /* message to peer from [buf, n) */
-    OP_TO_TMP,      /* copy n elements: work -> temporary */
-    OP_FROM_TMP,    /* copy n elements: temporary -> work */
-    OP_REDUCE,      /* work = temporary (op) work */
-    OP_REDUCE_POST, /* work = work (op) temporary (non-commutative) */
+    OP_RECV,           /* message from peer into w (or the temporary) */
+    OP_SEND,           /* message to peer from w (or the temporary) */
+    OP_TO_TMP,         /* copy n elements: w -> temporary */
+    OP_FROM_TMP,       /* copy n elements: temporary -> w */
+    OP_REDUCE,         /* w = temporary (op) w */
+    OP_REDUCE_POST,    /* w = w (op) temporary (non-commutative) */
+    OP_REDUCE_IN,      /* w = temporary (op) in */
+    OP_REDUCE_POST_IN, /* w = in (op) temporary (non-commutative) */
+    OP_COPY_IN,        /* copy n elements: in -> w */
 };
 
-/* One operation.  `work` is an element index into the work buffer; `tmp`
- * a byte offset into the lane's temporary storage of element 0 (its data
- * may start true_lb bytes later, so the offset may be negative). */
+/* The buffers an operation's elements are in (exec_t.base). */
+enum {
+    BUF_WORK, /* the work buffer, element index w */
+    BUF_OUT,  /* the output window, element index w - out_at */
+    BUF_IN,   /* the input window (read-only), element index w - in_at */
+    BUF_TMP,  /* RECV/SEND: the lane's temporary storage at `tmp` */
+    BUF_COUNT
+};
+
+/* One operation.  `w` and `s` are element indexes into their buffers;
+ * `tmp` a byte offset into the lane's temporary storage of element 0 (its
+ * data may start true_lb bytes later, so the offset may be negative). */
 typedef struct {
     uint8_t kind;
-    uint8_t in_tmp; /* RECV/SEND: the message's buffer is the temporary one */
+    uint8_t wbuf;
     int32_t peer;
     size_t n;
-    size_t work;
+    size_t w;
+    size_t s; /* index into the input window (the *_IN operations) */
     ptrdiff_t tmp;
 } plan_op_t;
 
@@ -77,7 +105,8 @@ struct mca_coll_topo_plan_t {
     size_t count; /* elements */
     ptrdiff_t ext, true_lb, true_ext;
     size_t seg_elems;
-    int opclass;   /* 0: no operation, 1: non-commutative, 2: commutative */
+    int opclass; /* 0: no operation, 1: non-commutative, 2: commutative */
+    mca_coll_topo_windows_t win;
     size_t *units; /* [nunits]: the layout's units (nunits 0: none) */
     int nunits;
     size_t cap_units; /* bytes */
@@ -86,6 +115,9 @@ struct mca_coll_topo_plan_t {
     int32_t *lane_step0; /* [nlanes + 1]: the lane's steps in steps[] */
     size_t *lane_tmp;    /* [nlanes]: temporary bytes the lane needs */
     size_t max_posts;    /* messages outstanding at once, at most */
+    bool uses_work;      /* an operation names an element of BUF_WORK */
+    /* ops[0, nhead) run before the lanes, ops[tail0, nops) after them */
+    int32_t nhead, tail0;
     plan_step_t *steps;
     plan_op_t *ops;
     int32_t nsteps, nops;
@@ -96,7 +128,7 @@ struct mca_coll_topo_plan_t {
 typedef struct {
     mca_coll_topo_module_t *m;
     const mca_coll_topo_plan_t *p;
-    char *work;
+    char *base[BUF_COUNT]; /* BUF_TMP: unused */
     ompi_datatype_t *dt;
     ptrdiff_t ext; /* bytes between elements */
     bool flat;     /* elements are plain bytes: copy with memcpy */
@@ -117,7 +149,92 @@ typedef struct {
     ptrdiff_t ext, true_lb, true_ext;
     size_t seg_elems;
     int opclass;
+    mca_coll_topo_windows_t win;
+    /* Scratch: per block, whether its contents are still those of the
+     * input window (unwritten); per transfer of the step being compiled,
+     * its temporary elements. */
+    uint8_t *at_in;
+    size_t *tn;
 } comp_t;
+
+/* A piece of a block range: a run of elements that lives in one buffer
+ * and, if `in`, still holds the input (read it at index `s` of the input
+ * window). */
+typedef struct {
+    size_t n;
+    uint8_t wbuf; /* BUF_WORK or BUF_OUT */
+    size_t w;
+    bool in;
+    size_t s;
+} piece_t;
+
+/* Walk over the elements [e, end) of a block range, from block b. */
+typedef struct {
+    size_t e, end;
+    int b;
+} walk_t;
+
+static inline walk_t walk_range(const comp_t *c, const topo_range_t *r)
+{
+    return (walk_t){c->off[r->first], c->off[r->first + r->count], r->first};
+}
+
+static inline bool in_out(const comp_t *c, size_t e)
+{
+    return e >= c->win.out_at && e - c->win.out_at < c->win.out_n;
+}
+
+/* The next piece of walk `wk`: false when it is done.  With `track`, the
+ * pieces also break where blocks change between unwritten and written. */
+static bool next_piece(const comp_t *c, walk_t *wk, bool track, piece_t *pc)
+{
+    if (wk->e >= wk->end) {
+        return false;
+    }
+    while (c->off[wk->b + 1] <= wk->e) {
+        wk->b++; /* empty blocks, or blocks done */
+    }
+    const size_t e = wk->e;
+    const bool in = track && c->at_in[wk->b];
+    const bool out = in_out(c, e);
+    size_t stop = wk->end;
+    /* where the buffer changes */
+    const size_t lo = c->win.out_at, hi = c->win.out_at + c->win.out_n;
+    if (c->win.out_n > 0 && !out && e < lo && lo < stop) {
+        stop = lo;
+    } else if (out && hi < stop) {
+        stop = hi;
+    }
+    /* where the input state changes */
+    if (track) {
+        for (int b = wk->b + 1; c->off[b] < stop; b++) {
+            if (c->off[b + 1] > c->off[b] && (bool)c->at_in[b] != in) {
+                stop = c->off[b];
+                break;
+            }
+        }
+    }
+    *pc = (piece_t){.n = stop - e,
+                    .wbuf = out ? BUF_OUT : BUF_WORK,
+                    .w = out ? e - lo : e,
+                    .in = in,
+                    .s = in ? e - c->win.in_at : 0};
+    wk->e = stop;
+    return true;
+}
+
+/* Is the range one piece?  Then *pc is that piece. */
+static bool one_piece(const comp_t *c, const topo_range_t *r, bool track, piece_t *pc)
+{
+    walk_t wk = walk_range(c, r);
+    return next_piece(c, &wk, track, pc) && wk.e == wk.end;
+}
+
+/* The range's blocks are written: they no longer hold the input. */
+static void written(comp_t *c, const topo_range_t *r)
+{
+    memset(c->at_in + r->first, 0, (size_t)r->count);
+}
 
 static inline size_t range_elems(const comp_t *c, const topo_range_t *r)
 {
@@ -140,14 +257,19 @@ static inline bool is_recv(int kind)
            TOPO_XFER_RECV_REDUCE_POST == kind;
 }
 
-/* Does this transfer need temporary storage, and how many elements? */
+/* Does this transfer need temporary storage, and how many elements?  (At
+ * the start of its step: a send is sent from where its blocks are when they
+ * are one piece.) */
 static size_t xfer_tmp_elems(const comp_t *c, const topo_xfer_t *t)
 {
+    piece_t pc;
+    const topo_range_t *r = &c->s->ranges[t->range0];
     if (TOPO_XFER_SEND == t->kind) {
-        return t->nranges > 1 ? xfer_elems(c, t) : 0;
+        return t->nranges > 1 || !one_piece(c, r, true, &pc) ? xfer_elems(c, t) : 0;
     }
     if (is_recv(t->kind)) {
-        bool direct = t->direct && TOPO_XFER_RECV_COPY == t->kind && 1 == t->nranges;
+        bool direct = t->direct && TOPO_XFER_RECV_COPY == t->kind && 1 == t->nranges &&
+                      one_piece(c, r, false, &pc);
         return direct ? 0 : xfer_elems(c, t);
     }
     if (TOPO_XFER_COPY == t->kind) {
@@ -178,42 +300,103 @@ static int add_op(comp_t *c, plan_op_t op)
     return OMPI_SUCCESS;
 }
 
-/* Copies between work ranges and a temporary slot, `kind` per range:
- * ranges [r0, r0 + nr) laid out one after the other in the slot. */
+/* Copies or reductions between block ranges and a temporary slot, `kind`
+ * (OP_TO_TMP, OP_FROM_TMP, OP_REDUCE or OP_REDUCE_POST) per piece: ranges
+ * [r0, r0 + nr) laid out one after the other in the slot.  Reading
+ * unwritten input reads the input window; writing makes it written. */
 static int add_range_ops(comp_t *c, int kind, int r0, int nr, ptrdiff_t slot)
 {
+    const bool reads = OP_FROM_TMP != kind;
     size_t at = 0;
     for (int r = 0; r < nr; r++) {
         const topo_range_t *rg = &c->s->ranges[r0 + r];
-        size_t k = range_elems(c, rg);
-        if (k > 0) {
+        walk_t wk = walk_range(c, rg);
+        piece_t pc;
+        while (next_piece(c, &wk, reads, &pc)) {
             plan_op_t op = {.kind = (uint8_t)kind,
-                            .n = k,
-                            .work = c->off[rg->first],
+                            .wbuf = pc.wbuf,
+                            .n = pc.n,
+                            .w = pc.w,
+                            .s = pc.s,
                             .tmp = slot + (ptrdiff_t)at * c->ext};
+            if (pc.in && OP_TO_TMP == kind) {
+                op.wbuf = BUF_IN;
+                op.w = pc.s;
+            } else if (pc.in) {
+                op.kind = OP_REDUCE == kind ? OP_REDUCE_IN : OP_REDUCE_POST_IN;
+            }
+            int rc = add_op(c, op);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+            at += pc.n;
+        }
+        if (OP_TO_TMP != kind) {
+            written(c, rg);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Copy what of [at, at + n) still holds the input to its place. */
+static int add_copy_in(comp_t *c, size_t at, size_t n)
+{
+    const int nblocks = c->s->nblocks;
+    for (int b = 0; b < nblocks && n > 0; b++) {
+        if (!c->at_in[b]) {
+            continue;
+        }
+        const size_t lo = c->off[b] > at ? c->off[b] : at;
+        const size_t hi = c->off[b + 1] < at + n ? c->off[b + 1] : at + n;
+        if (lo >= hi) {
+            continue;
+        }
+        walk_t wk = {lo, hi, b};
+        piece_t pc;
+        while (next_piece(c, &wk, true, &pc)) {
+            plan_op_t *last = c->p->nops > 0 ? &c->p->ops[c->p->nops - 1] : NULL;
+            if (NULL != last && OP_COPY_IN == last->kind && last->wbuf == pc.wbuf &&
+                last->w + last->n == pc.w && last->s + last->n == pc.s) {
+                last->n += pc.n; /* continues the last copy */
+                continue;
+            }
+            plan_op_t op = {.kind = OP_COPY_IN, .wbuf = pc.wbuf, .n = pc.n, .w = pc.w, .s = pc.s};
             int rc = add_op(c, op);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
         }
-        at += k;
     }
     return OMPI_SUCCESS;
 }
 
 /* The messages of one transfer: one per segment (one empty message when n
- * is 0). */
+ * is 0), from or into the temporary slot when tn > 0, else from or into
+ * where its one range is. */
 static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, size_t tn,
                         ptrdiff_t slot)
 {
+    const topo_range_t *r = &c->s->ranges[t->range0];
+    piece_t pc = {.wbuf = BUF_TMP};
+    if (0 == tn && n > 0) {
+        (void)one_piece(c, r, OP_SEND == kind, &pc); /* one piece: xfer_tmp_elems */
+        if (pc.in) {
+            pc.wbuf = BUF_IN;
+            pc.w = pc.s;
+        }
+    } else if (0 == tn) { /* an empty message */
+        const size_t e = c->off[r->first];
+        pc = in_out(c, e) ? (piece_t){.wbuf = BUF_OUT, .w = e - c->win.out_at}
+                          : (piece_t){.wbuf = BUF_WORK, .w = e};
+    }
     size_t done = 0;
     do {
         size_t len = n - done < c->seg_elems ? n - done : c->seg_elems;
         plan_op_t op = {.kind = (uint8_t)kind,
-                        .in_tmp = tn > 0,
+                        .wbuf = pc.wbuf,
                         .peer = t->peer,
                         .n = len,
-                        .work = c->off[c->s->ranges[t->range0].first] + done,
+                        .w = pc.w + done,
                         .tmp = slot + (ptrdiff_t)done * c->ext};
         int rc = add_op(c, op);
         if (OMPI_SUCCESS != rc) {
@@ -221,6 +404,9 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
         }
         done += len;
     } while (done < n);
+    if (OP_RECV == kind && 0 == tn) {
+        written(c, r); /* received in place */
+    }
     return OMPI_SUCCESS;
 }
 
@@ -234,12 +420,16 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     plan_step_t ps = {.op0 = p->nops};
     int rc = OMPI_SUCCESS;
 
+    /* as the blocks are at the start of the step */
+    for (int i = 0; i < st->nxfers; i++) {
+        c->tn[i] = xfer_tmp_elems(c, &s->xfers[st->xfer0 + i]);
+    }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
         size_t pos = 0; /* bytes into the temporary storage */
         const int32_t before = p->nops;
         for (int i = 0; i < st->nxfers && OMPI_SUCCESS == rc; i++) {
             const topo_xfer_t *t = &s->xfers[st->xfer0 + i];
-            const size_t tn = xfer_tmp_elems(c, t);
+            const size_t tn = c->tn[i];
             const ptrdiff_t slot = (ptrdiff_t)pos - c->true_lb;
             pos += span_bytes(c, tn);
             const size_t n = xfer_elems(c, t);
@@ -308,6 +498,40 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     return OMPI_SUCCESS;
 }
 
+static int compile_lanes(comp_t *c);
+
+/* The input window: which blocks start unwritten.  A window that does not
+ * start and end at block boundaries is copied in whole first (head
+ * operations), and no block reads it later. */
+static int start_input(comp_t *c)
+{
+    const topo_sched_t *s = c->s;
+    const size_t lo = c->win.in_at, hi = c->win.in_at + c->win.in_n;
+    bool aligned = true;
+    memset(c->at_in, 0, (size_t)s->nblocks);
+    if (0 == c->win.in_n) {
+        return OMPI_SUCCESS;
+    }
+    for (int b = 0; b < s->nblocks; b++) {
+        const size_t b0 = c->off[b], b1 = c->off[b + 1];
+        if (b1 > b0 && b0 >= lo && b1 <= hi) {
+            c->at_in[b] = 1;
+        } else if (b1 > b0 && b0 < hi && b1 > lo) {
+            aligned = false; /* straddles a boundary of the window */
+        }
+    }
+    if (aligned) {
+        return OMPI_SUCCESS;
+    }
+    /* copy it all in: every block that touches the window holds input */
+    for (int b = 0; b < s->nblocks; b++) {
+        c->at_in[b] = c->off[b + 1] > lo && c->off[b] < hi;
+    }
+    int rc = add_copy_in(c, lo, c->win.in_n);
+    memset(c->at_in, 0, (size_t)s->nblocks);
+    return rc;
+}
+
 /* Compile schedule `s` into plan `p` for the call's layout `off`.  On
  * error the plan is left invalid. */
 static int compile(comp_t *c)
@@ -316,6 +540,7 @@ static int compile(comp_t *c)
     const topo_sched_t *s = c->s;
     const size_t nlanes = (size_t)s->nlanes;
     size_t need = (nlanes + 1) * sizeof(int32_t) + nlanes * sizeof(size_t);
+    int rc;
 
     p->sched = -1;
     p->nsteps = 0;
@@ -327,6 +552,37 @@ static int compile(comp_t *c)
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     p->lane_step0 = (int32_t *)(p->lane_tmp + nlanes);
+    int maxx = 1;
+    for (int i = 0; i < s->nsteps; i++) {
+        maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
+    }
+    c->at_in = malloc((size_t)s->nblocks + 1);
+    c->tn = malloc((size_t)maxx * sizeof(size_t));
+    rc = NULL == c->at_in || NULL == c->tn ? OMPI_ERR_OUT_OF_RESOURCE : start_input(c);
+    p->nhead = p->nops;
+    if (OMPI_SUCCESS == rc) {
+        rc = compile_lanes(c);
+    }
+    p->tail0 = p->nops;
+    if (OMPI_SUCCESS == rc) {
+        rc = add_copy_in(c, c->win.keep_at, c->win.keep_n);
+    }
+    free(c->at_in);
+    free(c->tn);
+    c->at_in = NULL;
+    c->tn = NULL;
+    p->uses_work = false;
+    for (int i = 0; i < p->nops; i++) {
+        p->uses_work = p->uses_work || BUF_WORK == p->ops[i].wbuf;
+    }
+    return rc;
+}
+
+/* The lanes' steps of compile(). */
+static int compile_lanes(comp_t *c)
+{
+    mca_coll_topo_plan_t *p = c->p;
+    const topo_sched_t *s = c->s;
     for (int l = 0; l < s->nlanes; l++) {
         const topo_lane_t *ln = &s->lanes[l];
         size_t lane_posts = 0;
@@ -376,6 +632,7 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         if (NULL != p && p->sched == sched && p->count == count && p->ext == c->ext &&
             p->true_lb == c->true_lb && p->true_ext == c->true_ext &&
             p->seg_elems == c->seg_elems && p->opclass == c->opclass && p->nunits == nunits &&
+            0 == memcmp(&p->win, &c->win, sizeof(p->win)) &&
             (0 == nunits || 0 == memcmp(p->units, units, units_bytes))) {
             *out = p;
             return OMPI_SUCCESS;
@@ -424,6 +681,7 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     p->true_ext = c->true_ext;
     p->seg_elems = c->seg_elems;
     p->opclass = c->opclass;
+    p->win = c->win;
     *out = p;
     return OMPI_SUCCESS;
 }
@@ -431,14 +689,21 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
 /* ------------------------------------------------------------------ */
 /* Running                                                            */
 
-static inline char *work_at(const exec_t *x, size_t i)
-{
-    return x->work + (ptrdiff_t)i * x->ext;
-}
-
 static inline char *tmp_at(const exec_t *x, int lane, ptrdiff_t off)
 {
     return x->m->lane_tmp[lane] + off;
+}
+
+/* Element i of buffer `buf` (not BUF_TMP). */
+static inline char *elem_at(const exec_t *x, int buf, size_t i)
+{
+    return x->base[buf] + (ptrdiff_t)i * x->ext;
+}
+
+/* The buffer of a message. */
+static inline char *msg_buf(const exec_t *x, int lane, const plan_op_t *o)
+{
+    return BUF_TMP == o->wbuf ? tmp_at(x, lane, o->tmp) : elem_at(x, o->wbuf, o->w);
 }
 
 /* Copy n elements; only their data bytes are written (a derived datatype's
@@ -457,7 +722,9 @@ static inline int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
 {
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
-        char *w = work_at(x, o->work), *t = tmp_at(x, lane, o->tmp);
+        char *w = elem_at(x, o->wbuf, o->w);
+        char *t = OP_COPY_IN == o->kind ? NULL : tmp_at(x, lane, o->tmp);
+        char *in = OP_REDUCE_IN <= o->kind ? elem_at(x, BUF_IN, o->s) : NULL;
         int rc = OMPI_SUCCESS;
         switch (o->kind) {
         case OP_TO_TMP:
@@ -466,12 +733,23 @@ static inline int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
         case OP_FROM_TMP:
             rc = copy_elems(x, w, t, o->n);
             break;
-        case OP_REDUCE: /* work = incoming op work */
+        case OP_REDUCE: /* w = incoming op w */
             ompi_op_reduce(x->op, t, w, o->n, x->dt);
             break;
-        default: /* OP_REDUCE_POST: work = work op incoming */
+        case OP_REDUCE_POST: /* w = w op incoming */
             ompi_op_reduce(x->op, w, t, o->n, x->dt);
             rc = copy_elems(x, w, t, o->n);
+            break;
+        /* Three buffers: ompi_3buff_op_reduce(op, a, b, target) computes
+         * target = b op a (a user function gets a copy of a as inoutvec) */
+        case OP_REDUCE_IN: /* w = incoming op in */
+            ompi_3buff_op_reduce(x->op, in, t, w, (int)o->n, x->dt);
+            break;
+        case OP_REDUCE_POST_IN: /* w = in op incoming */
+            ompi_3buff_op_reduce(x->op, t, in, w, (int)o->n, x->dt);
+            break;
+        default: /* OP_COPY_IN */
+            rc = copy_elems(x, w, in, o->n);
             break;
         }
         if (OMPI_SUCCESS != rc) {
@@ -489,7 +767,7 @@ static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
     const int tag = x->tag - lane;
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
-        char *buf = o->in_tmp ? tmp_at(x, lane, o->tmp) : work_at(x, o->work);
+        char *buf = msg_buf(x, lane, o);
         ompi_request_t *req = NULL;
         int rc;
         if (OP_SEND == o->kind) {
@@ -645,7 +923,7 @@ static int run_single_lane(exec_t *x)
         }
         for (int i = ps->npack; OMPI_SUCCESS == rc && i < ps->npack + ps->npost; i++) {
             const plan_op_t *o = &ops[i];
-            char *buf = o->in_tmp ? tmp_at(x, 0, o->tmp) : work_at(x, o->work);
+            char *buf = msg_buf(x, 0, o);
             ompi_request_t *req = NULL;
             if (OP_SEND == o->kind && i + 1 == ps->npack + ps->npost) {
                 rc = MCA_PML_CALL(
@@ -680,16 +958,18 @@ static int run_single_lane(exec_t *x)
     return OMPI_SUCCESS;
 }
 
-/* Run plan `p` (reserved for) on `work`. */
-static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, void *work,
-                           struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                           struct ompi_communicator_t *comm, int tag)
+static int run_lanes(exec_t *x);
+
+/* Run plan `p` (reserved for) on `work` and the windows of `b`. */
+static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, char *work,
+                           const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt,
+                           struct ompi_op_t *op, struct ompi_communicator_t *comm, int tag)
 {
     int rc;
     exec_t x = {
         .m = m,
         .p = p,
-        .work = (char *)work,
+        .base = {work, b->out, (char *)b->in, NULL},
         .dt = dt,
         .ext = p->ext,
         .flat =
@@ -700,9 +980,23 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
         .nreq = 0,
     };
 
-    if (1 == p->nlanes) {
-        return run_single_lane(&x);
+    if (p->nhead > 0 && OMPI_SUCCESS != (rc = run_local(&x, 0, p->ops, p->nhead))) {
+        return rc;
     }
+    rc = 1 == p->nlanes ? run_single_lane(&x) : run_lanes(&x);
+    if (OMPI_SUCCESS == rc && p->tail0 < p->nops) {
+        rc = run_local(&x, 0, p->ops + p->tail0, p->nops - p->tail0);
+    }
+    return rc;
+}
+
+/* Run a plan of several lanes. */
+static int run_lanes(exec_t *xp)
+{
+    exec_t x = *xp;
+    mca_coll_topo_module_t *m = x.m;
+    const mca_coll_topo_plan_t *p = x.p;
+    int rc;
     for (int l = 0; l < p->nlanes; l++) {
         m->lane_step[l] = p->lane_step0[l];
         m->lane_pending[l] = 0;
@@ -746,8 +1040,38 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
     return OMPI_SUCCESS;
 }
 
-int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *work, size_t count,
-                       const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
+                        char **work)
+{
+    ptrdiff_t true_lb, true_ext, lb, ext;
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
+    ompi_datatype_get_extent(dt, &lb, &ext);
+    size_t span = 0 == n ? 1 : (size_t)true_ext + (n - 1) * (size_t)ext;
+    int rc = span <= m->cap_stage ? OMPI_SUCCESS
+                                  : mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
+    *work = m->stage - true_lb;
+    return rc;
+}
+
+/* Run plan `p` on `b`, with the staging buffer as its work buffer when it
+ * needs one and `b` has none. */
+static inline int run_on(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p,
+                         const mca_coll_topo_bufs_t *b, size_t count, struct ompi_datatype_t *dt,
+                         struct ompi_op_t *op, struct ompi_communicator_t *comm, int tag)
+{
+    char *work = b->work;
+    if (NULL == work && p->uses_work) {
+        int rc = mca_coll_topo_stage(m, dt, count, &work);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return run_plan(m, p, work, b, dt, op, comm, tag);
+}
+
+int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
+                       const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
+                       struct ompi_datatype_t *dt, struct ompi_op_t *op,
                        struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
 {
     ptrdiff_t lb, ext, true_lb, true_ext;
@@ -755,9 +1079,11 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
     int rc;
 
     /* The plan this call ran with last time, if it is still that plan (the
-     * scratch space reserved for it never shrinks). */
-    if (NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen) {
-        return run_plan(m, ref->plan, work, dt, op, comm, tag);
+     * scratch space reserved for it never shrinks) and the call has the
+     * same windows (MPI_IN_PLACE or not). */
+    if (NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen &&
+        0 == memcmp(&ref->plan->win, &b->w, sizeof(b->w))) {
+        return run_on(m, ref->plan, b, count, dt, op, comm, tag);
     }
     if (s->nlanes > COLL_TOPO_MAX_LANES) {
         return OMPI_ERR_NOT_SUPPORTED;
@@ -775,6 +1101,7 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
         .true_ext = true_ext,
         .seg_elems = 0 == seg ? SIZE_MAX : (seg / esize > 0 ? seg / esize : 1),
         .opclass = NULL == op ? 0 : (ompi_op_is_commute(op) ? 2 : 1),
+        .win = b->w,
     };
     const mca_coll_topo_plan_t *p = NULL;
     rc = get_plan(m, s, count, units, &c, &p);
@@ -788,5 +1115,5 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s, void *w
         ref->plan = (mca_coll_topo_plan_t *)p;
         ref->gen = p->gen;
     }
-    return run_plan(m, p, work, dt, op, comm, tag);
+    return run_on(m, p, b, count, dt, op, comm, tag);
 }
