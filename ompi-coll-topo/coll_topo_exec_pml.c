@@ -57,7 +57,8 @@
 #include "coll_topo.h"
 
 /* What one operation of a plan does.  "w" is the elements an operation
- * names by (wbuf, w), "in" those of the input window at index s. */
+ * names by (wbuf, w), "in" and "src" those it names by (sbuf, s): the
+ * input window's for the reductions. */
 enum {
     OP_RECV,           /* message from peer into w (or the temporary) */
     OP_SEND,           /* message to peer from w (or the temporary) */
@@ -67,7 +68,7 @@ enum {
     OP_REDUCE_POST,    /* w = w (op) temporary (non-commutative) */
     OP_REDUCE_IN,      /* w = temporary (op) in */
     OP_REDUCE_POST_IN, /* w = in (op) temporary (non-commutative) */
-    OP_COPY_IN,        /* copy n elements: in -> w */
+    OP_COPY,           /* copy n elements: src -> w */
 };
 
 /* The buffers an operation's elements are in (exec_t.base). */
@@ -85,10 +86,11 @@ enum {
 typedef struct {
     uint8_t kind;
     uint8_t wbuf;
+    uint8_t sbuf; /* the *_IN operations and OP_COPY */
     int32_t peer;
     size_t n;
     size_t w;
-    size_t s; /* index into the input window (the *_IN operations) */
+    size_t s;
     ptrdiff_t tmp;
 } plan_op_t;
 
@@ -155,6 +157,7 @@ typedef struct {
      * its temporary elements. */
     uint8_t *at_in;
     size_t *tn;
+    int32_t merge0; /* add_copy extends no operation before ops[merge0] */
 } comp_t;
 
 /* A piece of a block range: a run of elements that lives in one buffer
@@ -257,6 +260,22 @@ static inline bool is_recv(int kind)
            TOPO_XFER_RECV_REDUCE_POST == kind;
 }
 
+/* Do the transfer's source and destination blocks overlap? */
+static bool copy_overlaps(const comp_t *c, const topo_xfer_t *t)
+{
+    const topo_range_t *r = c->s->ranges;
+    for (int i = 0; i < t->nsrc; i++) {
+        const topo_range_t *a = &r[t->src0 + i];
+        for (int j = 0; j < t->nranges; j++) {
+            const topo_range_t *b = &r[t->range0 + j];
+            if (a->first < b->first + b->count && b->first < a->first + a->count) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Does this transfer need temporary storage, and how many elements?  (At
  * the start of its step: a send is sent from where its blocks are when they
  * are one piece.) */
@@ -273,7 +292,7 @@ static size_t xfer_tmp_elems(const comp_t *c, const topo_xfer_t *t)
         return direct ? 0 : xfer_elems(c, t);
     }
     if (TOPO_XFER_COPY == t->kind) {
-        return xfer_elems(c, t);
+        return copy_overlaps(c, t) ? xfer_elems(c, t) : 0;
     }
     return 0;
 }
@@ -324,6 +343,7 @@ static int add_range_ops(comp_t *c, int kind, int r0, int nr, ptrdiff_t slot)
                 op.w = pc.s;
             } else if (pc.in) {
                 op.kind = OP_REDUCE == kind ? OP_REDUCE_IN : OP_REDUCE_POST_IN;
+                op.sbuf = BUF_IN;
             }
             int rc = add_op(c, op);
             if (OMPI_SUCCESS != rc) {
@@ -338,10 +358,24 @@ static int add_range_ops(comp_t *c, int kind, int r0, int nr, ptrdiff_t slot)
     return OMPI_SUCCESS;
 }
 
+/* Add a copy, or extend the last operation when it is the copy just
+ * before this one. */
+static int add_copy(comp_t *c, plan_op_t op)
+{
+    plan_op_t *last = c->p->nops > c->merge0 ? &c->p->ops[c->p->nops - 1] : NULL;
+    if (NULL != last && OP_COPY == last->kind && last->wbuf == op.wbuf && last->sbuf == op.sbuf &&
+        last->w + last->n == op.w && last->s + last->n == op.s) {
+        last->n += op.n;
+        return OMPI_SUCCESS;
+    }
+    return add_op(c, op);
+}
+
 /* Copy what of [at, at + n) still holds the input to its place. */
 static int add_copy_in(comp_t *c, size_t at, size_t n)
 {
     const int nblocks = c->s->nblocks;
+    c->merge0 = c->p->nops;
     for (int b = 0; b < nblocks && n > 0; b++) {
         if (!c->at_in[b]) {
             continue;
@@ -354,18 +388,60 @@ static int add_copy_in(comp_t *c, size_t at, size_t n)
         walk_t wk = {lo, hi, b};
         piece_t pc;
         while (next_piece(c, &wk, true, &pc)) {
-            plan_op_t *last = c->p->nops > 0 ? &c->p->ops[c->p->nops - 1] : NULL;
-            if (NULL != last && OP_COPY_IN == last->kind && last->wbuf == pc.wbuf &&
-                last->w + last->n == pc.w && last->s + last->n == pc.s) {
-                last->n += pc.n; /* continues the last copy */
-                continue;
-            }
-            plan_op_t op = {.kind = OP_COPY_IN, .wbuf = pc.wbuf, .n = pc.n, .w = pc.w, .s = pc.s};
-            int rc = add_op(c, op);
+            plan_op_t op = {
+                .kind = OP_COPY, .wbuf = pc.wbuf, .sbuf = BUF_IN, .n = pc.n, .w = pc.w, .s = pc.s};
+            int rc = add_copy(c, op);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
         }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* A local copy whose source and destination do not overlap: straight from
+ * each source piece to the destination pieces, no temporary. */
+static int add_direct_copy(comp_t *c, const topo_xfer_t *t)
+{
+    const topo_range_t *r = c->s->ranges;
+    int si = 0, di = 0;
+    walk_t sw = walk_range(c, &r[t->src0]), dw = walk_range(c, &r[t->range0]);
+    piece_t sp = {.n = 0}, dp = {.n = 0};
+    for (;;) {
+        while (0 == sp.n && !next_piece(c, &sw, true, &sp)) {
+            if (++si >= t->nsrc) {
+                break;
+            }
+            sw = walk_range(c, &r[t->src0 + si]);
+        }
+        while (0 == dp.n && !next_piece(c, &dw, false, &dp)) {
+            if (++di >= t->nranges) {
+                break;
+            }
+            dw = walk_range(c, &r[t->range0 + di]);
+        }
+        if (0 == sp.n || 0 == dp.n) {
+            break; /* both are done: the transfer's sizes are equal */
+        }
+        const size_t k = sp.n < dp.n ? sp.n : dp.n;
+        plan_op_t op = {.kind = OP_COPY,
+                        .wbuf = dp.wbuf,
+                        .sbuf = sp.in ? BUF_IN : sp.wbuf,
+                        .n = k,
+                        .w = dp.w,
+                        .s = sp.in ? sp.s : sp.w};
+        int rc = add_copy(c, op);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        sp.n -= k;
+        sp.w += k;
+        sp.s += k;
+        dp.n -= k;
+        dp.w += k;
+    }
+    for (int j = 0; j < t->nranges; j++) {
+        written(c, &r[t->range0 + j]);
     }
     return OMPI_SUCCESS;
 }
@@ -427,6 +503,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
         size_t pos = 0; /* bytes into the temporary storage */
         const int32_t before = p->nops;
+        c->merge0 = p->nops;
         for (int i = 0; i < st->nxfers && OMPI_SUCCESS == rc; i++) {
             const topo_xfer_t *t = &s->xfers[st->xfer0 + i];
             const size_t tn = c->tn[i];
@@ -461,13 +538,17 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
                                                                                    : OP_REDUCE_POST;
                     }
                     rc = add_range_ops(c, kind, t->range0, t->nranges, slot);
-                } else if (TOPO_XFER_COPY == t->kind && tn > 0) {
+                } else if (TOPO_XFER_COPY == t->kind) {
                     size_t src = 0;
                     for (int r = 0; r < t->nsrc; r++) {
                         src += range_elems(c, &s->ranges[t->src0 + r]);
                     }
                     if (src != n) {
                         return OMPI_ERR_BAD_PARAM; /* blocks of unequal size: not uniform */
+                    }
+                    if (0 == tn) {
+                        rc = add_direct_copy(c, t);
+                        break;
                     }
                     rc = add_range_ops(c, OP_TO_TMP, t->src0, t->nsrc, slot);
                     if (OMPI_SUCCESS == rc) {
@@ -723,8 +804,8 @@ static inline int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
         char *w = elem_at(x, o->wbuf, o->w);
-        char *t = OP_COPY_IN == o->kind ? NULL : tmp_at(x, lane, o->tmp);
-        char *in = OP_REDUCE_IN <= o->kind ? elem_at(x, BUF_IN, o->s) : NULL;
+        char *t = OP_COPY == o->kind ? NULL : tmp_at(x, lane, o->tmp);
+        char *in = OP_REDUCE_IN <= o->kind ? elem_at(x, o->sbuf, o->s) : NULL;
         int rc = OMPI_SUCCESS;
         switch (o->kind) {
         case OP_TO_TMP:
@@ -748,7 +829,7 @@ static inline int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
         case OP_REDUCE_POST_IN: /* w = in op incoming */
             ompi_3buff_op_reduce(x->op, t, in, w, (int)o->n, x->dt);
             break;
-        default: /* OP_COPY_IN */
+        default: /* OP_COPY */
             rc = copy_elems(x, w, in, o->n);
             break;
         }
