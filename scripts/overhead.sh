@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The CPU cost of one collective call in coll/topo and in coll/tuned, in
 # the same run of this script: instructions executed inside the MPI function
-# (valgrind's callgrind, on rank 0), less those spent waiting in the PML
-# (ompi_request_default_wait*, i.e. polling for the peer's message).  What
+# (valgrind's callgrind, on rank 0), less those spent waiting in the PML:
+# opal_progress is not counted (polling for the peer's message, in a wait
+# or in a blocking send whose receiver is behind), nor are the request
+# waits (ompi_request_default_wait*) that call it.  What
 # remains is the component's own work per call plus posting its messages
 # and reducing: the per-call overhead that decides small messages, counted
 # exactly, unlike times on a busy machine.
@@ -47,7 +49,7 @@ for bytes in "${sizes[@]}"; do
     for c in topo tuned; do
         if [ $c = topo ]; then sel=topo,tuned,basic,libnbc,self; else sel=tuned,basic,libnbc,self; fi
         mpirun "${flags[@]}" -np "$np" --mca coll "$sel" --mca coll_topo_verbose 1 \
-            valgrind --tool=callgrind --toggle-collect="$fn" \
+            valgrind --tool=callgrind --toggle-collect="$fn" --toggle-collect=opal_progress \
             --callgrind-out-file="$tmp/$c.$bytes.%q{OMPI_COMM_WORLD_RANK}" \
             "$prog" --calls "$calls" "$bytes" "$prim" >"$tmp/$c.$bytes.log" 2>&1 ||
             { cat "$tmp/$c.$bytes.log" >&2; exit 1; }
