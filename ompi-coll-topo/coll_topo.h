@@ -257,6 +257,8 @@ typedef struct mca_coll_topo_module_t {
     ompi_request_t **reqs;
     int32_t *req_lane;
     size_t cap_reqs;
+    ompi_request_t **dreqs; /* deferred sends, completed at the end */
+    size_t cap_dreqs;
 
     /* Staging buffer: a work buffer the user's buffers cannot serve as
      * (packed derived datatypes, reduce_scatter, alltoall, reduce at a

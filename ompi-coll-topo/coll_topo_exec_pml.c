@@ -76,6 +76,7 @@ enum {
     BUF_WORK, /* the work buffer, element index w */
     BUF_OUT,  /* the output window, element index w - out_at */
     BUF_IN,   /* the input window (read-only), element index w - in_at */
+    BUF_NONE, /* an empty message's buffer: no element is read or written */
     BUF_TMP,  /* RECV/SEND: the lane's temporary storage at `tmp` */
     BUF_COUNT
 };
@@ -86,7 +87,9 @@ enum {
 typedef struct {
     uint8_t kind;
     uint8_t wbuf;
-    uint8_t sbuf; /* the *_IN operations and OP_COPY */
+    uint8_t sbuf;  /* the *_IN operations and OP_COPY */
+    uint8_t defer; /* OP_SEND: completes by the end of the call, not of
+                      its step */
     int32_t peer;
     size_t n;
     size_t w;
@@ -118,6 +121,7 @@ struct mca_coll_topo_plan_t {
     size_t *lane_tmp;    /* [nlanes]: temporary bytes the lane needs */
     size_t max_posts;    /* messages outstanding at once, at most */
     bool uses_work;      /* an operation names an element of BUF_WORK */
+    int32_t ndefer;      /* deferred sends (plan_op_t.defer) */
     /* ops[0, nhead) run before the lanes, ops[tail0, nops) after them */
     int32_t nhead, tail0;
     plan_step_t *steps;
@@ -138,6 +142,7 @@ typedef struct {
     ompi_communicator_t *comm;
     int tag;
     int nreq;
+    int ndefer; /* deferred sends posted, in m->dreqs */
 } exec_t;
 
 /* ------------------------------------------------------------------ */
@@ -157,6 +162,11 @@ typedef struct {
      * its temporary elements. */
     uint8_t *at_in;
     size_t *tn;
+    /* The lane being compiled: per block, the last of its steps that
+     * writes the block (-1: none); the step, and whether it receives. */
+    int32_t *last_write;
+    int32_t step;
+    bool step_recv;
     int32_t merge0; /* add_copy extends no operation before ops[merge0] */
 } comp_t;
 
@@ -460,15 +470,22 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
             pc.wbuf = BUF_IN;
             pc.w = pc.s;
         }
-    } else if (0 == tn) { /* an empty message */
-        const size_t e = c->off[r->first];
-        pc = in_out(c, e) ? (piece_t){.wbuf = BUF_OUT, .w = e - c->win.out_at}
-                          : (piece_t){.wbuf = BUF_WORK, .w = e};
+    } else if (0 == tn) { /* an empty message: needs no work buffer */
+        pc = (piece_t){.wbuf = BUF_NONE};
+    }
+    /* A send of a step that receives nothing need not complete before the
+     * next step when no later step of the lane writes its blocks (a tree's
+     * parent then serves its children at once, as a tree of isends does);
+     * a send through the temporary storage must, its slot is reused. */
+    bool defer = OP_SEND == kind && 0 == tn && !c->step_recv;
+    for (int b = r->first; defer && b < r->first + r->count; b++) {
+        defer = c->last_write[b] < c->step;
     }
     size_t done = 0;
     do {
         size_t len = n - done < c->seg_elems ? n - done : c->seg_elems;
         plan_op_t op = {.kind = (uint8_t)kind,
+                        .defer = defer,
                         .wbuf = pc.wbuf,
                         .peer = t->peer,
                         .n = len,
@@ -478,6 +495,7 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
+        c->p->ndefer += defer;
         done += len;
     } while (done < n);
     if (OP_RECV == kind && 0 == tn) {
@@ -497,8 +515,10 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     int rc = OMPI_SUCCESS;
 
     /* as the blocks are at the start of the step */
+    c->step_recv = false;
     for (int i = 0; i < st->nxfers; i++) {
         c->tn[i] = xfer_tmp_elems(c, &s->xfers[st->xfer0 + i]);
+        c->step_recv = c->step_recv || is_recv(s->xfers[st->xfer0 + i].kind);
     }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
         size_t pos = 0; /* bytes into the temporary storage */
@@ -637,9 +657,12 @@ static int compile(comp_t *c)
     for (int i = 0; i < s->nsteps; i++) {
         maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
     }
+    p->ndefer = 0;
     c->at_in = malloc((size_t)s->nblocks + 1);
     c->tn = malloc((size_t)maxx * sizeof(size_t));
-    rc = NULL == c->at_in || NULL == c->tn ? OMPI_ERR_OUT_OF_RESOURCE : start_input(c);
+    c->last_write = malloc(((size_t)s->nblocks + 1) * sizeof(int32_t));
+    rc = NULL == c->at_in || NULL == c->tn || NULL == c->last_write ? OMPI_ERR_OUT_OF_RESOURCE
+                                                                    : start_input(c);
     p->nhead = p->nops;
     if (OMPI_SUCCESS == rc) {
         rc = compile_lanes(c);
@@ -650,8 +673,10 @@ static int compile(comp_t *c)
     }
     free(c->at_in);
     free(c->tn);
+    free(c->last_write);
     c->at_in = NULL;
     c->tn = NULL;
+    c->last_write = NULL;
     p->uses_work = false;
     for (int i = 0; i < p->nops; i++) {
         p->uses_work = p->uses_work || BUF_WORK == p->ops[i].wbuf;
@@ -669,8 +694,24 @@ static int compile_lanes(comp_t *c)
         size_t lane_posts = 0;
         p->lane_step0[l] = p->nsteps;
         p->lane_tmp[l] = 0;
+        for (int b = 0; b < s->nblocks; b++) {
+            c->last_write[b] = -1;
+        }
+        for (int i = 0; i < ln->nsteps; i++) {
+            const topo_step_t *st = topo_sched_lane_step(s, l, i);
+            for (int x = 0; x < st->nxfers; x++) {
+                const topo_xfer_t *t = &s->xfers[st->xfer0 + x];
+                for (int j = 0; j < t->nranges && TOPO_XFER_SEND != t->kind; j++) {
+                    const topo_range_t *r = &s->ranges[t->range0 + j];
+                    for (int b = r->first; b < r->first + r->count; b++) {
+                        c->last_write[b] = i;
+                    }
+                }
+            }
+        }
         for (int i = 0; i < ln->nsteps; i++) {
             size_t bytes = 0;
+            c->step = i;
             int rc = compile_step(c, topo_sched_lane_step(s, l, i), &bytes);
             if (OMPI_SUCCESS != rc) {
                 return rc;
@@ -775,6 +816,9 @@ static inline char *tmp_at(const exec_t *x, int lane, ptrdiff_t off)
     return x->m->lane_tmp[lane] + off;
 }
 
+/* The buffer of empty messages. */
+static char empty_message;
+
 /* Element i of buffer `buf` (not BUF_TMP). */
 static inline char *elem_at(const exec_t *x, int buf, size_t i)
 {
@@ -863,6 +907,10 @@ static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
         if (&ompi_request_empty == req) {
             continue; /* sent inline (ob1): complete, nothing to wait for or free */
         }
+        if (o->defer) {
+            m->dreqs[x->ndefer++] = req;
+            continue;
+        }
         m->reqs[x->nreq] = req;
         m->req_lane[x->nreq] = lane;
         x->nreq++;
@@ -915,6 +963,14 @@ static int lane_run(exec_t *x, int lane)
 /* Scratch arrays sized for the plan. */
 static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
 {
+    if ((size_t)p->ndefer > m->cap_dreqs) {
+        ompi_request_t **r = realloc(m->dreqs, (size_t)p->ndefer * sizeof(*r));
+        if (NULL == r) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        m->dreqs = r;
+        m->cap_dreqs = (size_t)p->ndefer;
+    }
     if (p->max_posts > m->cap_reqs) {
         size_t cap = p->max_posts;
         ompi_request_t **r = realloc(m->reqs, cap * sizeof(*r));
@@ -977,6 +1033,12 @@ static void drop_requests(exec_t *x)
         }
     }
     x->nreq = 0;
+    for (int i = 0; i < x->ndefer; i++) {
+        if (MPI_REQUEST_NULL != x->m->dreqs[i]) {
+            (void)ompi_request_free(&x->m->dreqs[i]);
+        }
+    }
+    x->ndefer = 0;
 }
 
 /* One lane: nothing runs beside it, so each step is posted, completed with
@@ -1006,7 +1068,14 @@ static int run_single_lane(exec_t *x)
             const plan_op_t *o = &ops[i];
             char *buf = msg_buf(x, 0, o);
             ompi_request_t *req = NULL;
-            if (OP_SEND == o->kind && i + 1 == ps->npack + ps->npost) {
+            if (OP_SEND == o->kind && o->defer) {
+                rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
+                                        x->comm, &req));
+                if (OMPI_SUCCESS == rc && &ompi_request_empty != req) {
+                    m->dreqs[x->ndefer++] = req;
+                }
+                continue;
+            } else if (OP_SEND == o->kind && i + 1 == ps->npack + ps->npost) {
                 rc = MCA_PML_CALL(
                     send(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
                 req = &ompi_request_empty;
@@ -1050,7 +1119,7 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
     exec_t x = {
         .m = m,
         .p = p,
-        .base = {work, b->out, (char *)b->in, NULL},
+        .base = {work, b->out, (char *)b->in, &empty_message, NULL},
         .dt = dt,
         .ext = p->ext,
         .flat =
@@ -1068,52 +1137,61 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
     if (OMPI_SUCCESS == rc && p->tail0 < p->nops) {
         rc = run_local(&x, 0, p->ops + p->tail0, p->nops - p->tail0);
     }
+    if (OMPI_SUCCESS == rc && 1 == x.ndefer) {
+        rc = ompi_request_wait(&m->dreqs[0], MPI_STATUS_IGNORE);
+    } else if (OMPI_SUCCESS == rc && x.ndefer > 1) {
+        rc = ompi_request_wait_all((size_t)x.ndefer, m->dreqs, MPI_STATUSES_IGNORE);
+    }
+    if (OMPI_SUCCESS == rc) {
+        return rc;
+    }
+    x.nreq = 0; /* the steps' requests are done or dropped */
+    drop_requests(&x);
     return rc;
 }
 
 /* Run a plan of several lanes. */
-static int run_lanes(exec_t *xp)
+static int run_lanes(exec_t *x)
 {
-    exec_t x = *xp;
-    mca_coll_topo_module_t *m = x.m;
-    const mca_coll_topo_plan_t *p = x.p;
+    mca_coll_topo_module_t *m = x->m;
+    const mca_coll_topo_plan_t *p = x->p;
     int rc;
     for (int l = 0; l < p->nlanes; l++) {
         m->lane_step[l] = p->lane_step0[l];
         m->lane_pending[l] = 0;
     }
     for (int l = 0; l < p->nlanes; l++) {
-        rc = lane_run(&x, l);
+        rc = lane_run(x, l);
         if (OMPI_SUCCESS != rc) {
-            drop_requests(&x);
+            drop_requests(x);
             return rc;
         }
     }
-    while (x.nreq > 0) {
+    while (x->nreq > 0) {
         int idx = MPI_UNDEFINED;
-        rc = ompi_request_wait_any((size_t)x.nreq, m->reqs, &idx, MPI_STATUS_IGNORE);
-        if (MPI_UNDEFINED == idx || idx < 0 || idx >= x.nreq) {
-            drop_requests(&x);
+        rc = ompi_request_wait_any((size_t)x->nreq, m->reqs, &idx, MPI_STATUS_IGNORE);
+        if (MPI_UNDEFINED == idx || idx < 0 || idx >= x->nreq) {
+            drop_requests(x);
             return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
         }
         if (OMPI_SUCCESS != rc) {
             /* wait_any leaves a failed request allocated */
-            drop_requests(&x);
+            drop_requests(x);
             return rc;
         }
         int lane = m->req_lane[idx];
         /* Keep the live requests packed at the front. */
-        x.nreq--;
-        m->reqs[idx] = m->reqs[x.nreq];
-        m->req_lane[idx] = m->req_lane[x.nreq];
+        x->nreq--;
+        m->reqs[idx] = m->reqs[x->nreq];
+        m->req_lane[idx] = m->req_lane[x->nreq];
         if (0 == --m->lane_pending[lane]) {
-            rc = finish_step(&x, lane, &p->steps[m->lane_step[lane]]);
+            rc = finish_step(x, lane, &p->steps[m->lane_step[lane]]);
             if (OMPI_SUCCESS == rc) {
                 m->lane_step[lane]++;
-                rc = lane_run(&x, lane);
+                rc = lane_run(x, lane);
             }
             if (OMPI_SUCCESS != rc) {
-                drop_requests(&x);
+                drop_requests(x);
                 return rc;
             }
         }

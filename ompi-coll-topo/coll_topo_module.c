@@ -58,6 +58,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
     free(m->lane_tmp_cap);
     free(m->reqs);
     free(m->req_lane);
+    free(m->dreqs);
     free(m->stage);
     free(m->units);
 }
