@@ -260,9 +260,10 @@ typedef struct mca_coll_topo_module_t {
     ompi_request_t **dreqs; /* deferred sends, completed at the end */
     size_t cap_dreqs;
 
-    /* Staging buffer: a work buffer the user's buffers cannot serve as
-     * (packed derived datatypes, reduce_scatter, alltoall, reduce at a
-     * non-root). */
+    /* Staging buffer: the work buffer where the user's buffers cannot
+     * serve as it (packed derived datatypes, MPI_IN_PLACE inputs copied in,
+     * and the blocks outside the output window: alltoall's scratch regions,
+     * reduce_scatter's other units, a non-root reduce's partial results). */
     char *stage;
     size_t cap_stage;
     /* Unit sizes of the current call, in executor elements. */
