@@ -369,14 +369,18 @@ static int add_range_ops(comp_t *c, int kind, int r0, int nr, ptrdiff_t slot)
 }
 
 /* Add a copy, or extend the last operation when it is the copy just
- * before this one. */
+ * before this one (not into one copy whose source and destination overlap:
+ * two copies in a row, the second reading what the first wrote). */
 static int add_copy(comp_t *c, plan_op_t op)
 {
     plan_op_t *last = c->p->nops > c->merge0 ? &c->p->ops[c->p->nops - 1] : NULL;
     if (NULL != last && OP_COPY == last->kind && last->wbuf == op.wbuf && last->sbuf == op.sbuf &&
         last->w + last->n == op.w && last->s + last->n == op.s) {
-        last->n += op.n;
-        return OMPI_SUCCESS;
+        const size_t n = last->n + op.n;
+        if (last->sbuf != last->wbuf || last->s + n <= last->w || last->w + n <= last->s) {
+            last->n = n;
+            return OMPI_SUCCESS;
+        }
     }
     return add_op(c, op);
 }
