@@ -683,7 +683,9 @@ static int compile(comp_t *c)
     c->last_write = NULL;
     p->uses_work = false;
     for (int i = 0; i < p->nops; i++) {
-        p->uses_work = p->uses_work || BUF_WORK == p->ops[i].wbuf;
+        const plan_op_t *o = &p->ops[i];
+        p->uses_work =
+            p->uses_work || BUF_WORK == o->wbuf || (OP_REDUCE_IN <= o->kind && BUF_WORK == o->sbuf);
     }
     return rc;
 }
