@@ -81,6 +81,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .alpha = 2e-6,
     .beta = 1e-10,
     .gamma = 2e-10,
+    .copy = 1e-10,
     .intra_alpha = 5e-7,
     .intra_beta = 5e-11,
     .eager_limit = -1,
@@ -227,6 +228,15 @@ static int topo_register(void)
         "(default 2e-10)",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.gamma);
+    mca_coll_topo_component.copy = 1e-10;
+    (void)mca_base_component_var_register(
+        c, "copy",
+        "Cost model of the automatic decision: time to copy one byte locally, in seconds "
+        "(default 1e-10 = 10 GB/s): the copies the executor makes besides the messages "
+        "(a rank's own block, sends of several block ranges packed, receives of several "
+        "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.copy);
 
     mca_coll_topo_component.hop = 0.0;
     (void)mca_base_component_var_register(
@@ -515,9 +525,10 @@ uint64_t mca_coll_topo_params_hash(void)
         h = hash_str(h, c->rules[prim]);
     }
     const topo_proto_t *proto = mca_coll_topo_proto();
-    const double d[8] = {c->alpha,       c->beta,       c->gamma,     c->hop,
-                         c->intra_alpha, c->intra_beta, proto->eager, proto->rndv};
-    for (int i = 0; i < 8; i++) {
+    const double d[9] = {c->alpha,      c->beta,       c->gamma,
+                         c->hop,        c->intra_alpha, c->intra_beta,
+                         proto->eager, proto->rndv,    c->copy};
+    for (int i = 0; i < 9; i++) {
         uint64_t bits;
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));

@@ -4,7 +4,8 @@
  *
  * A candidate is every catalog algorithm of the primitive that fits the call
  * (topo_algo_fits).  Its price comes from the core cost model
- * (coll_topo_alpha/beta/gamma, coll_topo_hop per extra link hop) plus the
+ * (coll_topo_alpha/beta/gamma, coll_topo_copy per byte copied locally,
+ * coll_topo_hop per extra link hop) plus the
  * rendezvous switch of the point-to-point protocol (coll_topo_eager_limit,
  * coll_topo_rndv_alpha).  At the first call of a (primitive, root,
  * commutativity) on a communicator every candidate is priced and the table
@@ -138,8 +139,11 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     }
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
-    const topo_cost_net_t net = {
-        .hop = c->hop, .no_links = 0, .intra_alpha = c->intra_alpha, .intra_beta = c->intra_beta};
+    const topo_cost_net_t net = {.hop = c->hop,
+                                 .no_links = 0,
+                                 .intra_alpha = c->intra_alpha,
+                                 .intra_beta = c->intra_beta,
+                                 .copy = c->copy};
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     int n;
     const topo_algo_t *cat = topo_catalog(&n);

@@ -19,10 +19,9 @@
  * of 256 KiB and more (bandwidth-bound), and the rendezvous cost the time
  * just above the eager limit less the eager line's prediction there.
  * gamma is the time per byte of MPI_Reduce_local (MPI_SUM, MPI_DOUBLE)
- * over a large buffer.  A value that could not be measured (a positive
- * number) is left out of the settings with the reason, so that the
- * component's default applies: 0 means "no protocol switch" to
- * coll_topo_eager_limit and coll_topo_rndv_alpha.
+ * over a large buffer, copy the time per byte of memcpy over the same.  A value that could not be
+ * measured (a positive number) is left out of the settings with the reason, so that the component's
+ * default applies: 0 means "no protocol switch" to coll_topo_eager_limit and coll_topo_rndv_alpha.
  */
 #include "fit.h"
 
@@ -285,6 +284,29 @@ static double measure_gamma(size_t bytes)
     return topo_fit_median(t, TRIALS);
 }
 
+/* Seconds per byte of memcpy between two buffers of `bytes`. */
+static double measure_copy(size_t bytes)
+{
+    char *a = malloc(bytes), *b = malloc(bytes);
+    double t[TRIALS];
+    if (NULL == a || NULL == b || 0 == bytes) {
+        free(a);
+        free(b);
+        return 0.0;
+    }
+    memset(a, 1, bytes);
+    memcpy(b, a, bytes); /* warm up, and the pages of b are touched */
+    for (int k = 0; k < TRIALS; k++) {
+        double t0 = MPI_Wtime();
+        memcpy(b, a, bytes);
+        t[k] = (MPI_Wtime() - t0) / (double)bytes;
+        a[k % bytes] = b[(k + 1) % bytes]; /* the copies are used */
+    }
+    free(a);
+    free(b);
+    return topo_fit_median(t, TRIALS);
+}
+
 typedef struct {
     const char *name;
     double value;    /* printed when finite and positive */
@@ -467,6 +489,7 @@ int main(int argc, char **argv)
         }
     }
     double gamma = measure_gamma(quick ? (size_t)1 << 20 : (size_t)8 << 20);
+    double copy = measure_copy(quick ? (size_t)1 << 20 : (size_t)8 << 20);
 
     if (0 == rank) {
         printf("# coll/topo calibration: %d ranks on %d host%s\n", nprocs, hosts,
@@ -500,6 +523,7 @@ int main(int argc, char **argv)
         }
         printf("# reduction: gamma %.4f ns/B (MPI_Reduce_local, MPI_SUM on MPI_DOUBLE)\n",
                gamma * 1e9);
+        printf("# local copies: copy %.4f ns/B (memcpy)\n", copy * 1e9);
 
         /* One host: every message of the job is intra-host, and without a
          * known placement the component prices all of them with
@@ -516,6 +540,7 @@ int main(int argc, char **argv)
             {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why},
             {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why},
             {"coll_topo_gamma", gamma, 0, "MPI_Reduce_local could not be timed"},
+            {"coll_topo_copy", copy, 0, "memcpy could not be timed"},
             {"coll_topo_eager_limit", (double)n->eager, 1, n->eager_from},
             {"coll_topo_rndv_alpha", n->rndv, 0, n->rndv_why},
         };

@@ -7,8 +7,9 @@
  * any rank transfers in it, plus the slowest rank's time to move its bytes:
  * a rank with P ports sends (and, full duplex, receives) on up to P links
  * at once, so its time is beta * max(largest message, bytes / P) in each
- * direction, plus gamma per byte it reduces.  Lanes run in lockstep for
- * pricing: step s of every lane forms one step.
+ * direction, plus gamma per byte it reduces and `copy` (topo_cost_net_t)
+ * per byte it copies locally.  Lanes run in lockstep for pricing: step s
+ * of every lane forms one step.
  *
  * Contention (grid topologies of the communicator's size): no rank's bytes
  * move faster than the most loaded link they cross, so the port term is
@@ -46,6 +47,7 @@ size_t topo_cost_link_budget(size_t doubles)
 
 typedef struct {
     double send_sum, send_max, recv_sum, recv_max, reduce;
+    double copied;                 /* bytes copied locally (pack, unpack, COPY) */
     double intra_send, intra_recv; /* bytes to and from ranks of this node */
     double intra_max;              /* the largest of those messages */
     int active, net, intra;        /* transfers; over the network; intra-host */
@@ -54,10 +56,10 @@ typedef struct {
 
 /* What pass 1 gathers per step, maxima over the ranks. */
 typedef struct {
-    double port_time; /* beta * port_r + gamma * reduce_r */
+    double port_time; /* beta * port_r + gamma * reduce_r + copy * copied_r */
     double port;      /* port_r, units of M */
     double msg;       /* the largest single message, units of M */
-    double reduce;    /* gamma * reduce_r */
+    double reduce;    /* gamma * reduce_r + copy * copied_r: local work */
     double direct;    /* the most loaded link among the direct messages */
     int hops;
     int active, net, intra;
@@ -72,6 +74,7 @@ typedef struct {
     int links;         /* contention is modelled */
     int placed;        /* a placement: ranks of one node are intra-host */
     double intra_beta; /* seconds per byte between ranks of one node */
+    double copy;       /* seconds per byte copied locally */
 } ctx_t;
 
 static double dmax(double a, double b)
@@ -96,7 +99,14 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
             for (int i = 0; i < step->nxfers; i++) {
                 const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
                 double bytes = x->nblk * share;
-                /* local copies are not on the wire (seed 001 B.5) */
+                /* Local copies are not on the wire (seed 001 B.5), but take
+                 * the rank's time, as the executor does them: a COPY, a
+                 * send of several ranges packed, a receive of several
+                 * ranges (or not received in place) unpacked. */
+                if (x->kind == TOPO_XFER_COPY || (x->kind == TOPO_XFER_SEND && x->nranges > 1) ||
+                    (x->kind == TOPO_XFER_RECV_COPY && (x->nranges > 1 || !x->direct))) {
+                    t.copied += bytes;
+                }
                 t.active = t.active || x->kind != TOPO_XFER_COPY;
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
@@ -147,9 +157,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         a->port = dmax(a->port, dmax(out, in));
         a->msg = dmax(a->msg, dmax(dmax(t.send_max, t.recv_max), t.intra_max));
         const double intra = c->intra_beta * dmax(t.intra_send, t.intra_recv);
-        a->port_time =
-            dmax(a->port_time, dmax(c->p->beta * dmax(out, in), intra) + c->p->gamma * t.reduce);
-        a->reduce = dmax(a->reduce, c->p->gamma * t.reduce);
+        const double local = c->p->gamma * t.reduce + c->copy * t.copied;
+        a->port_time = dmax(a->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
+        a->reduce = dmax(a->reduce, local);
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
             a->direct = dmax(a->direct, own[d]);
         }
@@ -284,7 +294,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
                .ports = topo_topology_ports(t, a->size),
                .links = routes && (NULL == net || !net->no_links),
                .placed = routes && NULL != t->place,
-               .intra_beta = ibeta};
+               .intra_beta = ibeta,
+               .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
     pass1_t *acc = NULL;
     double *link = NULL;
     int depth = 0, done = 0;

@@ -6,10 +6,13 @@
  *   alpha                       if any rank transfers in the step
  * + hop * (H - 1)               H: the longest route of a message (links)
  * + max over ranks r of  beta * max(port_r, L) + gamma * reduce_r
+ *                         + copy * copied_r
  *
- * where hop comes from topo_cost_net_t, port_r is rank r's busiest port,
- * max(largest message, bytes / P) in either direction with P ports,
- * reduce_r the bytes r reduces, and L the
+ * where hop and copy come from topo_cost_net_t, port_r is rank r's busiest
+ * port, max(largest message, bytes / P) in either direction with P ports,
+ * reduce_r the bytes r reduces, copied_r the bytes the executor copies
+ * locally for r (COPY transfers, sends of several ranges packed, receives
+ * of several ranges or not in place unpacked), and L the
  * load of the most loaded directed link under the routing of links.h
  * (dimension order, minimal, ties split).  L and H count on grid
  * topologies (torus, mesh) whose size is the communicator's: there a
@@ -62,6 +65,9 @@ typedef struct {
      * costs alpha if its messages all cross the network, intra_alpha if
      * they all stay on nodes, the larger of the two if both happen. */
     double intra_alpha, intra_beta;
+    /* Seconds per byte a rank copies locally (see above); 0: copies are
+     * free, as in the seeds' closed forms. */
+    double copy;
 } topo_cost_net_t;
 
 /* One step of a priced schedule.  Byte terms are in units of the payload M

@@ -40,7 +40,7 @@ grep -q '^# network: not measured (no pair of ranks on different hosts)' "$tmp/o
     fail "no one-host note"
 grep -Eq '^# intra-host \(ranks 0 and 1\): alpha [0-9.]+ us' "$tmp/out" || fail "no intra-host line"
 for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_beta \
-    coll_topo_gamma coll_topo_eager_limit coll_topo_rndv_alpha; do
+    coll_topo_gamma coll_topo_copy coll_topo_eager_limit coll_topo_rndv_alpha; do
     v=$(sed -n "s/^$p = //p" "$tmp/out")
     if [ -z "$v" ]; then
         fail "$p missing from the parameter-file lines"

@@ -80,6 +80,42 @@ START_TEST(test_alltoall_pairwise)
 }
 END_TEST
 
+/* Per-byte price of `name` (alltoall) on p ranks of the star with only the
+ * local-copy term (alpha = beta = gamma = 0, copy = 1 s/B). */
+static double copy_only(const char *name, int p)
+{
+    const topo_algo_t *algo = topo_catalog_find(TOPO_PRIM_ALLTOALL, name);
+    topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, p, 0, 0, &star};
+    const topo_cost_params_t params = {0.0, 0.0, 0.0};
+    const topo_cost_net_t net = {.copy = 1.0};
+    double lat = -1.0, bw = -1.0;
+    ck_assert_ptr_nonnull(algo);
+    ck_assert_int_eq(topo_cost_affine_net(algo, &a, &params, &net, &lat, &bw), TOPO_OK);
+    ut_assert_near(lat, 0.0);
+    return bw;
+}
+
+START_TEST(test_local_copies)
+{
+    /* pairwise copies only the own block, M/p (its messages are single
+     * blocks, received in place) */
+    for (int p = 2; p <= 16; p++) {
+        ut_assert_near(copy_only("pairwise", p), 1.0 / p);
+    }
+    /* Bruck on 4 ranks, blocks of M/4: step 1 copies the own block and
+     * packs 2 blocks to send and unpacks the 2 received (none adjacent);
+     * step 2 packs and unpacks 2 more (rank 1 sends blocks 3 and 0) */
+    ut_assert_near(copy_only("bruck", 4), 9.0 / 4.0);
+    /* without the term (the default), copies are free */
+    const topo_algo_t *bruck = topo_catalog_find(TOPO_PRIM_ALLTOALL, "bruck");
+    topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, 4, 0, 0, &star};
+    const topo_cost_params_t params = {0.0, 0.0, 0.0};
+    double lat, bw;
+    ck_assert_int_eq(topo_cost_affine_net(bruck, &a, &params, NULL, &lat, &bw), TOPO_OK);
+    ut_assert_near(bw, 0.0);
+}
+END_TEST
+
 START_TEST(test_crossover)
 {
     /* small messages: recursive doubling is cheapest; large: ring or
@@ -107,6 +143,7 @@ int main(void)
     tcase_add_test(tc, test_non_power_of_two);
     tcase_add_test(tc, test_gamma_and_total);
     tcase_add_test(tc, test_alltoall_pairwise);
+    tcase_add_test(tc, test_local_copies);
     tcase_add_test(tc, test_crossover);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
