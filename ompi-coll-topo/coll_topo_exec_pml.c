@@ -849,7 +849,8 @@ static int copy_elems(const exec_t *x, char *dst, char *src, size_t n)
 }
 
 /* Run the copies and reductions ops[0, n) of a lane's step. */
-static inline int run_local(exec_t *x, int lane, const plan_op_t *ops, int n)
+static inline __opal_attribute_always_inline__ int run_local(exec_t *x, int lane,
+                                                             const plan_op_t *ops, int n)
 {
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
@@ -1234,15 +1235,16 @@ static inline int run_on(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *
     return run_plan(m, p, work, b, dt, op, comm, tag);
 }
 
+static int exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s,
+                        const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
+                        struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                        struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref);
+
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
                        const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
                        struct ompi_datatype_t *dt, struct ompi_op_t *op,
                        struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
 {
-    ptrdiff_t lb, ext, true_lb, true_ext;
-    size_t esize;
-    int rc;
-
     /* The plan this call ran with last time, if it is still that plan (the
      * scratch space reserved for it never shrinks) and the call has the
      * same windows (MPI_IN_PLACE or not). */
@@ -1250,6 +1252,20 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
         0 == memcmp(&ref->plan->win, &b->w, sizeof(b->w))) {
         return run_on(m, ref->plan, b, count, dt, op, comm, tag);
     }
+    return exec_planned(m, s, b, count, units, dt, op, comm, tag, ref);
+}
+
+/* mca_coll_topo_exec for a call without a current plan: find or compile
+ * one (not inlined: the repeated call's path stays small). */
+static __opal_attribute_noinline__ int
+exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s, const mca_coll_topo_bufs_t *b,
+             size_t count, const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+             struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
+{
+    ptrdiff_t lb, ext, true_lb, true_ext;
+    size_t esize;
+    int rc;
+
     if (s->nlanes > COLL_TOPO_MAX_LANES) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
