@@ -78,6 +78,7 @@ typedef struct mca_coll_topo_component_t {
     double hop;                       /* seconds per extra link hop */
     double intra_alpha, intra_beta;   /* ranks placed on one node */
     double copy;                      /* seconds per byte copied locally */
+    double msg_overhead;              /* seconds per message a rank sends */
     int ports;                        /* ports per rank; 0 = the topology's */
     long eager_limit;                 /* bytes; -1 = the BTLs' (auto) */
     double rndv_alpha;                /* seconds; -1 = 2 * alpha (auto) */

@@ -82,6 +82,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .beta = 1e-10,
     .gamma = 2e-10,
     .copy = 1e-10,
+    .msg_overhead = 5e-8,
     .intra_alpha = 5e-7,
     .intra_beta = 5e-11,
     .eager_limit = -1,
@@ -237,6 +238,15 @@ static int topo_register(void)
         "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.copy);
+    mca_coll_topo_component.msg_overhead = 5e-8;
+    (void)mca_base_component_var_register(
+        c, "msg_overhead",
+        "Cost model of the automatic decision: a rank's time per message it sends, in "
+        "seconds (default 5e-8; posting and completing it, beyond the step's latency "
+        "coll_topo_alpha): a step in which a rank sends S messages at once costs S of them; "
+        "0 = none, as in the seeds' closed forms",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.msg_overhead);
 
     mca_coll_topo_component.hop = 0.0;
     (void)mca_base_component_var_register(
@@ -525,10 +535,10 @@ uint64_t mca_coll_topo_params_hash(void)
         h = hash_str(h, c->rules[prim]);
     }
     const topo_proto_t *proto = mca_coll_topo_proto();
-    const double d[9] = {c->alpha,      c->beta,       c->gamma,
-                         c->hop,        c->intra_alpha, c->intra_beta,
-                         proto->eager, proto->rndv,    c->copy};
-    for (int i = 0; i < 9; i++) {
+    const double d[10] = {c->alpha,       c->beta,       c->gamma,       c->hop,
+                          c->intra_alpha, c->intra_beta, proto->eager,   proto->rndv,
+                          c->copy,        c->msg_overhead};
+    for (int i = 0; i < 10; i++) {
         uint64_t bits;
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));

@@ -5,6 +5,7 @@
  * A candidate is every catalog algorithm of the primitive that fits the call
  * (topo_algo_fits).  Its price comes from the core cost model
  * (coll_topo_alpha/beta/gamma, coll_topo_copy per byte copied locally,
+ * coll_topo_msg_overhead per message a rank sends,
  * coll_topo_hop per extra link hop) plus the
  * rendezvous switch of the point-to-point protocol (coll_topo_eager_limit,
  * coll_topo_rndv_alpha).  At the first call of a (primitive, root,
@@ -143,7 +144,8 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .no_links = 0,
                                  .intra_alpha = c->intra_alpha,
                                  .intra_beta = c->intra_beta,
-                                 .copy = c->copy};
+                                 .copy = c->copy,
+                                 .msg_overhead = c->msg_overhead};
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     int n;
     const topo_algo_t *cat = topo_catalog(&n);

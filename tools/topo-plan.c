@@ -37,8 +37,8 @@ static void usage(FILE *f)
         f,
         "usage: %s --catalog\n"
         "       %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
-        "       [--alpha A] [--beta B] [--gamma G] [--copy C] [--hop H] [--root R]\n"
-        "       [--non-commutative]\n"
+        "       [--alpha A] [--beta B] [--gamma G] [--copy C] [--msg-overhead O] [--hop H]\n"
+        "       [--root R] [--non-commutative]\n"
         "       [--no-links] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
@@ -58,6 +58,7 @@ static void usage(FILE *f)
         "  --gamma G          seconds per reduced byte (default 2e-10)\n"
         "  --copy C           seconds per byte copied locally: own blocks, packed sends,\n"
         "                     unpacked receives (default 1e-10; 0: copies are free)\n"
+        "  --msg-overhead O   seconds per message a rank sends in a step (default 5e-8)\n"
         "  --hop H            seconds per link crossed beyond the first (default 0)\n"
         "  --root R           root of rooted primitives (default 0)\n"
         "  --non-commutative  the operation is not commutative\n"
@@ -338,8 +339,10 @@ static void print_table(const plan_t *pl)
                pl->placed_nodes, pl->net.intra_alpha > 0 ? pl->net.intra_alpha : pl->params.alpha,
                pl->net.intra_beta > 0 ? pl->net.intra_beta : pl->params.beta);
     }
-    printf("model: alpha %g s, beta %g s/B, gamma %g s/B, copy %g s/B, hop %g s; %s\n",
-           pl->params.alpha, pl->params.beta, pl->params.gamma, pl->net.copy, pl->net.hop,
+    printf("model: alpha %g s, beta %g s/B, gamma %g s/B, copy %g s/B, msg_overhead %g s, hop %g "
+           "s; %s\n",
+           pl->params.alpha, pl->params.beta, pl->params.gamma, pl->net.copy,
+           pl->net.msg_overhead, pl->net.hop,
            !grid              ? "every message on links of its own"
            : pl->net.no_links ? "ports only (--no-links)"
                               : "links shared under dimension-order routing");
@@ -726,6 +729,7 @@ int main(int argc, char **argv)
     pl.params.beta = 1e-10;
     pl.params.gamma = 2e-10;
     pl.net.copy = 1e-10;
+    pl.net.msg_overhead = 5e-8;
     pl.net.intra_alpha = 5e-7;
     pl.net.intra_beta = 5e-11;
     pl.commutative = 1;
@@ -760,7 +764,8 @@ int main(int argc, char **argv)
                                                  "--alpha",    "--beta", "--gamma",     "--hop",
                                                  "--root",     "--dump", "--rank",      "--plot",
                                                  "--eager-limit", "--rndv-alpha", "--nodes",
-                                                 "--intra-alpha", "--intra-beta", "--copy"};
+                                                 "--intra-alpha", "--intra-beta", "--copy",
+                                                 "--msg-overhead"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -794,6 +799,8 @@ int main(int argc, char **argv)
             pl.net.hop = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--copy")) {
             pl.net.copy = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--msg-overhead")) {
+            pl.net.msg_overhead = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--root")) {
             root = parse_int(opt, val, 0, 1L << 24);
         } else if (0 == strcmp(opt, "--dump")) {

@@ -8,7 +8,8 @@
  * a rank with P ports sends (and, full duplex, receives) on up to P links
  * at once, so its time is beta * max(largest message, bytes / P) in each
  * direction, plus gamma per byte it reduces and `copy` (topo_cost_net_t)
- * per byte it copies locally.  Lanes run in lockstep for pricing: step s
+ * per byte it copies locally; and msg_overhead per message of the rank
+ * that sends the most.  Lanes run in lockstep for pricing: step s
  * of every lane forms one step.
  *
  * Contention (grid topologies of the communicator's size): no rank's bytes
@@ -285,6 +286,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
                     const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
 {
     const double hop = NULL != net ? net->hop : 0.0;
+    const double msg_overhead = NULL != net && net->msg_overhead > 0 ? net->msg_overhead : 0.0;
     const topo_topology_t *t = a->topo;
     const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
     const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
@@ -341,7 +343,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
          * alpha, the intra latency when only ranks of one node talk, the
          * larger of the two when both do */
         const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
-        o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0);
+        o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
+                 msg_overhead * s1->sends;
         o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
     }
     free(acc);

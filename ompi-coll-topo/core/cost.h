@@ -5,6 +5,7 @@
  *
  *   alpha                       if any rank transfers in the step
  * + hop * (H - 1)               H: the longest route of a message (links)
+ * + msg_overhead * S            S: the most messages a rank sends
  * + max over ranks r of  beta * max(port_r, L) + gamma * reduce_r
  *                         + copy * copied_r
  *
@@ -68,12 +69,17 @@ typedef struct {
     /* Seconds per byte a rank copies locally (see above); 0: copies are
      * free, as in the seeds' closed forms. */
     double copy;
+    /* Seconds of a rank's time per message it sends in a step (posting and
+     * completing it; LogP's o), beyond the step's latency: a step where a
+     * rank sends S messages costs S of them.  0: none, as in the seeds. */
+    double msg_overhead;
 } topo_cost_net_t;
 
 /* One step of a priced schedule.  Byte terms are in units of the payload M
  * (the step's time is lat + per_byte * M). */
 typedef struct {
-    double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1) */
+    double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1)
+                        + msg_overhead * sends */
     double per_byte; /* seconds per byte of M: the bandwidth and reduction term */
     double port;     /* the busiest port of any rank, units of M */
     double msg;      /* the largest single message of any rank, units of M

@@ -67,9 +67,14 @@ has noeager '^  4 KiB +recursive_doubling '
 
 # placements (--nodes): half of a 4x4 torus on two rows or on every other
 # node; with a hop cost the ring's latency follows the longest route (2
-# hops in rows, 3 scattered: 14 steps of 2 + 1 or 2 + 2 us)
-run rows 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --sizes 8
-run scattered 0 --topology torus:4x4 --nodes 0,2,4,6,8,10,12,14 --hop 1e-6 --sizes 8
+# hops in rows, 3 scattered: 14 steps of 2 + 1 or 2 + 2 us; no per-message
+# overhead)
+run rows 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --msg-overhead 0 --sizes 8
+run scattered 0 --topology torus:4x4 --nodes 0,2,4,6,8,10,12,14 --hop 1e-6 --msg-overhead 0 --sizes 8
+# the per-message overhead: 14 steps of one message more
+run rows_o 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --msg-overhead 1e-6 --sizes 8
+has rows_o '^ring +14 +\*?56\.0'
+has rows_o 'msg_overhead 1e-06 s' 
 has rows '^placed on nodes 0-7 '
 has rows '^allreduce on torus:4x4: 8 ranks'
 has rows '^ring +14 +\*?42\.0'

@@ -116,6 +116,33 @@ START_TEST(test_local_copies)
 }
 END_TEST
 
+START_TEST(test_message_overhead)
+{
+    /* ring: one message per step, 2(p - 1) steps; recursive doubling:
+     * log2 p; each message costs its sender msg_overhead */
+    const topo_algo_t *ring = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "ring");
+    const topo_algo_t *rd = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "recursive_doubling");
+    const topo_cost_params_t params = {0.0, 0.0, 0.0};
+    const topo_cost_net_t net = {.msg_overhead = 1.0};
+    for (int p = 2; p <= 16; p *= 2) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
+        double lat, bw;
+        ck_assert_int_eq(topo_cost_affine_net(ring, &a, &params, &net, &lat, &bw), TOPO_OK);
+        ut_assert_near(lat, 2.0 * (p - 1));
+        ut_assert_near(bw, 0.0);
+        ck_assert_int_eq(topo_cost_affine_net(rd, &a, &params, &net, &lat, &bw), TOPO_OK);
+        ut_assert_near(lat, log2(p));
+    }
+    /* a binomial bcast root on 8 ranks sends one message per step, 3 steps */
+    const topo_algo_t *bin = topo_catalog_find(TOPO_PRIM_BCAST, "binomial");
+    topo_gen_args_t b = {TOPO_PRIM_BCAST, 8, 0, 0, &star};
+    double lat, bw;
+    ck_assert_ptr_nonnull(bin);
+    ck_assert_int_eq(topo_cost_affine_net(bin, &b, &params, &net, &lat, &bw), TOPO_OK);
+    ut_assert_near(lat, 3.0);
+}
+END_TEST
+
 START_TEST(test_crossover)
 {
     /* small messages: recursive doubling is cheapest; large: ring or
@@ -144,6 +171,7 @@ int main(void)
     tcase_add_test(tc, test_gamma_and_total);
     tcase_add_test(tc, test_alltoall_pairwise);
     tcase_add_test(tc, test_local_copies);
+    tcase_add_test(tc, test_message_overhead);
     tcase_add_test(tc, test_crossover);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
