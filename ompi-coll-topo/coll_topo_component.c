@@ -233,7 +233,8 @@ static int topo_register(void)
     (void)mca_base_component_var_register(
         c, "copy",
         "Cost model of the automatic decision: time to copy one byte locally, in seconds "
-        "(default 1e-10 = 10 GB/s): the copies the executor makes besides the messages "
+        "(default 1e-10 = 10 GB/s, shown as 0.000000 by ompi_info's 6 decimals): the copies "
+        "the executor makes besides the messages "
         "(a rank's own block, sends of several block ranges packed, receives of several "
         "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
@@ -242,7 +243,8 @@ static int topo_register(void)
     (void)mca_base_component_var_register(
         c, "msg_overhead",
         "Cost model of the automatic decision: a rank's time per message it sends, in "
-        "seconds (default 5e-8; posting and completing it, beyond the step's latency "
+        "seconds (default 5e-8, shown as 0.000000 by ompi_info; posting and completing it, "
+        "beyond the step's latency "
         "coll_topo_alpha): a step in which a rank sends S messages at once costs S of them; "
         "0 = none, as in the seeds' closed forms",
         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
