@@ -118,6 +118,16 @@ static char *valid_names(topo_prim_t prim)
     return s;
 }
 
+/* A parameter of the automatic decision's cost model: a double at level
+ * 6, read once, set to its default first. */
+static void register_cost(const mca_base_component_t *c, const char *name, double def,
+                          const char *help, double *var)
+{
+    *var = def;
+    (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
+                                          OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, var);
+}
+
 static int topo_register(void)
 {
     mca_base_component_t *c = &mca_coll_topo_component.super.collm_version;
@@ -208,55 +218,39 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.segment_size);
 
-    mca_coll_topo_component.alpha = 2e-6;
-    (void)mca_base_component_var_register(
-        c, "alpha",
-        "Cost model of the automatic decision: latency of one message, in seconds "
-        "(default 2e-6)",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.alpha);
-    mca_coll_topo_component.beta = 1e-10;
-    (void)mca_base_component_var_register(
-        c, "beta",
-        "Cost model of the automatic decision: transfer time per byte on one port, in "
-        "seconds (default 1e-10 = 10 GB/s; ompi_info prints doubles with 6 decimals)",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.beta);
-    mca_coll_topo_component.gamma = 2e-10;
-    (void)mca_base_component_var_register(
-        c, "gamma",
-        "Cost model of the automatic decision: time to reduce one byte, in seconds "
-        "(default 2e-10)",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.gamma);
-    mca_coll_topo_component.copy = 1e-10;
-    (void)mca_base_component_var_register(
-        c, "copy",
+    register_cost(c, "alpha", 2e-6,
+                  "Cost model of the automatic decision: latency of one message, in seconds "
+                  "(default 2e-6)",
+                  &mca_coll_topo_component.alpha);
+    register_cost(c, "beta", 1e-10,
+                  "Cost model of the automatic decision: transfer time per byte on one port, in "
+                  "seconds (default 1e-10 = 10 GB/s; ompi_info prints doubles with 6 decimals)",
+                  &mca_coll_topo_component.beta);
+    register_cost(c, "gamma", 2e-10,
+                  "Cost model of the automatic decision: time to reduce one byte, in seconds "
+                  "(default 2e-10)",
+                  &mca_coll_topo_component.gamma);
+    register_cost(
+        c, "copy", 1e-10,
         "Cost model of the automatic decision: time to copy one byte locally, in seconds "
         "(default 1e-10 = 10 GB/s, shown as 0.000000 by ompi_info's 6 decimals): the copies "
         "the executor makes besides the messages "
         "(a rank's own block, sends of several block ranges packed, receives of several "
         "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.copy);
-    mca_coll_topo_component.msg_overhead = 5e-8;
-    (void)mca_base_component_var_register(
-        c, "msg_overhead",
+    register_cost(
+        c, "msg_overhead", 5e-8,
         "Cost model of the automatic decision: a rank's time per message it sends, in "
         "seconds (default 5e-8, shown as 0.000000 by ompi_info; posting and completing it, "
         "beyond the step's latency "
         "coll_topo_alpha): a step in which a rank sends S messages at once costs S of them; "
         "0 = none, as in the seeds' closed forms",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.msg_overhead);
 
-    mca_coll_topo_component.hop = 0.0;
-    (void)mca_base_component_var_register(
-        c, "hop",
-        "Cost model of the automatic decision: seconds per link a message crosses beyond "
-        "the first, on torus and mesh topologies (default 0)",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.hop);
+    register_cost(c, "hop", 0.0,
+                  "Cost model of the automatic decision: seconds per link a message crosses beyond "
+                  "the first, on torus and mesh topologies (default 0)",
+                  &mca_coll_topo_component.hop);
 
     mca_coll_topo_component.ports = 0;
     (void)mca_base_component_var_register(
@@ -268,25 +262,21 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.ports);
 
-    mca_coll_topo_component.intra_alpha = 5e-7;
-    (void)mca_base_component_var_register(
-        c, "intra_alpha",
+    register_cost(
+        c, "intra_alpha", 5e-7,
         "Cost model of the automatic decision: latency of one message between ranks placed on "
         "one node (shared memory), in seconds (default 5e-7, shown as 0.000000 by ompi_info's 6 "
         "decimals; 0 or less = coll_topo_alpha's value); used where the placement is known "
         "(a coordinates file or PMIx with several ranks per host).  A step whose messages all "
         "stay on nodes costs this latency, one with messages on both classes the larger of "
         "the two",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.intra_alpha);
-    mca_coll_topo_component.intra_beta = 5e-11;
-    (void)mca_base_component_var_register(
-        c, "intra_beta",
+    register_cost(
+        c, "intra_beta", 5e-11,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
         "one node, in seconds (default 5e-11 = 20 GB/s, shown as 0.000000 by ompi_info; 0 or "
         "less = coll_topo_beta's value).  "
         "A rank's shared-memory bytes and its network ports work in parallel",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.intra_beta);
 
     mca_coll_topo_component.pmix = true;
@@ -311,14 +301,11 @@ static int topo_register(void)
         "0 = no protocol switch in the model",
         MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.eager_limit);
-    mca_coll_topo_component.rndv_alpha = -1.0;
-    (void)mca_base_component_var_register(
-        c, "rndv_alpha",
-        "Cost model of the automatic decision: seconds a step pays when its largest "
-        "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
-        "= 2 * coll_topo_alpha (one more round trip); 0 = no protocol switch",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.rndv_alpha);
+    register_cost(c, "rndv_alpha", -1.0,
+                  "Cost model of the automatic decision: seconds a step pays when its largest "
+                  "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
+                  "= 2 * coll_topo_alpha (one more round trip); 0 = no protocol switch",
+                  &mca_coll_topo_component.rndv_alpha);
 
     mca_coll_topo_component.coords_file = "";
     (void)mca_base_component_var_register(
