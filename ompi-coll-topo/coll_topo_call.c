@@ -422,11 +422,18 @@ static int copy_convert(const mca_coll_topo_call_t *call, char *at, int32_t n,
     return ompi_datatype_sndrcv(at, n, call->edt, (void *)sp->buf, sp->count, sp->dtype);
 }
 
+/* Where the span's elements sit in the work buffer `work`. */
+static inline char *span_at(const mca_coll_topo_call_t *call, char *work,
+                            const mca_coll_topo_span_t *sp)
+{
+    return work + (ptrdiff_t)(sp->at * call->k) * call->eext;
+}
+
 /* Between a span and the work buffer, either way. */
 static inline int copy(const mca_coll_topo_call_t *call, char *work, const mca_coll_topo_span_t *sp,
                        bool in)
 {
-    char *at = work + (ptrdiff_t)(sp->at * call->k) * call->eext;
+    char *at = span_at(call, work, sp);
     const int32_t n = (int32_t)(sp->n * call->k);
     const ompi_datatype_t *dt = call->edt;
     if (sp->dtype != dt) {
@@ -471,8 +478,7 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
 
     /* The input: in place already, a window (not when it is the memory the
      * result goes to: MPI_IN_PLACE), or copied in. */
-    if (NULL != in &&
-        !(own && (const char *)user + (ptrdiff_t)(in->at * k) * call->eext == in->buf)) {
+    if (NULL != in && !(own && span_at(call, user, in) == in->buf)) {
         if (window(call, in) && in->buf != user && (NULL == out || in->buf != out->buf)) {
             b.in = in->buf;
             b.w.in_at = in->at * k;
@@ -485,7 +491,7 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
     if (NULL != out) {
         b.w.keep_at = out->at * k;
         b.w.keep_n = out->n * k;
-        if (own && (const char *)user + (ptrdiff_t)(out->at * k) * call->eext == out->buf) {
+        if (own && span_at(call, user, out) == out->buf) {
             /* the work buffer is the result */
         } else if (!own && window(call, out) && (NULL == copy_in || !overlap(copy_in, out))) {
             b.out = (char *)out->buf;

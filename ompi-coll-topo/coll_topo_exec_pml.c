@@ -891,23 +891,35 @@ static inline __opal_attribute_always_inline__ int run_local(exec_t *x, int lane
     return OMPI_SUCCESS;
 }
 
+/* Start message `o` of `lane` (its tag is the call's tag less the lane):
+ * nonblocking, *req its request, or &ompi_request_empty when it is
+ * complete already (ob1 sent it inline, or `blocking` sent it). */
+static inline int start_message(const exec_t *x, int lane, const plan_op_t *o, bool blocking,
+                                ompi_request_t **req)
+{
+    char *buf = msg_buf(x, lane, o);
+    const int tag = x->tag - lane;
+    if (OP_SEND == o->kind && blocking) {
+        *req = &ompi_request_empty;
+        return MCA_PML_CALL(
+            send(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
+    }
+    if (OP_SEND == o->kind) {
+        return MCA_PML_CALL(
+            isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm, req));
+    }
+    return MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, req));
+}
+
 /* Post the messages ops[0, n) of a lane's step.  The request array has
  * room for them (max_posts). */
 static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
 {
     mca_coll_topo_module_t *m = x->m;
-    const int tag = x->tag - lane;
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
-        char *buf = msg_buf(x, lane, o);
         ompi_request_t *req = NULL;
-        int rc;
-        if (OP_SEND == o->kind) {
-            rc = MCA_PML_CALL(
-                isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm, &req));
-        } else {
-            rc = MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, &req));
-        }
+        int rc = start_message(x, lane, o, false, &req);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -1063,7 +1075,6 @@ static int run_single_lane(exec_t *x)
 {
     mca_coll_topo_module_t *m = x->m;
     const mca_coll_topo_plan_t *p = x->p;
-    const int tag = x->tag;
     for (int step = 0; step < p->nsteps; step++) {
         const plan_step_t *ps = &p->steps[step];
         const plan_op_t *ops = &p->ops[ps->op0];
@@ -1073,27 +1084,15 @@ static int run_single_lane(exec_t *x)
         }
         for (int i = ps->npack; OMPI_SUCCESS == rc && i < ps->npack + ps->npost; i++) {
             const plan_op_t *o = &ops[i];
-            char *buf = msg_buf(x, 0, o);
             ompi_request_t *req = NULL;
-            if (OP_SEND == o->kind && o->defer) {
-                rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
-                                        x->comm, &req));
-                if (OMPI_SUCCESS == rc && &ompi_request_empty != req) {
-                    m->dreqs[x->ndefer++] = req;
-                }
-                continue;
-            } else if (OP_SEND == o->kind && i + 1 == ps->npack + ps->npost) {
-                rc = MCA_PML_CALL(
-                    send(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
-                req = &ompi_request_empty;
-            } else if (OP_SEND == o->kind) {
-                rc = MCA_PML_CALL(isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD,
-                                        x->comm, &req));
-            } else {
-                rc = MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, &req));
+            rc = start_message(x, 0, o, !o->defer && i + 1 == ps->npack + ps->npost, &req);
+            if (OMPI_SUCCESS != rc || &ompi_request_empty == req) {
+                continue; /* complete already */
             }
-            if (OMPI_SUCCESS == rc && &ompi_request_empty != req) {
-                m->reqs[x->nreq++] = req; /* not sent inline (ob1) */
+            if (o->defer) {
+                m->dreqs[x->ndefer++] = req;
+            } else {
+                m->reqs[x->nreq++] = req;
             }
         }
         if (OMPI_SUCCESS == rc && 1 == x->nreq) {
