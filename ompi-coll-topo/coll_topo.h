@@ -447,6 +447,14 @@ typedef struct {
 int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
                           const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out);
 
+/* Are elements of `dt`, `ext` bytes apart, plain bytes (copied with
+ * memcpy)? */
+static inline bool mca_coll_topo_flat(const struct ompi_datatype_t *dt, ptrdiff_t ext)
+{
+    return ompi_datatype_is_predefined(dt) && (ptrdiff_t)dt->super.size == ext &&
+           0 == dt->super.true_lb;
+}
+
 /* coll_topo_exec_pml.c */
 /*
  * Where a call's executor elements live.  Element i of the work buffer is

@@ -442,8 +442,7 @@ static inline int copy(const mca_coll_topo_call_t *call, char *work, const mca_c
     if ((const void *)at == sp->buf) {
         return OMPI_SUCCESS;
     }
-    if (sp->count == n && ompi_datatype_is_predefined(dt) &&
-        (ptrdiff_t)dt->super.size == call->eext && 0 == dt->super.true_lb) {
+    if (sp->count == n && mca_coll_topo_flat(dt, call->eext)) {
         /* plain elements: bytes (MPI forbids the user's buffers to overlap) */
         if (in) {
             memcpy(at, sp->buf, (size_t)n * dt->super.size);

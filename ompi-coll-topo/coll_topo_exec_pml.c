@@ -1128,8 +1128,7 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
         .base = {work, b->out, (char *)b->in, &empty_message, NULL},
         .dt = dt,
         .ext = p->ext,
-        .flat =
-            ompi_datatype_is_predefined(dt) && (size_t)p->ext == dt->super.size && 0 == p->true_lb,
+        .flat = mca_coll_topo_flat(dt, p->ext),
         .op = op,
         .comm = comm,
         .tag = tag,
