@@ -85,6 +85,8 @@ typedef struct mca_coll_topo_component_t {
     char *coords_file;                /* coll_topo_coords_file ("" = none) */
     char *coords_host;                /* coll_topo_coords_host ("" = nodename) */
     bool pmix;                        /* coll_topo_pmix: read fabric coordinates */
+    int locality;                     /* coll_topo_locality: a star's nodes
+                                         (COLL_TOPO_LOCALITY_*) */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */
@@ -92,6 +94,13 @@ typedef struct mca_coll_topo_component_t {
     bool topo_valid;                            /* parsed without error */
     const topo_algo_t *forced[TOPO_PRIM_COUNT]; /* NULL = auto */
 } mca_coll_topo_component_t;
+
+/* coll_topo_locality */
+enum {
+    COLL_TOPO_LOCALITY_OFF = 0,
+    COLL_TOPO_LOCALITY_AUTO = 1,  /* unless a host is oversubscribed */
+    COLL_TOPO_LOCALITY_ALWAYS = 2 /* even then */
+};
 
 OMPI_DECLSPEC extern mca_coll_topo_component_t mca_coll_topo_component;
 
@@ -217,9 +226,10 @@ typedef struct mca_coll_topo_module_t {
      * information is attached only after coll selection). */
     bool topo_ready;
     topo_topology_t topo;
-    int *place, nplace;    /* topo.place (owned): the grid position of each
-                              rank, NULL when the communicator is the whole
-                              grid in order */
+    int *place, nplace;    /* topo.place (owned): the grid position (star:
+                              the host) of each rank, NULL when the
+                              communicator is the whole grid in order (star:
+                              every rank a host of its own) */
     char topo_name[64];    /* canonical spelling */
     char topo_source[512]; /* where it came from */
     /* The ranks' decision inputs differ (coll_topo_* values): every

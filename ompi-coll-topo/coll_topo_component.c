@@ -88,6 +88,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .eager_limit = -1,
     .rndv_alpha = -1.0,
     .pmix = true,
+    .locality = COLL_TOPO_LOCALITY_AUTO,
 };
 
 /* "ring, recursive_doubling, rabenseifner" for `prim`, from the catalog.
@@ -267,7 +268,8 @@ static int topo_register(void)
         "Cost model of the automatic decision: latency of one message between ranks placed on "
         "one node (shared memory), in seconds (default 5e-7, shown as 0.000000 by ompi_info's 6 "
         "decimals; 0 or less = coll_topo_alpha's value); used where the placement is known "
-        "(a coordinates file or PMIx with several ranks per host).  A step whose messages all "
+        "(a coordinates file or PMIx with several ranks per host, or a star's hosts: "
+        "coll_topo_locality).  A step whose messages all "
         "stay on nodes costs this latency, one with messages on both classes the larger of "
         "the two",
         &mca_coll_topo_component.intra_alpha);
@@ -289,6 +291,31 @@ static int topo_register(void)
         "Local lookups only: nothing is asked of the PMIx server",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.pmix);
+
+    static const mca_base_var_enum_value_t locality_values[] = {
+        {COLL_TOPO_LOCALITY_OFF, "off"},
+        {COLL_TOPO_LOCALITY_AUTO, "auto"},
+        {COLL_TOPO_LOCALITY_ALWAYS, "always"},
+        {0, NULL}};
+    mca_base_var_enum_t *locality_enum = NULL;
+    (void)mca_base_var_enum_create("coll_topo_locality", locality_values, &locality_enum);
+    mca_coll_topo_component.locality = COLL_TOPO_LOCALITY_AUTO;
+    (void)mca_base_component_var_register(
+        c, "locality",
+        "On a star topology (auto with nothing else known, or coll_topo_topology=star), tell "
+        "the ranks that share a host (the same host name) from the others, and price messages "
+        "between them with coll_topo_intra_alpha and coll_topo_intra_beta: a job on one host "
+        "is priced as shared memory.  Costs nothing more at a communicator's first collective "
+        "when all its ranks share a host, one allgather of 8 bytes per rank when they span "
+        "several.  off (0): every rank is a host of its own; auto (1, default): unless a host "
+        "runs more ranks of the job than it has processors (oversubscribed: every step then "
+        "waits for a processor, which the intra-host parameters do not describe); always (2): "
+        "even then",
+        MCA_BASE_VAR_TYPE_INT, locality_enum, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.locality);
+    if (NULL != locality_enum) {
+        OBJ_RELEASE(locality_enum);
+    }
 
     mca_coll_topo_component.eager_limit = -1;
     (void)mca_base_component_var_register(
@@ -321,8 +348,9 @@ static int topo_register(void)
     mca_coll_topo_component.coords_host = "";
     (void)mca_base_component_var_register(
         c, "coords_host",
-        "The host name this process looks up in coll_topo_coords_file (default empty: the "
-        "node's name).  For tests that place ranks on a grid within one machine",
+        "The host name of this process for coll/topo: looked up in coll_topo_coords_file, "
+        "and compared by coll_topo_locality (default empty: the node's name).  For tests "
+        "that place ranks on a grid, or on several hosts, within one machine",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.coords_host);
 
@@ -518,6 +546,8 @@ uint64_t mca_coll_topo_params_hash(void)
     h = hash_str(h, c->topo_valid ? c->topology : "(malformed)");
     h = hash_str(h, c->coords_file);
     h = hash_str(h, c->pmix ? "pmix" : "no pmix");
+    const int32_t locality = c->locality;
+    h = mca_coll_topo_hash(h, &locality, sizeof(locality));
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
         h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");

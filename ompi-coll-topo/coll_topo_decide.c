@@ -105,9 +105,9 @@ static void say_excluded(struct ompi_communicator_t *comm, topo_prim_t prim, con
 }
 
 /* Level 2, once per table: the excluded candidates and the ranges. */
-static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_decision_t *d)
+static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_decision_t *d,
+                      const topo_proto_t *proto)
 {
-    const topo_proto_t *proto = mca_coll_topo_proto();
     fprintf(stderr,
             "coll:topo: comm %s (cid %u): %s decision (root %d, %scommutative, eager limit %.0f "
             "bytes, rendezvous +%.3f us per step):",
@@ -146,6 +146,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .intra_beta = c->intra_beta,
                                  .copy = c->copy,
                                  .msg_overhead = c->msg_overhead};
+    const topo_proto_t proto = *mca_coll_topo_proto();
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     int n;
     const topo_algo_t *cat = topo_catalog(&n);
@@ -172,7 +173,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
             continue;
         }
         topo_price_t *p = &d.price[d.ncand];
-        if (TOPO_OK != topo_price_build(a, args, &params, &net, mca_coll_topo_proto(), p)) {
+        if (TOPO_OK != topo_price_build(a, args, &params, &net, &proto, p)) {
             if (say) {
                 say_excluded(comm, args->prim, a->name, "the cost model could not price it");
             }
@@ -189,7 +190,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
         return NULL;
     }
     if (say) {
-        say_table(comm, &d);
+        say_table(comm, &d, &proto);
         fflush(stderr);
     }
     m->decisions[m->ndecisions] = d;

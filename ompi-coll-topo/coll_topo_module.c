@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/topo/topo.h"
+#include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
 #include "coll_topo.h"
@@ -400,14 +402,112 @@ static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
     return h;
 }
 
-/* Do all ranks have hash h?  MIN and MAX through the previous module's
- * allreduce (one call: MAX of h and of ~h).  The same answer on every rank. */
-static bool agree(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t h)
+/* What the ranks of a communicator learn together at its first call. */
+typedef struct {
+    bool one_host; /* every rank has the same host hash */
+    bool busy;     /* some rank's host is oversubscribed */
+} agreed_t;
+
+/* Do all ranks have hash h?  Also: do they all have host hash `host`, and is
+ * any of them `busy`?  MIN and MAX through the previous module's allreduce
+ * (one call: MAX of h, ~h, host, ~host and busy).  The same answers on
+ * every rank. */
+static bool agree(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t h,
+                  uint64_t host, bool busy, agreed_t *out)
 {
-    uint64_t v[2] = {h, ~h};
+    uint64_t v[5] = {h, ~h, host, ~host, busy};
     const mca_coll_topo_fallback_t *ar = &m->prev[TOPO_PRIM_ALLREDUCE];
-    int rc = ar->fn.allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, comm, ar->module);
+    int rc = ar->fn.allreduce(MPI_IN_PLACE, v, 5, MPI_UINT64_T, MPI_MAX, comm, ar->module);
+    out->one_host = OMPI_SUCCESS == rc && v[2] == host && ~v[3] == host;
+    out->busy = OMPI_SUCCESS != rc || 0 != v[4];
     return OMPI_SUCCESS == rc && v[0] == h && ~v[1] == h;
+}
+
+/* Does this host run more processes of the job than it has processors?
+ * (Online processors, not this process's binding, which may be one core.) */
+static bool host_oversubscribed(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 && (long)opal_process_info.num_local_peers + 1 > cpus;
+}
+
+/* This process's host: the hash of its host name (coll_topo_coords_host
+ * when set, for tests that put ranks on several hosts within one machine). */
+static uint64_t host_hash(void)
+{
+    const char *name = mca_coll_topo_component.coords_host;
+    if (NULL == name || '\0' == name[0]) {
+        name = NULL != opal_process_info.nodename ? opal_process_info.nodename : "";
+    }
+    return mca_coll_topo_hash(COLL_TOPO_HASH_INIT, name, strlen(name));
+}
+
+typedef struct {
+    uint64_t host;
+    int rank;
+} host_rank_t;
+
+static int by_host(const void *a, const void *b)
+{
+    const host_rank_t *x = a, *y = b;
+    if (x->host != y->host) {
+        return x->host < y->host ? -1 : 1;
+    }
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* A star's nodes (coll_topo_locality): ranks with the same host share a
+ * node.  All on one host (agree() found it): every rank on node 0.  Else
+ * `hosts` (size entries) gets every rank's host hash from the previous
+ * module's allgather, and the hosts are numbered in hash order, the same
+ * on every rank.  Every rank on a host of its own: no placement (the
+ * plain star).  Not when a host is oversubscribed: its ranks wait for a
+ * processor at every step, which the intra-host parameters (shared memory
+ * between running processes) do not describe, so the network's apply. */
+static void star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t host,
+                       const agreed_t *ag, uint64_t *hosts)
+{
+    const int size = ompi_comm_size(comm);
+    const bool one_host = ag->one_host;
+    if (ag->busy) {
+        const size_t len = strlen(m->topo_source);
+        snprintf(m->topo_source + len, sizeof(m->topo_source) - len,
+                 "; coll_topo_locality: not applied, a host runs more ranks than it has "
+                 "processors (always: apply it even then)");
+        return;
+    }
+    int *place = calloc((size_t)size, sizeof(int));
+    host_rank_t *order = one_host ? NULL : malloc((size_t)size * sizeof(*order));
+    int nodes = 1, rc = OMPI_SUCCESS;
+    if (!one_host) {
+        const mca_coll_topo_fallback_t *f = &m->prev[TOPO_PRIM_ALLGATHER];
+        rc = f->fn.allgather(&host, 1, MPI_UINT64_T, hosts, 1, MPI_UINT64_T, comm, f->module);
+    }
+    if (OMPI_SUCCESS != rc || NULL == place || (!one_host && NULL == order)) {
+        free(place);
+        free(order);
+        return; /* the plain star */
+    }
+    if (!one_host) {
+        for (int r = 0; r < size; r++) {
+            order[r] = (host_rank_t){hosts[r], r};
+        }
+        qsort(order, (size_t)size, sizeof(*order), by_host);
+        nodes = 0;
+        for (int i = 0; i < size; i++) {
+            nodes += 0 == i || order[i].host != order[i - 1].host;
+            place[order[i].rank] = nodes - 1;
+        }
+        free(order);
+    }
+    if (nodes == size) {
+        free(place);
+        return;
+    }
+    set_place(m, size, place);
+    const size_t len = strlen(m->topo_source);
+    snprintf(m->topo_source + len, sizeof(m->topo_source) - len,
+             "; coll_topo_locality: %d ranks on %d host%s", size, nodes, 1 == nodes ? "" : "s");
 }
 
 /* The grid of the coordinates file (or PMIx) for this communicator: `pos`
@@ -474,13 +574,24 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     }
 
     /* Agree on the inputs (with the coordinates file: on its shape, before
-     * the positions are exchanged), then place the ranks on the file's grid. */
+     * the positions are exchanged), then place the ranks on the file's grid,
+     * or a star's ranks on their hosts. */
     int *pos = SRC_COORDS == source ? malloc((size_t)size * sizeof(int)) : NULL;
+    const int locality = mca_coll_topo_component.locality;
+    const bool nodes = TOPO_NET_STAR == m->topo.kind && COLL_TOPO_LOCALITY_OFF != locality;
+    uint64_t *hosts = nodes ? malloc((size_t)size * sizeof(uint64_t)) : NULL;
+    const uint64_t host = host_hash();
+    agreed_t ag;
     uint64_t h = inputs_hash(m);
-    if (SRC_COORDS == source && NULL == pos) {
+    if ((SRC_COORDS == source && NULL == pos) || (nodes && NULL == hosts)) {
         h = ~h; /* out of memory: every rank falls back rather than hang */
     }
-    m->disagree = !agree(m, comm, h);
+    const bool busy = COLL_TOPO_LOCALITY_AUTO == locality && host_oversubscribed();
+    m->disagree = !agree(m, comm, h, host, nodes && busy, &ag);
+    if (!m->disagree && nodes) {
+        star_nodes(m, comm, host, &ag, hosts);
+    }
+    free(hosts);
     if (!m->disagree && SRC_COORDS == source) {
         const mca_coll_topo_fallback_t *ag = &m->prev[TOPO_PRIM_ALLGATHER];
         int rc = ag->fn.allgather(&position, 1, MPI_INT, pos, 1, MPI_INT, comm, ag->module);

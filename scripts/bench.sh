@@ -9,6 +9,8 @@
 #
 #   bash scripts/bench.sh [--primitive P] [NP] [MAX_BYTES] [extra mpirun args, e.g. --mca coll_topo_topology torus:4x4]
 #
+# Sizes from 8 bytes, each BENCH_FACTOR (default 8) times the last.
+#
 # P: allreduce, bcast, reduce, allgather, reduce_scatter_block,
 # reduce_scatter, alltoall, barrier (sizes per rank for the gathering and
 # scattering ones; barrier has one size, 0).

@@ -17,6 +17,7 @@
 #include "topology.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,9 +66,12 @@ static void usage(FILE *f)
         "  --no-links         price the ports only: no link sharing, no hops (the\n"
         "                     contention-free closed forms)\n"
         "  --nodes LIST       a placement on the grid of --topology: the grid position\n"
-        "                     (node) of each rank, comma-separated, a-b for runs (e.g.\n"
-        "                     0-7 for the first half of torus:4x4, 0,0,1,1 for two ranks per\n"
-        "                     node); the communicator has as many ranks as the list\n"
+        "                     (node) of each rank, comma-separated, a-b for runs, V*K\n"
+        "                     for K ranks at V (e.g. 0-7 for the first half of\n"
+        "                     torus:4x4, 0,0,1,1 or 0*2,1*2 for two ranks per node); on a\n"
+        "                     star, the host of each rank (0*8,1*8: two hosts of 8\n"
+        "                     ranks, as coll_topo_locality finds them); the\n"
+        "                     communicator has as many ranks as the list\n"
         "  --intra-alpha A    seconds per message between ranks of one node (default\n"
         "                     5e-7, as coll_topo_intra_alpha; 0 = --alpha's value)\n"
         "  --intra-beta B     seconds per byte between ranks of one node (default 5e-11;\n"
@@ -198,8 +202,9 @@ static void format_bytes(double b, char *buf, size_t len)
     snprintf(buf, len, "%.15g %s", b, unit[u]);
 }
 
-/* "0-7,9,9" -> a malloc'ed array of grid positions, each < grid; *n its
- * length. */
+/* "0-7,9,9" or "0*8,1*8" -> a malloc'ed array of grid positions, each <
+ * grid (grid 0: a star's hosts, any non-negative number); *n its length.
+ * V*K is K ranks at V. */
 static int *parse_nodes(const char *list, int grid, long *n)
 {
     int *out = NULL;
@@ -219,18 +224,28 @@ static int *parse_nodes(const char *list, int grid, long *n)
             }
             p = end;
         }
-        if (hi >= grid) {
+        long times = 1;
+        if ('*' == *p && lo == hi) {
+            times = strtol(p + 1, &end, 10);
+            if (end == p + 1 || times < 1 || times > 1 << 20) {
+                die(EXIT_USAGE, "--nodes: bad repeat count in '%s' (V*K: K ranks at V)", list);
+            }
+            p = end;
+        }
+        if ((grid > 0 && hi >= grid) || hi > INT_MAX) {
             die(EXIT_USAGE, "--nodes: position %ld is outside the grid's %d nodes", hi, grid);
         }
         for (long v = lo; v <= hi; v++) {
-            if (len == cap) {
-                cap = cap ? 2 * cap : 16;
-                out = realloc(out, cap * sizeof(int));
-                if (NULL == out) {
-                    die(1, "out of memory");
+            for (long k = 0; k < times; k++) {
+                if (len == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    out = realloc(out, cap * sizeof(int));
+                    if (NULL == out) {
+                        die(1, "out of memory");
+                    }
                 }
+                out[len++] = (int)v;
             }
-            out[len++] = (int)v;
         }
         if (',' == *p) {
             p++;
@@ -838,8 +853,8 @@ int main(int argc, char **argv)
     topo_topology_format(&pl.topo, pl.topo_name, sizeof(pl.topo_name));
     int grid = topo_topology_size(&pl.topo);
     if (NULL != nodes) {
-        if (0 == grid) {
-            die(EXIT_USAGE, "--nodes needs a torus or mesh --topology");
+        if (0 == grid && TOPO_NET_STAR != pl.topo.kind) {
+            die(EXIT_USAGE, "--nodes needs a torus, mesh or star --topology");
         }
         if (size > 0) {
             die(EXIT_USAGE, "--nodes gives the communicator's size: no --size with it");

@@ -202,8 +202,9 @@ int topo_algo_fits(const topo_algo_t *algo, const topo_gen_args_t *a, int commut
         if (!topo_topology_is_grid_of(a->topo, a->size)) {
             snprintf(why, len, "%s needs a torus or mesh topology of %d ranks%s", algo->name,
                      a->size,
-                     NULL != a->topo->place ? ", the communicator being the whole grid in order"
-                                            : "");
+                     NULL != a->topo->place && topo_topology_size(a->topo) > 0
+                         ? ", the communicator being the whole grid in order"
+                         : "");
             return 0;
         }
     }

@@ -295,7 +295,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
                .p = p,
                .ports = topo_topology_ports(t, a->size),
                .links = routes && (NULL == net || !net->no_links),
-               .placed = routes && NULL != t->place,
+               .placed = topo_topology_placed(t, a->size),
                .intra_beta = ibeta,
                .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
     pass1_t *acc = NULL;

@@ -29,7 +29,9 @@
  * Placements (topology.h): a communicator placed on part of a grid, or
  * with several ranks per node, is routed node to node on the machine's
  * links; messages between ranks of one node use the intra-host class of
- * topo_cost_net_t instead of links and ports.
+ * topo_cost_net_t instead of links and ports.  A star's placement (the
+ * nodes of a switched cluster) splits its messages into the same two
+ * classes: shared memory within a node, ports to the switch between nodes.
  *
  * Not modelled: pipelining across steps, and the lanes of multiport
  * schedules running out of lockstep.

@@ -184,13 +184,19 @@ int topo_topology_routes(const topo_topology_t *t, int size)
     return is_grid(t) && (NULL != t->place || topo_topology_size(t) == size);
 }
 
+int topo_topology_placed(const topo_topology_t *t, int size)
+{
+    return NULL != t->place && (TOPO_NET_STAR == t->kind || topo_topology_routes(t, size));
+}
+
 int topo_topology_hops(const topo_topology_t *t, int a, int b)
 {
     if (a == b) {
         return 0;
     }
     if (!is_grid(t)) {
-        return 1;
+        /* a star's placed ranks of one node share memory */
+        return TOPO_NET_STAR == t->kind && NULL != t->place && t->place[a] == t->place[b] ? 0 : 1;
     }
     a = topo_topology_node(t, a);
     b = topo_topology_node(t, b);

@@ -30,11 +30,14 @@ typedef struct {
     int dims[TOPO_MAX_DIMS];    /* row-major: the last dimension varies fastest */
     int periodic[TOPO_MAX_DIMS];/* 1 = wraparound in that dimension */
     int ports;                  /* ports per rank; 0 = the kind's default */
-    /* Placement (torus and mesh only): NULL, rank r sits at grid position r
+    /* Placement.  Torus and mesh: NULL, rank r sits at grid position r
      * (the communicator is the whole grid, row-major); otherwise place[r] is
      * the grid position (node) of rank r, for a communicator that is any
      * part of the machine, several ranks per node allowed (ranks of one
-     * node talk over shared memory).  Owned by the caller. */
+     * node talk over shared memory).  Star: NULL, every rank is a node of
+     * its own; otherwise place[r] (>= 0) names the node of rank r, and
+     * ranks with the same value share a node (shared memory) while nodes
+     * talk through the switch.  Full mesh: not used.  Owned by the caller. */
     const int *place;
 } topo_topology_t;
 
@@ -50,7 +53,7 @@ int topo_topology_size(const topo_topology_t *t);
 void topo_topology_coords(const topo_topology_t *t, int rank, int *coords);
 int topo_topology_rank(const topo_topology_t *t, const int *coords);
 /* Minimal number of links between two ranks (1 for star and fullmesh; 0
- * for ranks placed on one node). */
+ * for ranks placed on one node, grid or star). */
 int topo_topology_hops(const topo_topology_t *t, int a, int b);
 /* The grid position (node) of rank r: place[r], or r. */
 static inline int topo_topology_node(const topo_topology_t *t, int r)
@@ -61,8 +64,12 @@ static inline int topo_topology_node(const topo_topology_t *t, int r)
  * (what grid algorithms need)? */
 int topo_topology_is_grid_of(const topo_topology_t *t, int size);
 /* Does the cost model route messages on the grid for `size` ranks: the
- * whole grid, or a placement on it? */
+ * whole grid, or a placement on it?  (Never for a star: see
+ * topo_topology_placed.) */
 int topo_topology_routes(const topo_topology_t *t, int size);
+/* Does the cost model tell ranks of one node from the others: a placement
+ * on a grid it routes, or on a star? */
+int topo_topology_placed(const topo_topology_t *t, int size);
 /* Ports per rank: the explicit value, else 2 per dimension of a torus,
  * 1 per direction that exists on a mesh, 1 on a star, size-1 on fullmesh. */
 int topo_topology_ports(const topo_topology_t *t, int size);

@@ -102,7 +102,11 @@ int main(int argc, char **argv)
         }
     } else {
         enum { BATCHES = 7 };
-        for (size_t bytes = prim == BARRIER ? 0 : 8; bytes <= max_bytes; bytes *= 8) {
+        /* sizes from 8 bytes, each BENCH_FACTOR (2 to 64, default 8) times the last */
+        const char *f = getenv("BENCH_FACTOR");
+        size_t factor = NULL != f ? strtoull(f, NULL, 10) : 8;
+        factor = factor < 2 || factor > 64 ? 8 : factor;
+        for (size_t bytes = prim == BARRIER ? 0 : 8; bytes <= max_bytes; bytes *= factor) {
             const int count = (int)(bytes / 8);
             for (int r = 0; r < size; r++) {
                 counts[r] = count;

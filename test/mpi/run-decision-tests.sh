@@ -305,6 +305,45 @@ run intra-alpha 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha
 run intra-alpha-network 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=0" \
     "$ALLREDUCE --comms world --max-count 1" \
     "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
+# A star's hosts (coll_topo_locality): the ranks on this machine are on one
+# host, priced at the intra-host parameters (1 ms here) with no further
+# collective; hosts named per application context (two ranks on each of
+# two hosts, or every rank a host of its own: the plain star).  CI machines
+# have 2 processors, so runs of more ranks are oversubscribed: auto then
+# leaves the star plain, and `always` applies the hosts anyway.
+run locality-one-host 2 "$V2 coll_topo_intra_alpha=1e-3" "$ALLREDUCE --comms world --max-count 100" \
+    "+topology star (from auto: no coll_topo_topology" "+; coll_topo_locality: 2 ranks on 1 host)" \
+    "+allreduce candidate recursive_doubling for 4 bytes: 1000.0"
+run locality-always 4 "$V2 coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
+    "$ALLREDUCE --comms world,split --max-count 100" \
+    "+; coll_topo_locality: 4 ranks on 1 host)" "+comm split (cid" "+; coll_topo_locality: 2 ranks on 1 host)" \
+    "+allreduce candidate recursive_doubling for 4 bytes: 2000.1"
+run locality-off 2 "$V2 coll_topo_locality=off coll_topo_intra_alpha=1e-3" \
+    "$ALLREDUCE --comms world --max-count 1" \
+    "-coll_topo_locality:" "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
+run locality-star-param 2 "$V1 coll_topo_topology=star" "$ALLREDUCE --comms world --max-count 10" \
+    "+topology star (from coll_topo_topology; coll_topo_locality: 2 ranks on 1 host)"
+# More ranks than this machine has processors (the test needs fewer than
+# 16 processors to mean anything): auto does not apply the hosts.
+if [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 64)" -lt 16 ]; then
+    run locality-oversubscribed 16 "$V1" "$ALLREDUCE --comms world --max-count 10" \
+        "+; coll_topo_locality: not applied, a host runs more ranks than it has processors"
+fi
+# Two hosts of two ranks: recursive doubling's first step stays on the
+# hosts (1 ms), its second crosses the switch (2 us).
+run_mpmd locality-two-hosts "$V2 coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
+    "$ALLREDUCE --comms world,split,reversed --max-count 100" \
+    "2 OMPI_MCA_coll_topo_coords_host=h0" "2 OMPI_MCA_coll_topo_coords_host=h1" -- \
+    "+; coll_topo_locality: 4 ranks on 2 hosts)" \
+    "+allreduce candidate recursive_doubling for 4 bytes: 1002.1"
+run_mpmd locality-every-host "$V1 coll_topo_locality=always" "$ALLREDUCE --comms world --max-count 100" \
+    "1 OMPI_MCA_coll_topo_coords_host=h0" "1 OMPI_MCA_coll_topo_coords_host=h1" \
+    "1 OMPI_MCA_coll_topo_coords_host=h2" -- \
+    "+comm MPI_COMM_WORLD (cid 0, 3 ranks): topology star (from auto" "-coll_topo_locality:"
+# A value that is not off, auto or always: Open MPI refuses it, and the
+# default applies.
+run locality-bad 2 "$V1 coll_topo_locality=sometimes" "$ALLREDUCE --comms world --max-count 10" \
+    "+Variable     : coll_topo_locality" "+; coll_topo_locality: 2 ranks on 1 host)"
 # An explicit grid the size of MPI_COMM_WORLD on smaller or reordered
 # communicators: placed by their MPI_COMM_WORLD ranks, no size message.
 run placed-by-world 8 "$V1 coll_topo_topology=torus:2x4" \

@@ -82,8 +82,18 @@ has scattered '^ring +14 +\*?56\.0'
 has rows '^  bucket: excluded \(.*whole grid in order\)'
 run badnodes 2 --topology torus:4x4 --nodes 0,16
 has badnodes 'outside the grid' err
-run nodesstar 2 --topology star --nodes 0,1
-has nodesstar 'needs a torus or mesh' err
+run nodesfull 2 --topology fullmesh --size 4 --nodes 0,1
+has nodesfull 'needs a torus, mesh or star' err
+run badrepeat 2 --topology star --nodes 0*x
+has badrepeat 'bad repeat count' err
+# a star's hosts (coll_topo_locality): two hosts of two ranks; recursive
+# doubling's first step stays on the hosts (1 ms), the second crosses the
+# switch (2 us)
+run starhosts 0 --topology star --nodes 0*2,1*2 --intra-alpha 1e-3 --msg-overhead 0 --sizes 8
+has starhosts '^placed on nodes 0\*2,1\*2 '
+has starhosts '^allreduce on star: 4 ranks'
+has starhosts '^recursive_doubling +2 +\*?1002\.0'
+has starhosts '^ring +6 +\*?6000\.0'
 
 # argument errors: the parser's message, status 2
 run badtopo 2 --topology torus:4xQ

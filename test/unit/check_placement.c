@@ -124,6 +124,47 @@ START_TEST(test_two_per_node)
 }
 END_TEST
 
+/* A star with a placement (the nodes of a switched cluster, as the glue
+ * learns them from Open MPI): ranks of one node are intra-host, nodes talk
+ * through their ports, and there is no link sharing or hop term.  Two
+ * nodes of two ranks: recursive doubling's first step stays on nodes, the
+ * second crosses the switch; on one node every step is intra-host; without
+ * a placement every message crosses the switch, as before. */
+START_TEST(test_star_nodes)
+{
+    static const int two[] = {7, 7, 3, 3}, one[] = {0, 0, 0, 0};
+    topo_topology_t t = placed("star", two);
+    ck_assert_int_eq(topo_topology_hops(&t, 0, 1), 0);
+    ck_assert_int_eq(topo_topology_hops(&t, 1, 2), 1);
+    ck_assert(topo_topology_placed(&t, 4));
+    ck_assert(!topo_topology_routes(&t, 4));
+    const topo_cost_net_t net = {.intra_alpha = 0.25, .intra_beta = 0.5, .hop = 10.0};
+    topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 4, 0, 0, &t};
+    topo_cost_step_t *st;
+    int depth;
+    ck_assert_int_eq(
+        topo_cost_steps(ut_allreduce("recursive_doubling"), &a, &ut_unit, &net, &st, &depth),
+        TOPO_OK);
+    ck_assert_int_eq(depth, 2);
+    ut_assert_near(st[0].lat, 0.25);
+    ut_assert_near(st[0].per_byte, 0.5);
+    ut_assert_near(st[1].lat, 1.0); /* one hop: no hop term */
+    ut_assert_near(st[1].link, 0.0);
+    ut_assert_near(st[1].per_byte, 1.0);
+    free(st);
+    double lat, bw;
+    t.place = one;
+    cost("recursive_doubling", &t, 4, &net, &lat, &bw);
+    ut_assert_near(lat, 2 * 0.25);
+    ut_assert_near(bw, 2 * 0.5);
+    t.place = NULL;
+    ck_assert(!topo_topology_placed(&t, 4));
+    cost("recursive_doubling", &t, 4, &net, &lat, &bw);
+    ut_assert_near(lat, 2 * 1.0);
+    ut_assert_near(bw, 2 * 1.0);
+}
+END_TEST
+
 /* Grid algorithms need the communicator to be the whole grid in order: a
  * placement, even of every node, is refused with the reason; the others
  * still run (as on one ring) and stay correct. */
@@ -241,6 +282,7 @@ int main(void)
     tcase_add_test(tc, test_contiguous_vs_scattered_half);
     tcase_add_test(tc, test_same_node_is_intra);
     tcase_add_test(tc, test_two_per_node);
+    tcase_add_test(tc, test_star_nodes);
     tcase_add_test(tc, test_grid_algorithms_refuse_placements);
     tcase_add_test(tc, test_mixed_steps);
     tcase_add_test(tc, test_intra_without_links);
