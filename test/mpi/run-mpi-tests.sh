@@ -265,6 +265,20 @@ for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
     done
 done
 
+# Small segments (coll_topo_segment_size, 200 bytes: messages of 25 doubles,
+# 1 of some derived types): many messages per transfer, each applied as it
+# arrives where the executor streams a step; the single-lane algorithms and
+# a multiport one.
+seg=(--max-count 1000)
+for np in 3 4 5; do
+    for alg in ring recursive_doubling rabenseifner; do
+        run_case "$np" "uses=$alg" -- \
+            coll_topo_allreduce_algorithm="$alg" coll_topo_segment_size=200 -- "${seg[@]}"
+    done
+done
+run_case 8 uses=recursive_doubling_mp topology=torus:2x2x2 -- coll_topo_topology=torus:2x2x2 \
+    coll_topo_allreduce_algorithm=recursive_doubling_mp coll_topo_segment_size=200 -- "${seg[@]}"
+
 # Bad values: a help message, then correct results with the fallback (star
 # topology, automatic algorithm).
 run_case 4 uses=any output=coll_topo_topology -- coll_topo_topology=torus:4xQ -- "${mid[@]}"
