@@ -42,7 +42,12 @@
  *   writes `incoming (op) input` with Open MPI's three-buffer reduction,
  *   and what is still unwritten in the result region at the end is copied
  *   to its place then (tail operations).  A reduce at a leaf, for one,
- *   sends from the user's send buffer and touches nothing else.
+ *   sends from the user's send buffer and touches nothing else.  A
+ *   reduction into unwritten blocks that nothing else in its step touches
+ *   is received in place and then reduced with the input (w = in (op) w):
+ *   what arrives lands where the result goes, as in tuned's linear reduce,
+ *   one buffer fewer through the caches than receiving into temporary
+ *   storage (binomial reduce on 2 ranks: 16.1 -> 13.6 us at 128 KiB).
  * A message whose range spans buffers (or unwritten and written blocks)
  * goes through temporary storage, as a send of several ranges does.
  */
@@ -69,6 +74,7 @@ enum {
     OP_REDUCE_IN,      /* w = temporary (op) in */
     OP_REDUCE_POST_IN, /* w = in (op) temporary (non-commutative) */
     OP_COPY,           /* copy n elements: src -> w */
+    OP_REDUCE_FROM_IN, /* w = in (op) w: w received in place */
 };
 
 /* The buffers an operation's elements are in (exec_t.base). */
@@ -286,10 +292,52 @@ static bool copy_overlaps(const comp_t *c, const topo_xfer_t *t)
     return false;
 }
 
+static bool ranges_meet(const topo_range_t *a, const topo_range_t *b)
+{
+    return a->first < b->first + b->count && b->first < a->first + a->count;
+}
+
+/* Is transfer `t` of step `st` a reduction into blocks that still hold the
+ * input, which can be received in place and then reduced with the input
+ * window (w = in (op) w, OP_REDUCE_FROM_IN) rather than received into
+ * temporary storage and reduced from there into w?  The result is the
+ * same: w = incoming (op) in for a commutative operation, in (op) incoming
+ * for RECV_REDUCE_POST; one buffer fewer goes through the caches (what
+ * arrives lands where the result goes).  One range, one piece, every block
+ * unwritten, and no other transfer of the step but sends (which read the
+ * input window for unwritten blocks) touches them. */
+static bool in_place_reduce(const comp_t *c, const topo_step_t *st, const topo_xfer_t *t)
+{
+    piece_t pc;
+    const topo_range_t *r = &c->s->ranges[t->range0];
+    if (!(TOPO_XFER_RECV_REDUCE_POST == t->kind ||
+          (TOPO_XFER_RECV_REDUCE == t->kind && 2 == c->opclass)) ||
+        1 != t->nranges || !one_piece(c, r, true, &pc) || !pc.in) {
+        return false;
+    }
+    for (int i = 0; i < st->nxfers; i++) {
+        const topo_xfer_t *o = &c->s->xfers[st->xfer0 + i];
+        if (o == t || TOPO_XFER_SEND == o->kind) {
+            continue;
+        }
+        for (int j = 0; j < o->nranges; j++) {
+            if (ranges_meet(r, &c->s->ranges[o->range0 + j])) {
+                return false;
+            }
+        }
+        for (int j = 0; TOPO_XFER_COPY == o->kind && j < o->nsrc; j++) {
+            if (ranges_meet(r, &c->s->ranges[o->src0 + j])) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Does this transfer need temporary storage, and how many elements?  (At
  * the start of its step: a send is sent from where its blocks are when they
  * are one piece.) */
-static size_t xfer_tmp_elems(const comp_t *c, const topo_xfer_t *t)
+static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_xfer_t *t)
 {
     piece_t pc;
     const topo_range_t *r = &c->s->ranges[t->range0];
@@ -299,7 +347,7 @@ static size_t xfer_tmp_elems(const comp_t *c, const topo_xfer_t *t)
     if (is_recv(t->kind)) {
         bool direct = t->direct && TOPO_XFER_RECV_COPY == t->kind && 1 == t->nranges &&
                       one_piece(c, r, false, &pc);
-        return direct ? 0 : xfer_elems(c, t);
+        return direct || in_place_reduce(c, st, t) ? 0 : xfer_elems(c, t);
     }
     if (TOPO_XFER_COPY == t->kind) {
         return copy_overlaps(c, t) ? xfer_elems(c, t) : 0;
@@ -502,8 +550,8 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
         c->p->ndefer += defer;
         done += len;
     } while (done < n);
-    if (OP_RECV == kind && 0 == tn) {
-        written(c, r); /* received in place */
+    if (OP_RECV == kind && 0 == tn && TOPO_XFER_RECV_COPY == t->kind) {
+        written(c, r); /* received in place (a reduction: when it is applied) */
     }
     return OMPI_SUCCESS;
 }
@@ -521,7 +569,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     /* as the blocks are at the start of the step */
     c->step_recv = false;
     for (int i = 0; i < st->nxfers; i++) {
-        c->tn[i] = xfer_tmp_elems(c, &s->xfers[st->xfer0 + i]);
+        c->tn[i] = xfer_tmp_elems(c, st, &s->xfers[st->xfer0 + i]);
         c->step_recv = c->step_recv || is_recv(s->xfers[st->xfer0 + i].kind);
     }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
@@ -562,6 +610,18 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
                                                                                    : OP_REDUCE_POST;
                     }
                     rc = add_range_ops(c, kind, t->range0, t->nranges, slot);
+                } else if (is_recv(t->kind) && TOPO_XFER_RECV_COPY != t->kind && n > 0) {
+                    /* received in place (in_place_reduce): w = in (op) w */
+                    piece_t pc;
+                    const topo_range_t *rg = &s->ranges[t->range0];
+                    (void)one_piece(c, rg, true, &pc);
+                    rc = add_op(c, (plan_op_t){.kind = OP_REDUCE_FROM_IN,
+                                               .wbuf = pc.wbuf,
+                                               .sbuf = BUF_IN,
+                                               .n = pc.n,
+                                               .w = pc.w,
+                                               .s = pc.s});
+                    written(c, rg);
                 } else if (TOPO_XFER_COPY == t->kind) {
                     size_t src = 0;
                     for (int r = 0; r < t->nsrc; r++) {
@@ -855,7 +915,7 @@ static inline __opal_attribute_always_inline__ int run_local(exec_t *x, int lane
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
         char *w = elem_at(x, o->wbuf, o->w);
-        char *t = OP_COPY == o->kind ? NULL : tmp_at(x, lane, o->tmp);
+        char *t = o->kind < OP_COPY ? tmp_at(x, lane, o->tmp) : NULL;
         char *in = OP_REDUCE_IN <= o->kind ? elem_at(x, o->sbuf, o->s) : NULL;
         int rc = OMPI_SUCCESS;
         switch (o->kind) {
@@ -879,6 +939,9 @@ static inline __opal_attribute_always_inline__ int run_local(exec_t *x, int lane
             break;
         case OP_REDUCE_POST_IN: /* w = in op incoming */
             ompi_3buff_op_reduce(x->op, t, in, w, (int)o->n, x->dt);
+            break;
+        case OP_REDUCE_FROM_IN: /* w = in op w */
+            ompi_op_reduce(x->op, in, w, o->n, x->dt);
             break;
         default: /* OP_COPY */
             rc = copy_elems(x, w, in, o->n);
