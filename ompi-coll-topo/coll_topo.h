@@ -77,6 +77,7 @@ typedef struct mca_coll_topo_component_t {
     double alpha, beta, gamma;        /* cost model of `auto` */
     double hop;                       /* seconds per extra link hop */
     double intra_alpha, intra_beta;   /* ranks placed on one node */
+    double intra_beta_written;        /* the same, data written in the call */
     double copy;                      /* seconds per byte copied locally */
     double msg_overhead;              /* seconds per message a rank sends */
     int ports;                        /* ports per rank; 0 = the topology's */

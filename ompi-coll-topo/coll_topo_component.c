@@ -80,11 +80,12 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .segment_size = 1048576,
     .alpha = 2e-6,
     .beta = 1e-10,
-    .gamma = 2e-10,
+    .gamma = 5e-11,
     .copy = 1e-10,
     .msg_overhead = 5e-8,
     .intra_alpha = 5e-7,
     .intra_beta = 5e-11,
+    .intra_beta_written = 1.5e-10,
     .eager_limit = -1,
     .rndv_alpha = -1.0,
     .pmix = true,
@@ -227,9 +228,10 @@ static int topo_register(void)
                   "Cost model of the automatic decision: transfer time per byte on one port, in "
                   "seconds (default 1e-10 = 10 GB/s; ompi_info prints doubles with 6 decimals)",
                   &mca_coll_topo_component.beta);
-    register_cost(c, "gamma", 2e-10,
+    register_cost(c, "gamma", 5e-11,
                   "Cost model of the automatic decision: time to reduce one byte, in seconds "
-                  "(default 2e-10)",
+                  "(default 5e-11 = 20 GB/s, a reduction of data in cache; shown as 0.000000 by "
+                  "ompi_info)",
                   &mca_coll_topo_component.gamma);
     register_cost(
         c, "copy", 1e-10,
@@ -280,6 +282,14 @@ static int topo_register(void)
         "less = coll_topo_beta's value).  "
         "A rank's shared-memory bytes and its network ports work in parallel",
         &mca_coll_topo_component.intra_beta);
+    register_cost(
+        c, "intra_beta_written", 1.5e-10,
+        "Cost model of the automatic decision: transfer time per byte between ranks placed on "
+        "one node of data the sender wrote earlier in the same call (received or reduced it), "
+        "in seconds (default 1.5e-10, shown as 0.000000 by ompi_info; 0 or less = "
+        "coll_topo_intra_beta's value).  The receiver then pulls cache lines the sender's core "
+        "has modified, which costs more than data that was in memory before the call",
+        &mca_coll_topo_component.intra_beta_written);
 
     mca_coll_topo_component.pmix = true;
     (void)mca_base_component_var_register(
@@ -328,11 +338,15 @@ static int topo_register(void)
         "0 = no protocol switch in the model",
         MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.eager_limit);
-    register_cost(c, "rndv_alpha", -1.0,
-                  "Cost model of the automatic decision: seconds a step pays when its largest "
-                  "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
-                  "= 2 * coll_topo_alpha (one more round trip); 0 = no protocol switch",
-                  &mca_coll_topo_component.rndv_alpha);
+    register_cost(
+        c, "rndv_alpha", -1.0,
+        "Cost model of the automatic decision: seconds a step pays when its largest "
+        "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
+        "= 2 * coll_topo_alpha (one more round trip), or coll_topo_intra_alpha for a step "
+        "whose messages all stay on nodes (single copy: the receiver pulls the data when "
+        "the first fragment arrives, only the sender waits for one more message); 0 = no "
+        "protocol switch",
+        &mca_coll_topo_component.rndv_alpha);
 
     mca_coll_topo_component.coords_file = "";
     (void)mca_base_component_var_register(
@@ -554,10 +568,10 @@ uint64_t mca_coll_topo_params_hash(void)
         h = hash_str(h, c->rules[prim]);
     }
     const topo_proto_t *proto = mca_coll_topo_proto();
-    const double d[10] = {c->alpha,       c->beta,       c->gamma,       c->hop,
-                          c->intra_alpha, c->intra_beta, proto->eager,   proto->rndv,
-                          c->copy,        c->msg_overhead};
-    for (int i = 0; i < 10; i++) {
+    const double d[11] = {
+        c->alpha,     c->beta,     c->gamma, c->hop,          c->intra_alpha,       c->intra_beta,
+        proto->eager, proto->rndv, c->copy,  c->msg_overhead, c->intra_beta_written};
+    for (int i = 0; i < 11; i++) {
         uint64_t bits;
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));

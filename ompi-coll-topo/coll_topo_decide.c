@@ -65,12 +65,18 @@ const topo_proto_t *mca_coll_topo_proto(void)
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     proto.eager = c->eager_limit >= 0 ? (double)c->eager_limit : btl_eager_limit();
     proto.rndv = c->rndv_alpha >= 0.0 ? c->rndv_alpha : 2.0 * c->alpha;
+    /* within a node (single copy) the receiver pulls the data as soon as
+     * the first fragment arrives: one shared-memory message more, the
+     * sender's acknowledgement */
+    proto.rndv_intra = c->rndv_alpha >= 0.0   ? c->rndv_alpha
+                       : c->intra_alpha > 0.0 ? c->intra_alpha
+                                              : 2.0 * c->alpha;
     /* segments no larger than the eager limit never go by rendezvous */
     if (0 != c->segment_size && (double)c->segment_size <= proto.eager) {
         proto.eager = 0.0;
     }
     if (proto.eager <= 0.0 || proto.rndv <= 0.0) {
-        proto.eager = proto.rndv = 0.0;
+        proto.eager = proto.rndv = proto.rndv_intra = 0.0;
     }
     ready = true;
     return &proto;
@@ -110,9 +116,10 @@ static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_deci
 {
     fprintf(stderr,
             "coll:topo: comm %s (cid %u): %s decision (root %d, %scommutative, eager limit %.0f "
-            "bytes, rendezvous +%.3f us per step):",
+            "bytes, rendezvous +%.3f us per step, +%.3f us within a node):",
             mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(d->prim),
-            d->root, d->commutative ? "" : "non-", proto->eager, proto->rndv * 1e6);
+            d->root, d->commutative ? "" : "non-", proto->eager, proto->rndv * 1e6,
+            proto->rndv_intra * 1e6);
     for (int k = 0; k < d->table.n; k++) {
         const int c = d->table.cand[k];
         char hi[32] = "inf";
@@ -144,6 +151,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .no_links = 0,
                                  .intra_alpha = c->intra_alpha,
                                  .intra_beta = c->intra_beta,
+                                 .intra_beta_written = c->intra_beta_written,
                                  .copy = c->copy,
                                  .msg_overhead = c->msg_overhead};
     const topo_proto_t proto = *mca_coll_topo_proto();

@@ -18,6 +18,10 @@
  * least-squares line over the eager sizes, beta the slope over the sizes
  * of 256 KiB and more (bandwidth-bound), and the rendezvous cost the time
  * just above the eager limit less the eager line's prediction there.
+ * The ping-pong sends data that was in place before it (each side sends
+ * from one buffer and receives into another); for the intra-host class a
+ * second one sends back what each side has just received, for the price of
+ * data written in the call (coll_topo_intra_beta_written).
  * gamma is the time per byte of MPI_Reduce_local (MPI_SUM, MPI_DOUBLE)
  * over a large buffer, copy the time per byte of memcpy over the same.  A value that could not be
  * measured (a positive number) is left out of the settings with the reason, so that the component's
@@ -72,7 +76,12 @@ static void usage(FILE *f)
  * trials of `reps` round trips).  Every rank calls it; only the pair moves
  * data.  Rank 0's time is returned on every rank, so that all take the
  * same decisions from it (the sizes that follow, above all). */
-static double pingpong(int peer, size_t bytes, int reps, char *buf)
+/* One-way time of a ping-pong between ranks 0 and peer: each side sends
+ * from sbuf and receives into rbuf.  sbuf != rbuf: the data sent was in
+ * place before the measurement (the clean case, intra_beta); sbuf == rbuf:
+ * each side sends what it has just received, data its own receive wrote
+ * (intra_beta_written). */
+static double pingpong(int peer, size_t bytes, int reps, const char *sbuf, char *rbuf)
 {
     double t[TRIALS];
     for (int k = 0; k < TRIALS; k++) {
@@ -80,11 +89,11 @@ static double pingpong(int peer, size_t bytes, int reps, char *buf)
         double t0 = MPI_Wtime();
         for (int i = 0; i < reps; i++) {
             if (0 == rank) {
-                MPI_Send(buf, (int)bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-                MPI_Recv(buf, (int)bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(sbuf, (int)bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+                MPI_Recv(rbuf, (int)bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             } else if (rank == peer) {
-                MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+                MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(sbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
             }
         }
         t[k] = (MPI_Wtime() - t0) / (2.0 * reps);
@@ -96,7 +105,8 @@ static double pingpong(int peer, size_t bytes, int reps, char *buf)
 
 typedef struct {
     int peer, reps;
-    char *buf;
+    const char *sbuf;
+    char *rbuf;
 } pingpong_t;
 
 /* pingpong with fewer round trips for large messages (topo_fit_bisect_limit's
@@ -105,7 +115,7 @@ static double pingpong_size(size_t bytes, void *ctx)
 {
     const pingpong_t *pp = ctx;
     const int r = bytes <= 65536 ? pp->reps : (bytes <= ((size_t)1 << 20) ? pp->reps / 20 + 2 : 3);
-    return pingpong(pp->peer, bytes, r, pp->buf);
+    return pingpong(pp->peer, bytes, r, pp->sbuf, pp->rbuf);
 }
 
 /* The control variable `name` (an eager limit) through MPI_T, or 0. */
@@ -179,13 +189,46 @@ typedef struct {
     char eager_from[256];
     double rndv; /* > 0: measured */
     char rndv_why[160];
+    double written; /* > 0: seconds per byte of data written in the call */
+    char written_why[160];
 } link_class_t;
 
 /* Measure one class: sizes 0, 1, 2, 4, .. max, the eager limit, and the
  * time just above it. */
-static void measure(link_class_t *lc, size_t max, int reps, int use_cvars, char *buf)
+/* The per-byte price of sending data the sender's own receive has just
+ * written (coll_topo_intra_beta_written): the median over the sizes from
+ * WRITTEN_MIN to WRITTEN_MAX (where the data stays in the caches; beyond,
+ * both kinds come from memory) of (one-way time - alpha) / size. */
+#define WRITTEN_MIN 32768.0
+#define WRITTEN_MAX 524288.0
+static void measure_written(link_class_t *lc, size_t max, int reps, char *rbuf)
 {
-    pingpong_t pp = {lc->peer, reps, buf};
+    pingpong_t pp = {lc->peer, reps, rbuf, rbuf};
+    double v[MAX_SIZES];
+    int n = 0;
+    lc->written = 0.0;
+    /* lc->ok is the same on every rank: the fits use rank 0's times */
+    for (double s = WRITTEN_MIN; lc->ok && s <= WRITTEN_MAX && s <= (double)max && n < MAX_SIZES;
+         s *= 2) {
+        v[n++] = (pingpong_size((size_t)s, &pp) - lc->alpha) / s;
+    }
+    if (!lc->ok || 0 == n) {
+        snprintf(lc->written_why, sizeof(lc->written_why), "%s",
+                 !lc->ok ? "alpha not measured" : "--max-bytes is below 32 KiB");
+        return;
+    }
+    const double m = topo_fit_median(v, n);
+    if (m > 0) {
+        lc->written = m;
+    } else {
+        snprintf(lc->written_why, sizeof(lc->written_why), "the time per byte was not positive");
+    }
+}
+
+static void measure(link_class_t *lc, size_t max, int reps, int use_cvars, const char *sbuf,
+                    char *rbuf)
+{
+    pingpong_t pp = {lc->peer, reps, sbuf, rbuf};
     const double *x = lc->x, *y = lc->y;
     lc->n = 0;
     for (size_t s = 0; s <= max && lc->n < MAX_SIZES; s = s ? 2 * s : 1) {
@@ -438,13 +481,14 @@ int main(int argc, char **argv)
     char *names = calloc((size_t)nprocs, MPI_MAX_PROCESSOR_NAME);
     char mine[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
-    char *buf = malloc(max + 64);
-    if (NULL == names || NULL == buf) {
+    char *buf = malloc(max + 64), *rbuf = malloc(max + 64);
+    if (NULL == names || NULL == buf || NULL == rbuf) {
         fprintf(stderr, "topo-calibrate: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
         return 1;
     }
     memset(buf, 1, max + 64);
+    memset(rbuf, 2, max + 64);
     /* TOPO_CALIBRATE_HOST stands for the host name: tests class ranks of
      * one machine as on two hosts with it */
     const char *host = getenv("TOPO_CALIBRATE_HOST");
@@ -482,7 +526,10 @@ int main(int argc, char **argv)
     link_class_t *cls[2] = {&intra, &net};
     for (int i = 0; i < 2; i++) {
         if (cls[i]->peer > 0) {
-            measure(cls[i], max, (int)reps, use_cvars, buf);
+            measure(cls[i], max, (int)reps, use_cvars, buf, rbuf);
+            if (0 == i) {
+                measure_written(cls[i], max, (int)reps, rbuf);
+            }
         } else {
             snprintf(cls[i]->why, sizeof(cls[i]->why), "no pair of ranks %s",
                      i ? "on different hosts" : "on one host");
@@ -513,9 +560,17 @@ int main(int argc, char **argv)
                 printf("eager limit unknown (%s), ", lc->eager_from);
             }
             if (lc->rndv > 0) {
-                printf("rendezvous +%.3f us\n", lc->rndv * 1e6);
+                printf("rendezvous +%.3f us", lc->rndv * 1e6);
             } else {
-                printf("rendezvous cost not measured (%s)\n", lc->rndv_why);
+                printf("rendezvous cost not measured (%s)", lc->rndv_why);
+            }
+            if (0 == i && lc->written > 0) {
+                printf(", data the sender's receive has just written %.4f ns/B\n",
+                       lc->written * 1e9);
+            } else if (0 == i) {
+                printf(", data just written not measured (%s)\n", lc->written_why);
+            } else {
+                printf("\n");
             }
             for (int j = 0; table && j < lc->n; j++) {
                 printf("# %s ping-pong: %.0f B %.3f us\n", lc->name, lc->x[j], lc->y[j] * 1e6);
@@ -539,6 +594,8 @@ int main(int argc, char **argv)
             {"coll_topo_beta", n->ok ? n->beta : 0, 0, n->why},
             {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why},
             {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why},
+            {"coll_topo_intra_beta_written", intra.written, 0,
+             intra.ok ? intra.written_why : intra.why},
             {"coll_topo_gamma", gamma, 0, "MPI_Reduce_local could not be timed"},
             {"coll_topo_copy", copy, 0, "memcpy could not be timed"},
             {"coll_topo_eager_limit", (double)n->eager, 1, n->eager_from},
@@ -555,5 +612,6 @@ int main(int argc, char **argv)
     }
     free(names);
     free(buf);
+    free(rbuf);
     return finish(0);
 }

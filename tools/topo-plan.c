@@ -56,7 +56,7 @@ static void usage(FILE *f)
         "                     (default 8,1k,64k,1M,16M)\n"
         "  --alpha A          seconds per message and step (default 2e-6)\n"
         "  --beta B           seconds per byte on a port or link (default 1e-10)\n"
-        "  --gamma G          seconds per reduced byte (default 2e-10)\n"
+        "  --gamma G          seconds per reduced byte (default 5e-11)\n"
         "  --copy C           seconds per byte copied locally: own blocks, packed sends,\n"
         "                     unpacked receives (default 1e-10; 0: copies are free)\n"
         "  --msg-overhead O   seconds per message a rank sends in a step (default 5e-8)\n"
@@ -76,11 +76,15 @@ static void usage(FILE *f)
         "                     5e-7, as coll_topo_intra_alpha; 0 = --alpha's value)\n"
         "  --intra-beta B     seconds per byte between ranks of one node (default 5e-11;\n"
         "                     0 = --beta's value)\n"
+        "  --intra-beta-written B\n"
+        "                     the same for blocks the sender wrote earlier in the call\n"
+        "                     (default 1.5e-10; 0 = --intra-beta's value)\n"
         "  --eager-limit E    messages above E bytes go by rendezvous (default 0: no\n"
         "                     protocol switch; the component's auto value over shared\n"
         "                     memory is 4032, see coll_topo_eager_limit)\n"
         "  --rndv-alpha S     seconds a step pays when its largest message goes by\n"
-        "                     rendezvous (default 2 x alpha)\n"
+        "                     rendezvous (default 2 x alpha; intra-alpha for a step\n"
+        "                     whose messages all stay on nodes)\n"
         "  --dump ALGO        print ALGO's schedule per step and rank, bytes for the\n"
         "                     largest of --sizes\n"
         "  --rank R           dump rank R only (default: every rank)\n"
@@ -350,9 +354,11 @@ static void print_table(const plan_t *pl)
            pl->topo_name, pl->args.size, ports, ports > 1 ? "s" : "",
            pl->commutative ? "" : ", non-commutative operation");
     if (NULL != pl->placed_nodes) {
-        printf("placed on nodes %s (ranks of one node: intra-host, alpha %g s, beta %g s/B)\n",
+        const double ibeta = pl->net.intra_beta > 0 ? pl->net.intra_beta : pl->params.beta;
+        printf("placed on nodes %s (ranks of one node: intra-host, alpha %g s, beta %g s/B, %g "
+               "s/B for data written in the call)\n",
                pl->placed_nodes, pl->net.intra_alpha > 0 ? pl->net.intra_alpha : pl->params.alpha,
-               pl->net.intra_beta > 0 ? pl->net.intra_beta : pl->params.beta);
+               ibeta, pl->net.intra_beta_written > 0 ? pl->net.intra_beta_written : ibeta);
     }
     printf("model: alpha %g s, beta %g s/B, gamma %g s/B, copy %g s/B, msg_overhead %g s, hop %g "
            "s; %s\n",
@@ -362,8 +368,9 @@ static void print_table(const plan_t *pl)
            : pl->net.no_links ? "ports only (--no-links)"
                               : "links shared under dimension-order routing");
     if (pl->proto.eager > 0.0) {
-        printf("protocol: messages above %.0f bytes go by rendezvous, +%g s per step\n",
-               pl->proto.eager, pl->proto.rndv);
+        printf("protocol: messages above %.0f bytes go by rendezvous, +%g s per step (+%g s "
+               "if all its messages stay on nodes)\n",
+               pl->proto.eager, pl->proto.rndv, pl->proto.rndv_intra);
     } else {
         printf("protocol: no eager/rendezvous switch (--eager-limit)\n");
     }
@@ -742,11 +749,12 @@ int main(int argc, char **argv)
     memset(&pl, 0, sizeof(pl));
     pl.params.alpha = 2e-6;
     pl.params.beta = 1e-10;
-    pl.params.gamma = 2e-10;
+    pl.params.gamma = 5e-11;
     pl.net.copy = 1e-10;
     pl.net.msg_overhead = 5e-8;
     pl.net.intra_alpha = 5e-7;
     pl.net.intra_beta = 5e-11;
+    pl.net.intra_beta_written = 1.5e-10;
     pl.commutative = 1;
 
     for (int i = 1; i < argc; i++) {
@@ -775,12 +783,12 @@ int main(int argc, char **argv)
             pl.net.no_links = 1;
             continue;
         }
-        static const char *const with_value[] = {"--topology", "--size", "--primitive", "--sizes",
-                                                 "--alpha",    "--beta", "--gamma",     "--hop",
-                                                 "--root",     "--dump", "--rank",      "--plot",
-                                                 "--eager-limit", "--rndv-alpha", "--nodes",
-                                                 "--intra-alpha", "--intra-beta", "--copy",
-                                                 "--msg-overhead"};
+        static const char *const with_value[] = {
+            "--topology",    "--size",       "--primitive",    "--sizes",
+            "--alpha",       "--beta",       "--gamma",        "--hop",
+            "--root",        "--dump",       "--rank",         "--plot",
+            "--eager-limit", "--rndv-alpha", "--nodes",        "--intra-alpha",
+            "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -826,6 +834,8 @@ int main(int argc, char **argv)
             pl.net.intra_alpha = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--intra-beta")) {
             pl.net.intra_beta = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--intra-beta-written")) {
+            pl.net.intra_beta_written = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--eager-limit")) {
             pl.proto.eager = parse_bytes(val);
         } else if (0 == strcmp(opt, "--rndv-alpha")) {
@@ -904,6 +914,9 @@ int main(int argc, char **argv)
     pl.args.topo = &pl.topo;
 
     pl.proto.rndv = rndv >= 0.0 ? rndv : 2.0 * pl.params.alpha;
+    pl.proto.rndv_intra = rndv >= 0.0                ? rndv
+                          : pl.net.intra_alpha > 0.0 ? pl.net.intra_alpha
+                                                     : 2.0 * pl.params.alpha;
     price(&pl);
     int rc = 0;
     if (NULL != dump_algo) {

@@ -50,6 +50,7 @@ typedef struct {
     double send_sum, send_max, recv_sum, recv_max, reduce;
     double copied;                 /* bytes copied locally (pack, unpack, COPY) */
     double intra_send, intra_recv; /* bytes to and from ranks of this node */
+    double intra_written;          /* of intra_send: blocks written in this call */
     double intra_max;              /* the largest of those messages */
     int active, net, intra;        /* transfers; over the network; intra-host */
     int sends;                     /* messages sent */
@@ -75,6 +76,7 @@ typedef struct {
     int links;         /* contention is modelled */
     int placed;        /* a placement: ranks of one node are intra-host */
     double intra_beta; /* seconds per byte between ranks of one node */
+    double written;    /* the same for blocks the sender wrote in the call */
     double copy;       /* seconds per byte copied locally */
 } ctx_t;
 
@@ -83,7 +85,34 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
-static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t *acc)
+/* Blocks of [range0, range0 + nranges) of s marked in `written`. */
+static int count_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
+                         const unsigned char *written)
+{
+    int n = 0;
+    for (int32_t i = 0; i < nranges; i++) {
+        const topo_range_t *r = &s->ranges[range0 + i];
+        for (int32_t b = r->first; b < r->first + r->count; b++) {
+            n += written[b];
+        }
+    }
+    return n;
+}
+
+static void mark_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
+                         unsigned char *written)
+{
+    for (int32_t i = 0; i < nranges; i++) {
+        const topo_range_t *r = &s->ranges[range0 + i];
+        memset(written + r->first, 1, (size_t)r->count);
+    }
+}
+
+/* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
+ * has written (received or copied into) in the steps before the current
+ * one, for the intra-host sends of such blocks (ctx_t.written). */
+static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t *acc,
+                       unsigned char *written)
 {
     const double share = topo_sched_block_share(s);
     for (int st = 0; st < depth; st++) {
@@ -121,6 +150,10 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                     t.intra_max = dmax(t.intra_max, bytes);
                     if (x->kind == TOPO_XFER_SEND) {
                         t.intra_send += bytes;
+                        if (NULL != written) {
+                            t.intra_written +=
+                                count_written(s, x->range0, x->nranges, written) * share;
+                        }
                     } else {
                         t.intra_recv += bytes;
                         t.reduce += x->kind != TOPO_XFER_RECV_COPY ? bytes : 0.0;
@@ -151,13 +184,29 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 }
             }
         }
+        /* what this step receives or copies counts from the next step on
+         * (a step's sends read the blocks as they were at its start) */
+        for (int l = 0; NULL != written && l < s->nlanes; l++) {
+            if (st >= s->lanes[l].nsteps) {
+                continue;
+            }
+            const topo_step_t *step = topo_sched_lane_step(s, l, st);
+            for (int i = 0; i < step->nxfers; i++) {
+                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+                if (x->kind != TOPO_XFER_SEND) {
+                    mark_written(s, x->range0, x->nranges, written);
+                }
+            }
+        }
         const int ports = c->ports;
         double out = dmax(t.send_sum / ports, t.send_max);
         double in = dmax(t.recv_sum / ports, t.recv_max);
         pass1_t *a = &acc[st];
         a->port = dmax(a->port, dmax(out, in));
         a->msg = dmax(a->msg, dmax(dmax(t.send_max, t.recv_max), t.intra_max));
-        const double intra = c->intra_beta * dmax(t.intra_send, t.intra_recv);
+        const double intra =
+            dmax(c->intra_beta * (t.intra_send - t.intra_written) + c->written * t.intra_written,
+                 c->intra_beta * t.intra_recv);
         const double local = c->p->gamma * t.reduce + c->copy * t.copied;
         a->port_time = dmax(a->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
         a->reduce = dmax(a->reduce, local);
@@ -245,12 +294,18 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
                 depth = d;
             }
         }
+        unsigned char *written = NULL;
+        if (TOPO_OK == rc && c->placed && c->written != c->intra_beta && s.nblocks > 0 &&
+            NULL == (written = calloc((size_t)s.nblocks, 1))) {
+            rc = TOPO_ENOMEM;
+        }
         if (TOPO_OK == rc) {
-            price_rank(&s, c, d, acc);
+            price_rank(&s, c, d, acc, written);
             if (NULL != la) {
                 topo_link_acc_add(la, &s);
             }
         }
+        free(written);
         topo_sched_free(&s);
     }
     double *link = NULL;
@@ -290,6 +345,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     const topo_topology_t *t = a->topo;
     const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
     const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
+    const double wbeta =
+        NULL != net && net->intra_beta_written > 0 ? net->intra_beta_written : ibeta;
     const int routes = topo_topology_routes(t, a->size);
     ctx_t c = {.t = t,
                .p = p,
@@ -297,6 +354,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
                .links = routes && (NULL == net || !net->no_links),
                .placed = topo_topology_placed(t, a->size),
                .intra_beta = ibeta,
+               .written = wbeta,
                .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
     pass1_t *acc = NULL;
     double *link = NULL;
@@ -338,6 +396,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         o->port = s1->port;
         o->msg = s1->msg;
         o->sends = s1->sends;
+        o->intra_only = s1->intra && !s1->net;
         o->link = c.links ? link[st] : 0.0;
         /* the step waits for its slowest message class: the network's
          * alpha, the intra latency when only ranks of one node talk, the

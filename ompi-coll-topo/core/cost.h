@@ -63,11 +63,19 @@ typedef struct {
      * (topology.h: place) go over shared memory, with or without no_links;
      * 0: the network's alpha / beta (so that callers that set nothing price
      * every message alike).  A rank's shared-memory traffic, beta_intra *
-     * max(bytes sent, bytes received) to ranks of its node, and its network
+     * max(bytes sent, bytes received) to ranks of its node (the bytes sent
+     * of blocks it wrote in the call at intra_beta_written), and its network
      * ports work in parallel (its time is the larger of the two); a step
      * costs alpha if its messages all cross the network, intra_alpha if
      * they all stay on nodes, the larger of the two if both happen. */
     double intra_alpha, intra_beta;
+    /* Seconds per byte of such a message whose blocks the sender wrote
+     * earlier in the same call (received, reduced or copied into): the
+     * receiver then pulls lines the sender's core has modified, which costs
+     * more than reading data that was there before the call (on the
+     * development machine 1.3-2e-10 against 5-8e-11 s/B, see README).  0:
+     * intra_beta. */
+    double intra_beta_written;
     /* Seconds per byte a rank copies locally (see above); 0: copies are
      * free, as in the seeds' closed forms. */
     double copy;
@@ -91,6 +99,7 @@ typedef struct {
     int max_hops;    /* the longest route of a message (0: no message) */
     int sends;       /* the most messages any rank sends in the step */
     int active;      /* some rank transfers or copies in the step */
+    int intra_only;  /* it transfers, and only between ranks of one node */
 } topo_cost_step_t;
 
 /* The priced steps of `algo`: *steps (malloc'ed, the caller frees; NULL

@@ -14,6 +14,20 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+typedef struct {
+    size_t thr;
+    double cost;
+} thr_t;
+
+static int cmp_thr(const void *a, const void *b)
+{
+    const thr_t *x = a, *y = b;
+    if (x->thr != y->thr) {
+        return (x->thr > y->thr) - (x->thr < y->thr);
+    }
+    return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
 int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
                      const topo_cost_params_t *p, const topo_cost_net_t *net,
                      const topo_proto_t *proto, topo_price_t *out)
@@ -26,8 +40,17 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
         return rc;
     }
     const int proto_on = NULL != proto && proto->eager > 0.0 && proto->rndv > 0.0;
-    if (proto_on && depth > 0 && NULL == (out->thr = malloc(sizeof(size_t) * (size_t)depth))) {
+    const double rndv_intra = proto_on && proto->rndv_intra > 0.0 ? proto->rndv_intra
+                              : proto_on                          ? proto->rndv
+                                                                  : 0.0;
+    thr_t *t = NULL;
+    if (proto_on && depth > 0 &&
+        (NULL == (t = malloc(sizeof(*t) * (size_t)depth)) ||
+         NULL == (out->thr = malloc(sizeof(size_t) * (size_t)depth)) ||
+         NULL == (out->paid = malloc(sizeof(double) * (size_t)(depth + 1))))) {
+        free(t);
         free(steps);
+        topo_price_free(out);
         return TOPO_ENOMEM;
     }
     for (int st = 0; st < depth; st++) {
@@ -40,20 +63,30 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
         /* the step pays once msg * M > eager: from floor(eager / msg) + 1 */
         double first = floor(proto->eager / steps[st].msg) + 1.0;
         if (first < 9.0e18) {
-            out->thr[out->nthr++] = (size_t)first;
+            t[out->nthr].thr = (size_t)first;
+            t[out->nthr++].cost = steps[st].intra_only ? rndv_intra : proto->rndv;
         }
     }
     free(steps);
     if (proto_on) {
         out->rndv = proto->rndv;
-        qsort(out->thr, (size_t)out->nthr, sizeof(size_t), cmp_size);
+        qsort(t, (size_t)out->nthr, sizeof(*t), cmp_thr);
+        if (NULL != out->paid) {
+            out->paid[0] = 0.0;
+        }
+        for (int k = 0; k < out->nthr; k++) {
+            out->thr[k] = t[k].thr;
+            out->paid[k + 1] = out->paid[k] + t[k].cost;
+        }
     }
+    free(t);
     return TOPO_OK;
 }
 
 void topo_price_free(topo_price_t *pr)
 {
     free(pr->thr);
+    free(pr->paid);
     memset(pr, 0, sizeof(*pr));
 }
 
@@ -72,9 +105,16 @@ static int paying(const topo_price_t *pr, size_t bytes)
     return lo;
 }
 
+/* What the steps that go by rendezvous at `bytes` pay together. */
+static double paid(const topo_price_t *pr, size_t bytes)
+{
+    const int k = paying(pr, bytes);
+    return NULL != pr->paid ? pr->paid[k] : pr->rndv * k;
+}
+
 double topo_price_at(const topo_price_t *pr, size_t bytes)
 {
-    return pr->lat + pr->per_byte * (double)bytes + pr->rndv * paying(pr, bytes);
+    return pr->lat + pr->per_byte * (double)bytes + paid(pr, bytes);
 }
 
 /* The affine pieces of the candidates inside one interval of breakpoints. */
@@ -209,7 +249,7 @@ int topo_decision_build(const topo_price_t *const *prices, int n, topo_decision_
             if (q[i].live) {
                 q[i].slope = pr->per_byte;
                 q[i].lat = pr->lat;
-                q[i].extra = pr->rndv * paying(pr, bp[k]);
+                q[i].extra = paid(pr, bp[k]);
                 q[i].msgs = pr->msgs;
             }
         }

@@ -12,6 +12,8 @@
  *
  *   t(M) = lat + per_byte * M + rndv * #{steps s : M > thr_s}
  *
+ * (a step whose messages all stay on nodes pays rndv_intra instead).
+ *
  * The decision table is the lower envelope of the candidates' prices over
  * integer payloads: ranges [lo_k, lo_{k+1}) with the candidate that is
  * cheapest in each; ties (prices within a relative 1e-12) go to the
@@ -37,6 +39,9 @@ extern "C" {
 typedef struct {
     double eager; /* bytes: larger messages go by rendezvous */
     double rndv;  /* seconds a step pays when its largest message does */
+    double rndv_intra; /* the same for a step whose messages all stay on
+                          nodes (topo_cost_step_t.intra_only: the round
+                          trip is a shared-memory one); 0: rndv */
 } topo_proto_t;
 
 /* One candidate's price. */
@@ -45,6 +50,9 @@ typedef struct {
     double rndv;          /* seconds per step past its threshold */
     int nthr;
     size_t *thr;          /* ascending: a step pays rndv for payloads >= thr[k] */
+    double *paid;         /* NULL, or nthr + 1 entries: paid[k] is what the
+                             steps of thr[0 .. k-1] pay together, each its
+                             own class's rendezvous (instead of rndv * k) */
     int msgs;             /* messages of the busiest sender of each step,
                              summed: among equal prices the fewer wins */
 } topo_price_t;

@@ -39,8 +39,8 @@ rc=$?
 grep -q '^# network: not measured (no pair of ranks on different hosts)' "$tmp/out" ||
     fail "no one-host note"
 grep -Eq '^# intra-host \(ranks 0 and 1\): alpha [0-9.]+ us' "$tmp/out" || fail "no intra-host line"
-for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_beta \
-    coll_topo_gamma coll_topo_copy coll_topo_eager_limit coll_topo_rndv_alpha; do
+for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_beta coll_topo_intra_beta_written \
+    coll_topo_gamma coll_topo_copy coll_topo_eager_limit; do
     v=$(sed -n "s/^$p = //p" "$tmp/out")
     if [ -z "$v" ]; then
         fail "$p missing from the parameter-file lines"
@@ -53,6 +53,17 @@ for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_be
 done
 v=$(sed -n 's/^coll_topo_eager_limit = //p' "$tmp/out")
 [[ "$v" =~ ^[0-9]+$ ]] || fail "coll_topo_eager_limit '$v' is not an integer"
+# the rendezvous cost: measured (positive), or left out with the reason
+# where the step above the eager limit is lost in the noise (a machine
+# whose single-copy rendezvous costs no more than an eager copy)
+v=$(sed -n 's/^coll_topo_rndv_alpha = //p' "$tmp/out")
+if [ -n "$v" ]; then
+    awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e[-+][0-9]+)?$/ && v + 0 > 0) }' ||
+        fail "coll_topo_rndv_alpha = '$v' is not a finite positive number"
+else
+    grep -q '^# coll_topo_rndv_alpha left out (the component.s default applies): [0-9]* B took' "$tmp/out" ||
+        fail "coll_topo_rndv_alpha neither printed nor left out with the reason"
+fi
 
 # --format: one form each
 grep -q -- '--mca' "$tmp/out" || fail "--format=both (default): no --mca options"

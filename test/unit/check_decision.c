@@ -258,7 +258,7 @@ static void catalog_table(topo_prim_t prim, int p, const char *ts, const topo_pr
 
 START_TEST(test_catalog_tables)
 {
-    const topo_proto_t eager = {4096.0, 4e-6};
+    const topo_proto_t eager = {.eager = 4096.0, .rndv = 4e-6};
     for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
         catalog_table((topo_prim_t)prim, 2, "star", &eager);
         catalog_table((topo_prim_t)prim, 5, "star", &eager);
@@ -275,7 +275,7 @@ START_TEST(test_two_ranks_recursive_doubling_pays_at_the_limit)
      * the ring halves of it in each of its two: rendezvous from 4097 and
      * 8193 bytes with a 4096-byte eager limit */
     const topo_topology_t t = ut_topo("star");
-    const topo_proto_t eager = {4096.0, 4e-6};
+    const topo_proto_t eager = {.eager = 4096.0, .rndv = 4e-6};
     topo_gen_args_t a = {.prim = TOPO_PRIM_ALLREDUCE, .size = 2, .rank = 0, .root = 0, .topo = &t};
     topo_price_t rd, ring;
     ck_assert_int_eq(topo_price_build(ut_allreduce("recursive_doubling"), &a, &ut_unit, NULL,
@@ -294,6 +294,41 @@ START_TEST(test_two_ranks_recursive_doubling_pays_at_the_limit)
 }
 END_TEST
 
+/* A step whose messages all stay on nodes pays the shared-memory
+ * rendezvous (rndv_intra), one that crosses the network rndv: recursive
+ * doubling on two hosts of two ranks sends the whole vector within the
+ * hosts, then across them; on one host both steps are intra; unset,
+ * rndv_intra is rndv. */
+START_TEST(test_rendezvous_by_class)
+{
+    static const int two[] = {0, 0, 1, 1}, one[] = {0, 0, 0, 0};
+    topo_topology_t t = ut_topo("star");
+    t.place = two;
+    const topo_proto_t proto = {.eager = 4096.0, .rndv = 10.0, .rndv_intra = 1.0};
+    const topo_cost_net_t net = {.intra_alpha = 0.25, .intra_beta = 0.5};
+    topo_gen_args_t a = {.prim = TOPO_PRIM_ALLREDUCE, .size = 4, .rank = 0, .root = 0, .topo = &t};
+    topo_price_t pr;
+    ck_assert_int_eq(
+        topo_price_build(ut_allreduce("recursive_doubling"), &a, &ut_unit, &net, &proto, &pr),
+        TOPO_OK);
+    ck_assert_int_eq(pr.nthr, 2);
+    ut_assert_near(topo_price_at(&pr, 4097) - topo_price_at(&pr, 4096), 11.0 + pr.per_byte);
+    topo_price_free(&pr);
+    t.place = one;
+    ck_assert_int_eq(
+        topo_price_build(ut_allreduce("recursive_doubling"), &a, &ut_unit, &net, &proto, &pr),
+        TOPO_OK);
+    ut_assert_near(topo_price_at(&pr, 4097) - topo_price_at(&pr, 4096), 2.0 + pr.per_byte);
+    topo_price_free(&pr);
+    const topo_proto_t unset = {.eager = 4096.0, .rndv = 10.0};
+    ck_assert_int_eq(
+        topo_price_build(ut_allreduce("recursive_doubling"), &a, &ut_unit, &net, &unset, &pr),
+        TOPO_OK);
+    ut_assert_near(topo_price_at(&pr, 4097) - topo_price_at(&pr, 4096), 20.0 + pr.per_byte);
+    topo_price_free(&pr);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decision");
@@ -307,6 +342,7 @@ int main(void)
     tcase_add_test(tc, test_price_messages);
     tcase_add_test(tc, test_catalog_tables);
     tcase_add_test(tc, test_two_ranks_recursive_doubling_pays_at_the_limit);
+    tcase_add_test(tc, test_rendezvous_by_class);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

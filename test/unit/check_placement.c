@@ -165,6 +165,47 @@ START_TEST(test_star_nodes)
 }
 END_TEST
 
+/* Data a rank wrote earlier in the call, sent to a rank of its node, costs
+ * intra_beta_written per byte; data it held before the call, intra_beta.
+ * Rabenseifner's reduce on two ranks of one node: the exchange of halves
+ * sends input (0.5 * 1/2), the second step the half just reduced (2.0 *
+ * 1/2); binomial sends the input once.  Recursive doubling on four ranks:
+ * the second step sends the vector reduced in the first.  Unset, the
+ * written price is intra_beta's, and between nodes it does not apply. */
+START_TEST(test_written_blocks)
+{
+    static const int one[] = {0, 0, 0, 0}, apart[] = {0, 1, 2, 3};
+    topo_topology_t t = placed("star", one);
+    const topo_cost_net_t net = {.intra_alpha = 0.25, .intra_beta = 0.5, .intra_beta_written = 2.0};
+    topo_gen_args_t a = {TOPO_PRIM_REDUCE, 2, 0, 0, &t};
+    topo_cost_step_t *st;
+    int depth;
+    ck_assert_int_eq(
+        topo_cost_steps(ut_algo(TOPO_PRIM_REDUCE, "rabenseifner"), &a, &ut_unit, &net, &st, &depth),
+        TOPO_OK);
+    ck_assert_int_eq(depth, 2);
+    ut_assert_near(st[0].per_byte, 0.5 * 0.5 + ut_unit.gamma * 0.5);
+    ut_assert_near(st[1].per_byte, 2.0 * 0.5);
+    free(st);
+    ck_assert_int_eq(
+        topo_cost_steps(ut_algo(TOPO_PRIM_REDUCE, "binomial"), &a, &ut_unit, &net, &st, &depth),
+        TOPO_OK);
+    ck_assert_int_eq(depth, 1);
+    ut_assert_near(st[0].per_byte, 0.5 + ut_unit.gamma);
+    free(st);
+    double lat, bw;
+    cost("recursive_doubling", &t, 4, &net, &lat, &bw);
+    ut_assert_near(lat, 2 * 0.25);
+    ut_assert_near(bw, 0.5 + 2.0 + 2 * ut_unit.gamma);
+    const topo_cost_net_t unset = {.intra_alpha = 0.25, .intra_beta = 0.5};
+    cost("recursive_doubling", &t, 4, &unset, &lat, &bw);
+    ut_assert_near(bw, 2 * 0.5 + 2 * ut_unit.gamma);
+    t.place = apart;
+    cost("recursive_doubling", &t, 4, &net, &lat, &bw);
+    ut_assert_near(bw, 2 * 1.0 + 2 * ut_unit.gamma);
+}
+END_TEST
+
 /* Grid algorithms need the communicator to be the whole grid in order: a
  * placement, even of every node, is refused with the reason; the others
  * still run (as on one ring) and stay correct. */
@@ -283,6 +324,7 @@ int main(void)
     tcase_add_test(tc, test_same_node_is_intra);
     tcase_add_test(tc, test_two_per_node);
     tcase_add_test(tc, test_star_nodes);
+    tcase_add_test(tc, test_written_blocks);
     tcase_add_test(tc, test_grid_algorithms_refuse_placements);
     tcase_add_test(tc, test_mixed_steps);
     tcase_add_test(tc, test_intra_without_links);
