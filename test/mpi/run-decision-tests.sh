@@ -226,7 +226,7 @@ fi
 # rendezvous from 4033 bytes on and the table hands that range to an
 # algorithm of smaller messages; without the switch it keeps it.
 run eager-auto 2 "$V2" "$ALLREDUCE --comms world --max-count 1" \
-    "+eager limit 4032 bytes, rendezvous +4.000 us per step): 0-4032 bytes: recursive_doubling, 4033-"
+    "+eager limit 4032 bytes, rendezvous +4.000 us per step, +0.500 us within a node): 0-4032 bytes: recursive_doubling, 4033-"
 run eager-off 2 "$V2 coll_topo_eager_limit=0" "$ALLREDUCE --comms world --max-count 1" \
     "+eager limit 0 bytes" "-0-4032 bytes: recursive_doubling"
 
