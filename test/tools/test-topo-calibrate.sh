@@ -5,7 +5,8 @@
 # be measured is left out with its reason (never printed as 0, which
 # switches the protocol term off), the eager limit comes from the BTL's
 # control variable (MPI_T) or from the ping-pong, two hosts are two link
-# classes, refusals are clear, and a collective program runs with the
+# classes, the written-data price is beta plus a premium (never below
+# beta), refusals are clear, and a collective program runs with the
 # printed settings that this build's component knows (the others are left
 # out, so the test holds before and after parameters are added).  No
 # assertion is on a measured time.
@@ -53,6 +54,13 @@ for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_be
 done
 v=$(sed -n 's/^coll_topo_eager_limit = //p' "$tmp/out")
 [[ "$v" =~ ^[0-9]+$ ]] || fail "coll_topo_eager_limit '$v' is not an integer"
+# written data: beta plus its premium over clean data, never below beta
+grep -Eq "data the sender's receive has just written [0-9.]+ ns/B \([-+][0-9.]+ ns/B over clean data at 32-512 KiB\)" "$tmp/out" ||
+    fail "the written-data measurement does not name its premium over clean data"
+b=$(sed -n 's/^coll_topo_intra_beta = //p' "$tmp/out")
+w=$(sed -n 's/^coll_topo_intra_beta_written = //p' "$tmp/out")
+awk -v b="$b" -v w="$w" 'BEGIN { exit !(w + 0 >= b + 0) }' ||
+    fail "coll_topo_intra_beta_written $w is below coll_topo_intra_beta $b"
 # the rendezvous cost: measured (positive), or left out with the reason
 # where the step above the eager limit is lost in the noise (a machine
 # whose single-copy rendezvous costs no more than an eager copy)
