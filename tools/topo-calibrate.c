@@ -190,13 +190,11 @@ typedef struct {
     char eager_from[256];
     double rndv; /* > 0: measured */
     char rndv_why[160];
-    double written; /* > 0: seconds per byte of data written in the call */
+    double written;         /* > 0: seconds per byte of data written in the call */
     double written_premium; /* what written data costs more than clean data in cache */
     char written_why[160];
 } link_class_t;
 
-/* Measure one class: sizes 0, 1, 2, 4, .. max, the eager limit, and the
- * time just above it. */
 /* The per-byte price of sending data the sender's own receive has just
  * written (coll_topo_intra_beta_written): beta plus what such data costs
  * more than clean data at the same sizes, from WRITTEN_MIN to WRITTEN_MAX
@@ -210,17 +208,18 @@ typedef struct {
  * data at 512 KiB 0.09, written data at these sizes 0.17-0.3). */
 #define WRITTEN_MIN 32768.0
 #define WRITTEN_MAX 524288.0
-static void measure_written(link_class_t *lc, size_t max, int reps, char *rbuf)
+static void measure_written(link_class_t *lc, int reps, char *rbuf)
 {
     pingpong_t pp = {lc->peer, reps, rbuf, rbuf};
     double v[MAX_SIZES], c[MAX_SIZES];
     int n = 0;
     lc->written = 0.0;
     lc->written_premium = 0.0;
-    /* lc->ok is the same on every rank: the fits use rank 0's times */
+    /* lc->ok is the same on every rank: the fits use rank 0's times; the
+     * clean ping-pong's sizes stop at --max-bytes */
     for (int j = 0; lc->ok && j < lc->n && n < MAX_SIZES; j++) {
         const double s = lc->x[j];
-        if (s < WRITTEN_MIN || s > WRITTEN_MAX || s > (double)max) {
+        if (s < WRITTEN_MIN || s > WRITTEN_MAX) {
             continue;
         }
         c[n] = (lc->y[j] - lc->alpha) / s;
@@ -237,6 +236,8 @@ static void measure_written(link_class_t *lc, size_t max, int reps, char *rbuf)
     lc->written = lc->beta + (premium > 0 ? premium : 0.0);
 }
 
+/* Measure one class: sizes 0, 1, 2, 4, .. max, the eager limit, and the
+ * time just above it. */
 static void measure(link_class_t *lc, size_t max, int reps, int use_cvars, const char *sbuf,
                     char *rbuf)
 {
@@ -540,7 +541,7 @@ int main(int argc, char **argv)
         if (cls[i]->peer > 0) {
             measure(cls[i], max, (int)reps, use_cvars, buf, rbuf);
             if (0 == i) {
-                measure_written(cls[i], max, (int)reps, rbuf);
+                measure_written(cls[i], (int)reps, rbuf);
             }
         } else {
             snprintf(cls[i]->why, sizeof(cls[i]->why), "no pair of ranks %s",
