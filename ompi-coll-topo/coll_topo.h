@@ -88,13 +88,21 @@ typedef struct mca_coll_topo_component_t {
     bool pmix;                        /* coll_topo_pmix: read fabric coordinates */
     int locality;                     /* coll_topo_locality: a star's nodes
                                          (COLL_TOPO_LOCALITY_*) */
+    char *handoff;                    /* coll_topo_handoff */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */
     topo_topology_t topo;                       /* parsed coll_topo_topology */
     bool topo_valid;                            /* parsed without error */
     const topo_algo_t *forced[TOPO_PRIM_COUNT]; /* NULL = auto */
+    unsigned handoff_set;                       /* parsed coll_topo_handoff:
+                                                   bit 1u << prim */
 } mca_coll_topo_component_t;
+
+/* coll_topo_handoff's default: the primitives whose one-message calls go
+ * to the previous module (README, "Known gaps": binomial bcast and reduce
+ * of small payloads on 2 ranks ran at 0.84-0.96 of tuned) */
+#define COLL_TOPO_HANDOFF_DEFAULT "bcast,reduce"
 
 /* coll_topo_locality */
 enum {
@@ -116,7 +124,7 @@ const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim);
 
 /* A 64-bit hash of every parameter value the decisions depend on (the
  * effective algorithms, the rules, the cost model, segment_size, the
- * topology and coordinates file parameters): the same on every rank of a
+ * topology and coordinates file parameters, the handoff set): the same on every rank of a
  * job that was given the same values. */
 uint64_t mca_coll_topo_params_hash(void);
 /* Continue an FNV-1a hash over n bytes. */
@@ -215,6 +223,9 @@ typedef struct {
     size_t n;
     size_t *units;                 /* owned copy of the layout's units, or NULL */
     mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
+    bool handoff;                  /* the call went to the previous module
+                                      (coll_topo_handoff): only the fields
+                                      up to op are set */
 } mca_coll_topo_memo_t;
 
 typedef struct mca_coll_topo_module_t {
@@ -242,6 +253,15 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_topo_sched_entry_t *scheds;
     int nscheds, cap_scheds;
     mca_coll_topo_memo_t memo[COLL_TOPO_NSLOTS];
+    /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
+     * operation of this commutativity and a payload in [lo, hi) goes to the
+     * previous module (hi 0: none known yet).  Set by the first such call
+     * (every rank sees the same calls, so every rank sets the same). */
+    struct {
+        size_t lo, hi;
+        int root;
+        bool commutative;
+    } handoff[COLL_TOPO_NSLOTS];
     char reason[COLL_TOPO_REASON_LEN]; /* of the current call's fallback */
     mca_coll_topo_decision_t *decisions;
     int ndecisions, cap_decisions;
@@ -350,13 +370,21 @@ const topo_proto_t *mca_coll_topo_proto(void);
 /* Free the module's decision tables. */
 void mca_coll_topo_decisions_free(mca_coll_topo_module_t *m);
 /* The cheapest algorithm of args->prim that fits, or NULL if none does.
- * `bytes` is the primitive's payload; *predicted is set in seconds.  Every
- * rank computes the same answer (same inputs, same arithmetic).  The table
- * is built at the first call of each (primitive, root, commutativity);
- * later calls cost a binary search. */
+ * `bytes` is the primitive's payload.  Every rank computes the same answer
+ * (same inputs, same arithmetic).  The table is built at the first call of
+ * each (primitive, root, commutativity); later calls cost a binary search.
+ * *ch describes the answer. */
+typedef struct {
+    double predicted; /* seconds (set when verbose, else 0) */
+    int msgs;         /* messages of its busiest sender summed over the steps
+                         (topo_price_t.msgs; 1: one step of one message per
+                         rank) */
+    size_t lo, hi;    /* the payloads [lo, hi) of the same answer (hi
+                         SIZE_MAX: no end) */
+} mca_coll_topo_choice_t;
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                         const topo_gen_args_t *args, int commutative, size_t bytes,
-                                        double *predicted);
+                                        mca_coll_topo_choice_t *ch);
 
 /* coll_topo_call.c: what every primitive does around the executor.
  *
@@ -428,6 +456,28 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
  * with the previous module's `name` function applied to the arguments
  * (then the module) when the call falls back, or with begin's code when
  * nothing is to run. */
+/* Does a call of `bytes` on `slot` go to the previous module by
+ * coll_topo_handoff (a range an earlier call found)?  The same answer as
+ * mca_coll_topo_begin would give, before any of its work. */
+static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *module, int slot,
+                                             size_t bytes, int root, bool commutative)
+{
+    const mca_coll_topo_module_t *m = (const mca_coll_topo_module_t *)module;
+    return bytes < m->handoff[slot].hi && bytes >= m->handoff[slot].lo &&
+           root == m->handoff[slot].root && commutative == m->handoff[slot].commutative;
+}
+
+/* Hand the call to the previous module when mca_coll_topo_handing_off says
+ * so: the first statement of a primitive's entry. */
+#define COLL_TOPO_HANDOFF(module, slot, bytes, root, commutative, name, ...)               \
+    do {                                                                                   \
+        if (mca_coll_topo_handing_off((module), (slot), (bytes), (root), (commutative))) { \
+            const mca_coll_topo_fallback_t *coll_topo_prev_ =                              \
+                &((mca_coll_topo_module_t *)(module))->prev[slot];                         \
+            return coll_topo_prev_->fn.name(__VA_ARGS__, coll_topo_prev_->module);         \
+        }                                                                                  \
+    } while (0)
+
 #define COLL_TOPO_BEGIN(call, comm, module, slot, name, ...)                          \
     do {                                                                               \
         const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot)); \

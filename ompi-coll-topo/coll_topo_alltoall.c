@@ -15,6 +15,9 @@ int mca_coll_topo_alltoall_intra(const void *sbuf, int scount, struct ompi_datat
                                  void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    COLL_TOPO_HANDOFF(module, TOPO_PRIM_ALLTOALL,
+                      (size_t)ompi_comm_size(comm) * (size_t)rcount * rdtype->super.size, 0, true,
+                      alltoall, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
     const int size = ompi_comm_size(comm);
     const size_t all = (size_t)size * (size_t)rcount;
     const bool in_place = MPI_IN_PLACE == sbuf;

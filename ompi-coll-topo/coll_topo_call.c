@@ -99,11 +99,12 @@ static void size_text(size_t v, char *buf, size_t len)
  * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
  * covering the payload; the cheapest that fits (auto).  A forced or ruled
  * algorithm that does not fit the call gives NULL (the previous module),
- * never another algorithm.  NULL with the reason.
+ * never another algorithm.  NULL with the reason.  ch->msgs: 0, or auto's
+ * answer (mca_coll_topo_decide).
  */
 static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  mca_coll_topo_call_t *call, const topo_gen_args_t *args,
-                                 size_t bytes, char *why, size_t len)
+                                 size_t bytes, char *why, size_t len, mca_coll_topo_choice_t *ch)
 {
     const topo_prim_t prim = call->prim;
     const topo_algo_t *algo = mca_coll_topo_component.forced[prim];
@@ -112,8 +113,8 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
      * (primitive, algorithm) once: no formatting per call */
     const int verbose = mca_coll_topo_component.verbose > 0;
 #define SAY(a) (verbose && !mca_coll_topo_algorithm_said(m, prim, (a)))
-    double predicted = 0.0;
 
+    ch->msgs = 0;
     if (NULL != algo) {
         if (!topo_algo_fits(algo, args, commutative, why, len)) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
@@ -149,7 +150,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         }
         return algo;
     }
-    algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, &predicted);
+    algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, ch);
     if (NULL == algo) {
         int n, rows = 0;
         const topo_algo_t *cat = topo_catalog(&n);
@@ -164,7 +165,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     }
     if (SAY(algo)) {
         snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes,
-                 predicted * 1e6);
+                 ch->predicted * 1e6);
     }
     return algo;
 #undef SAY
@@ -227,10 +228,11 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
     return COLL_TOPO_RUN;
 }
 
-/* Keep what a call decided, for the calls that repeat it.  Out of memory
- * for the copies: nothing is kept. */
+/* Keep what a call decided, for the calls that repeat it: a schedule to
+ * run, or (handoff) the previous module.  Out of memory for the copies:
+ * nothing is kept. */
 static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
-                     const mca_coll_topo_call_t *call)
+                     const mca_coll_topo_call_t *call, bool handoff)
 {
     const int size = ompi_comm_size(call->comm);
     const int nunits = NULL != call->units ? topo_sched_units(call->sched) : 0;
@@ -269,13 +271,14 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         .dtype = call->dtype,
         .op = call->op,
         .algo = call->algo,
-        .sched = mca_coll_topo_sched_index(m, call->sched),
+        .sched = handoff ? -1 : mca_coll_topo_sched_index(m, call->sched),
         .edt = call->edt,
         .k = call->k,
         .eext = call->eext,
         .n = call->n,
         .units = units,
         .plan = {NULL, 0},
+        .handoff = handoff,
     };
 }
 
@@ -297,6 +300,20 @@ static inline bool memo_matches(const mca_coll_topo_memo_t *memo, const mca_coll
 static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
                         struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo);
 
+/*
+ * coll_topo_handoff: does a call of `bytes` whose automatic plan on 2 ranks
+ * is one message go to the previous module?  Every implementation sends
+ * that message the same way (one message, eager), with less per-call
+ * bookkeeping than ours (the memo, the windows, the plan).  The same on
+ * every rank: the set and the eager limit are part of the agreement hash.
+ */
+static inline bool handoff(topo_prim_t prim, size_t bytes)
+{
+    const double eager = mca_coll_topo_proto()->eager;
+    return 0 != (mca_coll_topo_component.handoff_set & (1u << prim)) && eager > 0 &&
+           (double)bytes <= eager;
+}
+
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot)
 {
@@ -314,6 +331,9 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     /* A call that repeats the slot's last one (a remembered call ran, so
      * neither of begin_decide's early fallbacks applies). */
     if (memo_matches(memo, call, comm)) {
+        if (memo->handoff) {
+            return COLL_TOPO_FALLBACK;
+        }
         call->algo = memo->algo;
         call->sched = &m->scheds[memo->sched].sched;
         call->edt = memo->edt;
@@ -383,8 +403,30 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
         .root = call->root,
         .topo = &m->topo,
     };
-    call->algo = choose(m, comm, call, &args, bytes, why, sizeof(why));
+    mca_coll_topo_choice_t ch;
+    call->algo = choose(m, comm, call, &args, bytes, why, sizeof(why), &ch);
     if (NULL == call->algo) {
+        goto fallback;
+    }
+    if (1 == ch.msgs && 2 == size && handoff(call->prim, bytes)) {
+        if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                     "coll_topo_handoff: on 2 ranks %s is one message, of at most %.0f bytes "
+                     "(the eager limit), which the previous module sends with less bookkeeping",
+                     call->algo->name, mca_coll_topo_proto()->eager);
+        }
+        remember(m, memo, call, true);
+        if (NULL == call->counts && NULL == mca_coll_topo_rules(call->prim)) {
+            /* every payload of this answer's range up to the eager limit
+             * (no rule can cover one of them; a forced algorithm would
+             * not have come here) */
+            const size_t eager = (size_t)mca_coll_topo_proto()->eager;
+            const int slot = (int)(memo - m->memo);
+            m->handoff[slot].lo = ch.lo;
+            m->handoff[slot].hi = ch.hi <= eager ? ch.hi : eager + 1;
+            m->handoff[slot].root = call->root;
+            m->handoff[slot].commutative = NULL == call->op || ompi_op_is_commute(call->op);
+        }
         goto fallback;
     }
     call->sched = mca_coll_topo_schedule(m, comm, call->algo, &args);
@@ -398,7 +440,7 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
         mca_coll_topo_say_algorithm(m, comm, call->prim, call->algo, why);
     }
     if (COLL_TOPO_RUN == rc) {
-        remember(m, memo, call);
+        remember(m, memo, call, false);
         if (memo->valid) {
             call->plan = &memo->plan;
         }

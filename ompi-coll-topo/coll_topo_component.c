@@ -90,6 +90,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .rndv_alpha = -1.0,
     .pmix = true,
     .locality = COLL_TOPO_LOCALITY_AUTO,
+    .handoff = COLL_TOPO_HANDOFF_DEFAULT,
 };
 
 /* "ring, recursive_doubling, rabenseifner" for `prim`, from the catalog.
@@ -348,6 +349,20 @@ static int topo_register(void)
         "protocol switch",
         &mca_coll_topo_component.rndv_alpha);
 
+    mca_coll_topo_component.handoff = COLL_TOPO_HANDOFF_DEFAULT;
+    (void)mca_base_component_var_register(
+        c, "handoff",
+        "Primitives whose calls of one message coll/topo hands to the previous module: on a "
+        "communicator of 2 ranks, a payload of at most the eager limit (coll_topo_eager_limit), "
+        "and the automatic decision's plan one step of one message per rank (binomial bcast "
+        "or reduce).  The previous module sends the same message with less bookkeeping per "
+        "call.  A comma-separated list of allreduce, reduce_scatter, allgather, bcast, reduce, "
+        "alltoall, barrier, or none (default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
+        "coll_topo_<primitive>_algorithm or a rule covering the call keeps it in coll/topo.  "
+        "A malformed value is reported and the default used",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.handoff);
+
     mca_coll_topo_component.coords_file = "";
     (void)mca_base_component_var_register(
         c, "coords_file",
@@ -423,6 +438,7 @@ static void check_runtime_version(void)
 
 /* Parsed at open; reported by mca_coll_topo_report_params. */
 static char topo_err[256];
+static char handoff_err[256];
 static bool algo_unknown[TOPO_PRIM_COUNT];
 
 static void parse_topology(void)
@@ -452,6 +468,16 @@ static void parse_algorithms(void)
         }
         c->forced[prim] = topo_catalog_find(prim, value);
         algo_unknown[prim] = (NULL == c->forced[prim]);
+    }
+}
+
+static void parse_handoff(void)
+{
+    mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    handoff_err[0] = '\0';
+    if (TOPO_OK !=
+        topo_prim_set_parse(c->handoff, &c->handoff_set, handoff_err, sizeof(handoff_err))) {
+        (void)topo_prim_set_parse(COLL_TOPO_HANDOFF_DEFAULT, &c->handoff_set, NULL, 0);
     }
 }
 
@@ -497,6 +523,10 @@ void mca_coll_topo_report_params(void)
     if (!c->topo_valid) {
         mca_coll_topo_show_help("bad-topology",
                        NULL != c->topology ? c->topology : "", topo_err);
+    }
+    if ('\0' != handoff_err[0]) {
+        mca_coll_topo_show_help("bad-handoff", NULL != c->handoff ? c->handoff : "", handoff_err,
+                                COLL_TOPO_HANDOFF_DEFAULT);
     }
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
@@ -562,6 +592,8 @@ uint64_t mca_coll_topo_params_hash(void)
     h = hash_str(h, c->pmix ? "pmix" : "no pmix");
     const int32_t locality = c->locality;
     h = mca_coll_topo_hash(h, &locality, sizeof(locality));
+    const uint32_t handoff = c->handoff_set;
+    h = mca_coll_topo_hash(h, &handoff, sizeof(handoff));
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
         h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");
@@ -596,6 +628,7 @@ static int topo_open(void)
     }
     parse_topology();
     parse_algorithms();
+    parse_handoff();
     memset(rules_state, 0, sizeof(rules_state));
     return OMPI_SUCCESS;
 }

@@ -257,22 +257,29 @@ static void say_candidates(mca_coll_topo_module_t *m, struct ompi_communicator_t
 
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                         const topo_gen_args_t *args, int commutative, size_t bytes,
-                                        double *predicted)
+                                        mca_coll_topo_choice_t *ch)
 {
     const mca_coll_topo_decision_t *d = lookup(m, comm, args, commutative);
-    *predicted = 0.0;
+    *ch = (mca_coll_topo_choice_t){.predicted = 0.0, .msgs = 0, .lo = 0, .hi = 0};
     if (NULL == d) {
         return NULL;
     }
     if (OPAL_UNLIKELY(mca_coll_topo_component.verbose >= COLL_TOPO_VERBOSE_CANDIDATES)) {
         say_candidates(m, comm, d, bytes);
     }
-    const int c = topo_decision_lookup(&d->table, bytes);
+    if (d->table.n <= 0) {
+        return NULL;
+    }
+    const int k = topo_decision_range(&d->table, bytes);
+    const int c = d->table.cand[k];
     if (c < 0) {
         return NULL;
     }
     if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
-        *predicted = topo_price_at(&d->price[c], bytes);
+        ch->predicted = topo_price_at(&d->price[c], bytes);
     }
+    ch->msgs = d->price[c].msgs;
+    ch->lo = d->table.lo[k];
+    ch->hi = k + 1 < d->table.n ? d->table.lo[k + 1] : SIZE_MAX;
     return d->algo[c];
 }

@@ -22,6 +22,61 @@ const char *topo_prim_name(topo_prim_t prim)
     return (unsigned)prim < TOPO_PRIM_COUNT ? prim_names[prim] : "?";
 }
 
+/* [*p, *p + *len) without the blanks around it. */
+static void trim(const char **p, size_t *len)
+{
+    while (*len > 0 && (' ' == **p || '\t' == **p)) {
+        (*p)++;
+        (*len)--;
+    }
+    while (*len > 0 && (' ' == (*p)[*len - 1] || '\t' == (*p)[*len - 1])) {
+        (*len)--;
+    }
+}
+
+int topo_prim_set_parse(const char *str, unsigned *set, char *err, size_t errlen)
+{
+    const char *p = NULL != str ? str : "";
+    size_t len = strlen(p);
+    trim(&p, &len);
+    if (0 == len || (4 == len && 0 == strncmp(p, "none", 4))) {
+        *set = 0;
+        return TOPO_OK;
+    }
+    unsigned out = 0;
+    const char *end = p + len;
+    while (p <= end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *item = p;
+        size_t n = (size_t)((NULL != comma ? comma : end) - p);
+        trim(&item, &n);
+        int prim = -1;
+        for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
+            if (n > 0 && strlen(prim_names[i]) == n && 0 == strncmp(item, prim_names[i], n)) {
+                prim = i;
+            }
+        }
+        if (prim < 0) {
+            if (0 == n) {
+                snprintf(err, errlen, "an empty item in the list");
+            } else {
+                snprintf(err, errlen,
+                         "'%.*s' is not a primitive (allreduce, reduce_scatter, allgather, "
+                         "bcast, reduce, alltoall, barrier; or none alone)",
+                         (int)(n > 64 ? 64 : n), item);
+            }
+            return TOPO_EINVAL;
+        }
+        out |= 1u << prim;
+        if (NULL == comma) {
+            break;
+        }
+        p = comma + 1;
+    }
+    *set = out;
+    return TOPO_OK;
+}
+
 void topo_sched_init(topo_sched_t *s, int size, int rank, int nblocks)
 {
     memset(s, 0, sizeof(*s));

@@ -51,6 +51,11 @@ typedef enum {
 } topo_prim_t;
 
 const char *topo_prim_name(topo_prim_t prim);
+/* Parse a comma-separated list of primitive names (as topo_prim_name
+ * spells them; blanks around a name are allowed) into a set, bit
+ * (1u << prim) per primitive; "none" or an empty string is the empty set.
+ * Returns TOPO_OK, or TOPO_EINVAL with a one-line reason (*set untouched). */
+int topo_prim_set_parse(const char *str, unsigned *set, char *err, size_t errlen);
 
 /* What a transfer does. */
 typedef enum {

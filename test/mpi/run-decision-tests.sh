@@ -230,6 +230,38 @@ run eager-auto 2 "$V2" "$ALLREDUCE --comms world --max-count 1" \
 run eager-off 2 "$V2 coll_topo_eager_limit=0" "$ALLREDUCE --comms world --max-count 1" \
     "+eager limit 0 bytes" "-0-4032 bytes: recursive_doubling"
 
+# ---- handoff of one-message calls (coll_topo_handoff) --------------------
+# Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
+# one message, which the previous module sends; larger calls, other
+# primitives, three ranks, a forced algorithm, a rule or an empty set keep
+# coll/topo.  Results are checked on every rank in every case.
+HO="coll_topo_handoff: on 2 ranks binomial is one message, of at most 4032 bytes"
+run handoff-default 2 "$V1" "$PRIMS --comms world,dup --max-count 2000" \
+    "+bcast falls back to the previous module ($HO" \
+    "+reduce falls back to the previous module ($HO" \
+    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+allgather uses" \
+    "-allgather falls back"
+run handoff-none 2 "$V1 coll_topo_handoff=none" "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
+    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "-coll_topo_handoff:"
+run handoff-every-primitive 2 "$V1 coll_topo_handoff=allreduce,reduce_scatter,allgather,bcast,reduce,alltoall,barrier" \
+    "$PRIMS --comms world --max-count 10" \
+    "+allgather falls back to the previous module (coll_topo_handoff:" \
+    "+alltoall falls back to the previous module (coll_topo_handoff:" \
+    "+barrier falls back to the previous module (coll_topo_handoff:" "- uses "
+run handoff-three-ranks 3 "$V1" "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
+    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "-coll_topo_handoff:"
+run handoff-forced 2 "$V1 coll_topo_bcast_algorithm=binomial" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
+    "+bcast uses binomial (forced" "+reduce falls back to the previous module ($HO" \
+    "-bcast falls back"
+run handoff-rule 2 "$V1 coll_topo_reduce_rules=0-inf:binomial" \
+    "$PRIMS --prims reduce --comms world --max-count 10" \
+    "+reduce uses binomial (rule 0-inf" "-coll_topo_handoff:"
+run handoff-malformed 2 "$V1 coll_topo_handoff=bcast,,reduce" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
+    "+The value of the MCA parameter coll_topo_handoff is not valid" "+an empty item in the list" \
+    "+Using the default \"bcast,reduce\"" "+bcast falls back to the previous module ($HO"
+
 # ---- topology sources ----------------------------------------------------
 # Cartesian communicators, periodic, not, and mixed; MPI_COMM_WORLD of the
 # same run has no topology of its own (star).
@@ -370,6 +402,11 @@ run_mpmd disagree-hop "$V1" "$ALLREDUCE --comms world --max-count 100" \
 run_mpmd disagree-eager "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2" "2 OMPI_MCA_coll_topo_eager_limit=1000" -- \
     "+allreduce falls back to the previous module (the ranks" "- uses "
+# A different handoff set on one rank: a handoff on one rank and our
+# schedule on the other would never match; every primitive falls back.
+run_mpmd disagree-handoff "$V1" "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "1" "1 OMPI_MCA_coll_topo_handoff=none" -- \
+    "+bcast falls back to the previous module (the ranks" "- uses "
 # Same values everywhere, given per context: no disagreement.
 run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" -- \

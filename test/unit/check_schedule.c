@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 START_TEST(test_build_and_merge)
 {
@@ -128,6 +129,59 @@ START_TEST(test_layout_units)
 }
 END_TEST
 
+/* Lists of primitives (coll_topo_handoff). */
+START_TEST(test_prim_set_parse)
+{
+    static const struct {
+        const char *str;
+        unsigned set;
+    } good[] = {
+        {"", 0},
+        {"  ", 0},
+        {"none", 0},
+        {" none ", 0},
+        {"bcast", 1u << TOPO_PRIM_BCAST},
+        {"bcast,reduce", 1u << TOPO_PRIM_BCAST | 1u << TOPO_PRIM_REDUCE},
+        {" reduce , bcast ,reduce", 1u << TOPO_PRIM_BCAST | 1u << TOPO_PRIM_REDUCE},
+        {"allreduce,reduce_scatter,allgather,bcast,reduce,alltoall,barrier",
+         (1u << TOPO_PRIM_COUNT) - 1},
+    };
+    static const struct {
+        const char *str, *err;
+    } bad[] = {
+        {"bcast,", "an empty item"},
+        {",bcast", "an empty item"},
+        {"bcast,,reduce", "an empty item"},
+        {"none,bcast", "'none' is not a primitive"},
+        {"bcst", "'bcst' is not a primitive"},
+        {"reduce_scatter_block", "'reduce_scatter_block' is not a primitive"},
+        {"Bcast", "'Bcast' is not a primitive"},
+        {"bcast reduce", "'bcast reduce' is not a primitive"},
+    };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        unsigned set = 12345;
+        char err[256] = "";
+        ck_assert_msg(TOPO_OK == topo_prim_set_parse(good[i].str, &set, err, sizeof(err)),
+                      "'%s': %s", good[i].str, err);
+        ck_assert_msg(set == good[i].set, "'%s': set %#x, want %#x", good[i].str, set, good[i].set);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        unsigned set = 12345;
+        char err[256] = "";
+        const char *want = bad[i].err;
+        ck_assert_msg(TOPO_EINVAL == topo_prim_set_parse(bad[i].str, &set, err, sizeof(err)),
+                      "'%s' accepted", bad[i].str);
+        ck_assert_msg(NULL != strstr(err, want), "'%s': reason '%s', want '%s'", bad[i].str, err,
+                      want);
+        ck_assert_uint_eq(set, 12345);
+    }
+    unsigned set = 7;
+    char err[64];
+    ck_assert_int_eq(TOPO_OK, topo_prim_set_parse(NULL, &set, err, sizeof(err)));
+    ck_assert_uint_eq(set, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -137,6 +191,7 @@ int main(void)
     tcase_add_test(tc, test_direct_receives);
     tcase_add_test(tc, test_layout_even_split);
     tcase_add_test(tc, test_layout_units);
+    tcase_add_test(tc, test_prim_set_parse);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
