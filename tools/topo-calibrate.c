@@ -17,7 +17,9 @@
  * ping-pong, bisected to the byte.  alpha is the intercept of a
  * least-squares line over the eager sizes, beta the slope over the sizes
  * of 256 KiB and more (bandwidth-bound), and the rendezvous cost the time
- * just above the eager limit less the eager line's prediction there.
+ * just above the eager limit less the eager line's prediction there; a
+ * time at or below that line prints coll_topo_rndv_alpha 0 (no protocol
+ * switch: the rendezvous costs nothing measurable).
  * The ping-pong sends data that was in place before it (each side sends
  * from one buffer and receives into another); for the intra-host class a
  * second one sends back what each side has just received: what that costs
@@ -188,7 +190,8 @@ typedef struct {
     char why[160]; /* why not ok */
     size_t eager;  /* payload bytes that still go eagerly; 0: unknown */
     char eager_from[256];
-    double rndv; /* > 0: measured */
+    double rndv;   /* > 0: measured */
+    int rndv_none; /* measured, and no dearer than an eager message */
     char rndv_why[160];
     double written;         /* > 0: seconds per byte of data written in the call */
     double written_premium; /* what written data costs more than clean data in cache */
@@ -298,6 +301,7 @@ static void measure(link_class_t *lc, size_t max, int reps, int use_cvars, const
 
     /* the rendezvous jump just above the limit */
     lc->rndv = 0.0;
+    lc->rndv_none = 0;
     if (0 == lc->eager) {
         snprintf(lc->rndv_why, sizeof(lc->rndv_why), "no eager limit known");
     } else if (lc->eager + 16 > max) {
@@ -309,6 +313,10 @@ static void measure(link_class_t *lc, size_t max, int reps, int use_cvars, const
         if (t > line) {
             lc->rndv = t - line;
         } else {
+            /* the rendezvous costs nothing measurable: 0 = no protocol
+             * switch in the component's model, rather than its default
+             * (one more message) */
+            lc->rndv_none = 1;
             snprintf(lc->rndv_why, sizeof(lc->rndv_why),
                      "%zu B took %.3f us, not more than the eager line's %.3f us", above, t * 1e6,
                      line * 1e6);
@@ -368,11 +376,12 @@ typedef struct {
     double value;    /* printed when finite and positive */
     int integer;     /* printed as an integer */
     const char *why; /* else why not */
+    int zero;        /* 0 is a measured value: printed (why says what) */
 } setting_t;
 
 static int valid(const setting_t *st)
 {
-    return isfinite(st->value) && st->value > 0;
+    return isfinite(st->value) && (st->value > 0 || (st->zero && 0 == st->value));
 }
 
 static void print_settings(int mca, const setting_t *st, int ns, const char *note)
@@ -574,6 +583,8 @@ int main(int argc, char **argv)
             }
             if (lc->rndv > 0) {
                 printf("rendezvous +%.3f us", lc->rndv * 1e6);
+            } else if (lc->rndv_none) {
+                printf("rendezvous +0 (%s)", lc->rndv_why);
             } else {
                 printf("rendezvous cost not measured (%s)", lc->rndv_why);
             }
@@ -605,16 +616,16 @@ int main(int argc, char **argv)
                          : "# network: not measured (all ranks on one host): coll_topo_alpha and\n"
                            "# coll_topo_beta are the intra-host values, right for one-host jobs\n";
         const setting_t st[] = {
-            {"coll_topo_alpha", n->ok ? n->alpha : 0, 0, n->why},
-            {"coll_topo_beta", n->ok ? n->beta : 0, 0, n->why},
-            {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why},
-            {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why},
+            {"coll_topo_alpha", n->ok ? n->alpha : 0, 0, n->why, 0},
+            {"coll_topo_beta", n->ok ? n->beta : 0, 0, n->why, 0},
+            {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why, 0},
+            {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why, 0},
             {"coll_topo_intra_beta_written", intra.written, 0,
-             intra.ok ? intra.written_why : intra.why},
-            {"coll_topo_gamma", gamma, 0, "MPI_Reduce_local could not be timed"},
-            {"coll_topo_copy", copy, 0, "memcpy could not be timed"},
-            {"coll_topo_eager_limit", (double)n->eager, 1, n->eager_from},
-            {"coll_topo_rndv_alpha", n->rndv, 0, n->rndv_why},
+             intra.ok ? intra.written_why : intra.why, 0},
+            {"coll_topo_gamma", gamma, 0, "MPI_Reduce_local could not be timed", 0},
+            {"coll_topo_copy", copy, 0, "memcpy could not be timed", 0},
+            {"coll_topo_eager_limit", (double)n->eager, 1, n->eager_from, 0},
+            {"coll_topo_rndv_alpha", n->rndv, 0, n->rndv_why, n->rndv_none},
         };
         const int ns = (int)(sizeof(st) / sizeof(st[0]));
         if (fmt_mca) {
