@@ -124,8 +124,8 @@ const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim);
 
 /* A 64-bit hash of every parameter value the decisions depend on (the
  * effective algorithms, the rules, the cost model, segment_size, the
- * topology and coordinates file parameters, the handoff set): the same on every rank of a
- * job that was given the same values. */
+ * topology and coordinates file parameters, the handoff set): the same on
+ * every rank of a job that was given the same values. */
 uint64_t mca_coll_topo_params_hash(void);
 /* Continue an FNV-1a hash over n bytes. */
 uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n);
@@ -224,8 +224,8 @@ typedef struct {
     size_t *units;                 /* owned copy of the layout's units, or NULL */
     mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
     bool handoff;                  /* the call went to the previous module
-                                      (coll_topo_handoff): only the fields
-                                      up to op are set */
+                                      (coll_topo_handoff): no schedule
+                                      (sched -1) and no plan */
 } mca_coll_topo_memo_t;
 
 typedef struct mca_coll_topo_module_t {
@@ -452,10 +452,6 @@ enum {
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot);
 
-/* Start a call in a coll_topo_<primitive>.c entry point: return from it
- * with the previous module's `name` function applied to the arguments
- * (then the module) when the call falls back, or with begin's code when
- * nothing is to run. */
 /* Does a call of `bytes` on `slot` go to the previous module by
  * coll_topo_handoff (a range an earlier call found)?  The same answer as
  * mca_coll_topo_begin would give, before any of its work. */
@@ -478,6 +474,10 @@ static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *modul
         }                                                                                  \
     } while (0)
 
+/* Start a call in a coll_topo_<primitive>.c entry point: return from it
+ * with the previous module's `name` function applied to the arguments
+ * (then the module) when the call falls back, or with begin's code when
+ * nothing is to run. */
 #define COLL_TOPO_BEGIN(call, comm, module, slot, name, ...)                          \
     do {                                                                               \
         const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot)); \
