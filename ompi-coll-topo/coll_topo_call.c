@@ -410,10 +410,11 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
     }
     if (1 == ch.msgs && 2 == size && handoff(call->prim, bytes)) {
         if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
-            snprintf(call->reason, COLL_TOPO_REASON_LEN,
-                     "coll_topo_handoff: on 2 ranks %s is one message, of at most %.0f bytes "
-                     "(the eager limit), which the previous module sends with less bookkeeping",
-                     call->algo->name, mca_coll_topo_proto()->eager);
+            snprintf(
+                call->reason, COLL_TOPO_REASON_LEN,
+                "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most %.0f bytes "
+                "(the eager limit), which the previous module sends with less bookkeeping",
+                call->algo->name, mca_coll_topo_proto()->eager);
         }
         remember(m, memo, call, true);
         if (NULL == call->counts && NULL == mca_coll_topo_rules(call->prim)) {

@@ -355,8 +355,9 @@ static int topo_register(void)
         "Primitives whose calls of one message coll/topo hands to the previous module: on a "
         "communicator of 2 ranks, a payload of at most the eager limit (coll_topo_eager_limit), "
         "and the automatic decision's plan one step of one message per rank (binomial bcast "
-        "or reduce).  The previous module sends the same message with less bookkeeping per "
-        "call.  A comma-separated list of allreduce, reduce_scatter, allgather, bcast, reduce, "
+        "or reduce; the one exchange of allgather, alltoall or barrier).  The previous module "
+        "sends the same messages with less bookkeeping per call.  A comma-separated list of "
+        "allreduce, reduce_scatter, allgather, bcast, reduce, "
         "alltoall, barrier, or none (default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
         "coll_topo_<primitive>_algorithm or a rule covering the call keeps it in coll/topo.  "
         "A malformed value is reported and the default used",

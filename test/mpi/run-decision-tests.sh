@@ -232,24 +232,31 @@ run eager-off 2 "$V2 coll_topo_eager_limit=0" "$ALLREDUCE --comms world --max-co
 
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
-# one message, which the previous module sends; larger calls, other
-# primitives, three ranks, a forced algorithm, a rule or an empty set keep
-# coll/topo.  Results are checked on every rank in every case.
-HO="coll_topo_handoff: on 2 ranks binomial is one message, of at most 4032 bytes"
+# one message, barrier, allgather and alltoall one exchange, which the
+# previous module sends; larger calls, reduce_scatter (not in the default
+# set), three ranks, a forced algorithm, a rule or an empty set
+# keep coll/topo.  Results are checked on every rank in every case.
+HO="coll_topo_handoff: on 2 ranks binomial is one message per rank, of at most 4032 bytes"
 run handoff-default 2 "$V1" "$PRIMS --comms world,dup --max-count 2000" \
     "+bcast falls back to the previous module ($HO" \
     "+reduce falls back to the previous module ($HO" \
+    "+allgather falls back to the previous module (coll_topo_handoff: on 2 ranks" \
+    "+alltoall falls back to the previous module (coll_topo_handoff: on 2 ranks" \
+    "+barrier falls back to the previous module (coll_topo_handoff: on 2 ranks" \
     "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+allgather uses" \
-    "-allgather falls back"
-run handoff-none 2 "$V1 coll_topo_handoff=none" "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
-    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "-coll_topo_handoff:"
+    "+alltoall uses" "+reduce_scatter uses" "-reduce_scatter falls back" \
+    "-barrier uses"
+run handoff-none 2 "$V1 coll_topo_handoff=none" "$PRIMS --comms world --max-count 10" \
+    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+barrier uses" "+allgather uses" \
+    "+alltoall uses" "-coll_topo_handoff:"
 run handoff-every-primitive 2 "$V1 coll_topo_handoff=allreduce,reduce_scatter,allgather,bcast,reduce,alltoall,barrier" \
     "$PRIMS --comms world --max-count 10" \
     "+allgather falls back to the previous module (coll_topo_handoff:" \
     "+alltoall falls back to the previous module (coll_topo_handoff:" \
     "+barrier falls back to the previous module (coll_topo_handoff:" "- uses "
-run handoff-three-ranks 3 "$V1" "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
-    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "-coll_topo_handoff:"
+run handoff-three-ranks 3 "$V1" "$PRIMS --comms world --max-count 10" \
+    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+barrier uses" "+allgather uses" \
+    "+alltoall uses" "-coll_topo_handoff:"
 run handoff-forced 2 "$V1 coll_topo_bcast_algorithm=binomial" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
     "+bcast uses binomial (forced" "+reduce falls back to the previous module ($HO" \
@@ -260,7 +267,7 @@ run handoff-rule 2 "$V1 coll_topo_reduce_rules=0-inf:binomial" \
 run handoff-malformed 2 "$V1 coll_topo_handoff=bcast,,reduce" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
     "+The value of the MCA parameter coll_topo_handoff is not valid" "+an empty item in the list" \
-    "+Using the default \"bcast,reduce\"" "+bcast falls back to the previous module ($HO"
+    "+Using the default \"allgather,bcast,reduce,alltoall,barrier\"" "+bcast falls back to the previous module ($HO"
 
 # ---- topology sources ----------------------------------------------------
 # Cartesian communicators, periodic, not, and mixed; MPI_COMM_WORLD of the
