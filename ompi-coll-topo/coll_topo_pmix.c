@@ -138,7 +138,13 @@ bool mca_coll_topo_pmix_coords(topo_topology_t *shape, int *position, char *why,
 {
     (void)shape;
     *position = -1;
+#if defined(HAVE_TOPO_CONFIG_H)
     snprintf(why, len, "PMIx: coll/topo was built without PMIx (configure found no pmix >= 4)");
+#else
+    snprintf(why, len,
+             "PMIx: coll/topo was built without PMIx (built in an Open MPI source tree, whose "
+             "configure.m4 for coll/topo does not look for it)");
+#endif
     return false;
 }
 

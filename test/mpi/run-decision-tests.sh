@@ -27,6 +27,8 @@
 #   MPIRUN, MPIRUN_EXTRA_ARGS
 #   TOPO_TEST_TIMEOUT    seconds allowed per mpirun (default 60)
 #   TOPO_TEST_LOGDIR     where to keep the output of failed runs
+#   TOPO_IN_TREE=1       the component was built in an Open MPI source tree
+#                        (scripts/check-intree.sh), which has no PMIx source
 
 set -u
 
@@ -326,6 +328,8 @@ pmix_text="PMIx: no fabric coordinates published for this process"
 if [ -n "${TOPO_BUILDDIR:-}" ] && [ -f "$TOPO_BUILDDIR/topo_config.h" ] &&
     ! grep -q "define TOPO_HAVE_PMIX 1" "$TOPO_BUILDDIR/topo_config.h"; then
     pmix_text="PMIx: coll/topo was built without PMIx"
+elif [ "${TOPO_IN_TREE:-0}" = 1 ]; then
+    pmix_text="PMIx: coll/topo was built without PMIx (built in an Open MPI source tree"
 fi
 run pmix-none 2 "$V1" "$ALLREDUCE --comms world --max-count 10" \
     "+topology star (from auto: no coll_topo_topology, not a cartesian communicator, no coll_topo_coords_file; $pmix_text"
