@@ -171,6 +171,9 @@ typedef struct {
         void (*any)(void);
     } fn;
     mca_coll_base_module_t *module; /* retained */
+    bool tuned;                     /* the module is coll/tuned's (its class name says so),
+                                       whose two-process code sends one exchange where
+                                       coll_topo_handoff hands it one */
 } mca_coll_topo_fallback_t;
 
 /* A generated schedule, per (primitive, algorithm, root). */

@@ -302,16 +302,37 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
 
 /*
  * coll_topo_handoff: does a call of `bytes` whose automatic plan on 2 ranks
- * is one message go to the previous module?  Every implementation sends
- * that message the same way (one message, eager), with less per-call
- * bookkeeping than ours (the memo, the windows, the plan).  The same on
- * every rank: the set and the eager limit are part of the agreement hash.
+ * is one message per rank go to the previous module (`prev`)?  A bcast or
+ * reduce is one message from one rank, which every implementation sends
+ * the same way (eager), with less per-call bookkeeping than ours (the
+ * memo, the windows, the plan).  The other primitives are an exchange,
+ * which coll/tuned's two-process code also sends as one; others need not
+ * (coll/basic's barrier and allgather: two messages in turn), so these go
+ * only to tuned.  The same on every rank: the set, the eager limit and
+ * which slots have tuned behind them are part of the agreement hash.
  */
-static inline bool handoff(topo_prim_t prim, size_t bytes)
+/* "coll/tuned" for a module of class mca_coll_tuned_module_t (for the
+ * verbose line), in `name` */
+static const char *prev_name(const mca_coll_topo_fallback_t *f, char *name, size_t len)
+{
+    const opal_class_t *cls = f->module->super.obj_class;
+    const char *c = NULL != cls && NULL != cls->cls_name ? cls->cls_name : "";
+    const size_t n = strlen(c), pre = strlen("mca_coll_"), post = strlen("_module_t");
+    if (n > pre + post && 0 == strncmp(c, "mca_coll_", pre) &&
+        0 == strcmp(c + n - post, "_module_t")) {
+        snprintf(name, len, "coll/%.*s", (int)(n - pre - post), c + pre);
+    } else {
+        snprintf(name, len, "%s", '\0' != c[0] ? c : "unnamed");
+    }
+    return name;
+}
+
+static inline bool handoff(topo_prim_t prim, size_t bytes, const mca_coll_topo_fallback_t *prev)
 {
     const double eager = mca_coll_topo_proto()->eager;
     return 0 != (mca_coll_topo_component.handoff_set & (1u << prim)) && eager > 0 &&
-           (double)bytes <= eager;
+           (double)bytes <= eager &&
+           (TOPO_PRIM_BCAST == prim || TOPO_PRIM_REDUCE == prim || prev->tuned);
 }
 
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
@@ -408,13 +429,15 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
     if (NULL == call->algo) {
         goto fallback;
     }
-    if (1 == ch.msgs && 2 == size && handoff(call->prim, bytes)) {
+    if (1 == ch.msgs && 2 == size && handoff(call->prim, bytes, call->prev)) {
         if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
+            char prev[64];
             snprintf(
                 call->reason, COLL_TOPO_REASON_LEN,
                 "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most %.0f bytes "
-                "(the eager limit), which the previous module sends with less bookkeeping",
-                call->algo->name, mca_coll_topo_proto()->eager);
+                "(the eager limit), which the previous module (%s) sends with less bookkeeping",
+                call->algo->name, mca_coll_topo_proto()->eager,
+                prev_name(call->prev, prev, sizeof(prev)));
         }
         remember(m, memo, call, true);
         if (NULL == call->counts && NULL == mca_coll_topo_rules(call->prim)) {

@@ -127,12 +127,16 @@ static void save_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t 
     default: break;
     }
 #undef TOPO_SAVE
+    f->tuned = false;
     if (NULL == f->fn.any || NULL == f->module) {
         f->fn.any = NULL;
         f->module = NULL;
         return;
     }
     OBJ_RETAIN(f->module);
+    const opal_class_t *cls = f->module->super.obj_class;
+    f->tuned = NULL != cls && NULL != cls->cls_name &&
+               0 == strcmp(cls->cls_name, "mca_coll_tuned_module_t");
 }
 
 static void drop_fallbacks(mca_coll_topo_module_t *m)
@@ -399,7 +403,13 @@ static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
     if (NULL != m->place) {
         h = mca_coll_topo_hash(h, m->place, sizeof(int) * (size_t)m->nplace);
     }
-    return h;
+    /* which slots coll_topo_handoff may hand an exchange (same previous
+     * modules on every rank, or a handoff on one rank only would hang) */
+    uint32_t tuned = 0;
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        tuned |= m->prev[i].tuned ? 1u << i : 0u;
+    }
+    return mca_coll_topo_hash(h, &tuned, sizeof(tuned));
 }
 
 /* What the ranks of a communicator learn together at its first call. */

@@ -56,7 +56,10 @@ export OMPI_MCA_mca_component_path="$comp_dir:$pkglibdir"
 launch=("$MPIRUN" --oversubscribe)
 [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
 # shellcheck disable=SC2206,SC2054 # split on purpose; commas inside values
-launch+=(--mca coll topo,tuned,basic,libnbc,self --mca btl self,vader ${MPIRUN_EXTRA_ARGS:-})
+launch+=(--mca btl self,vader ${MPIRUN_EXTRA_ARGS:-})
+no_coll=("${launch[@]}") # for runs that choose their own coll components
+# shellcheck disable=SC2054 # commas inside values
+launch+=(--mca coll topo,tuned,basic,libnbc,self)
 logdir=${TOPO_TEST_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/coll-topo-decision-tests.XXXXXX")}
 mkdir -p "$logdir" || exit 99
 npass=0 nfail=0 nrun=0
@@ -239,15 +242,28 @@ run eager-off 2 "$V2 coll_topo_eager_limit=0" "$ALLREDUCE --comms world --max-co
 # set), three ranks, a forced algorithm, a rule or an empty set
 # keep coll/topo.  Results are checked on every rank in every case.
 HO="coll_topo_handoff: on 2 ranks binomial is one message per rank, of at most 4032 bytes"
+TU="of at most 4032 bytes (the eager limit), which the previous module (coll/tuned) sends"
 run handoff-default 2 "$V1" "$PRIMS --comms world,dup --max-count 2000" \
     "+bcast falls back to the previous module ($HO" \
     "+reduce falls back to the previous module ($HO" \
-    "+allgather falls back to the previous module (coll_topo_handoff: on 2 ranks" \
-    "+alltoall falls back to the previous module (coll_topo_handoff: on 2 ranks" \
-    "+barrier falls back to the previous module (coll_topo_handoff: on 2 ranks" \
+    "+allgather falls back to the previous module (coll_topo_handoff: on 2 ranks trivance is one message per rank, $TU" \
+    "+alltoall falls back to the previous module (coll_topo_handoff: on 2 ranks pairwise is one message per rank, $TU" \
+    "+barrier falls back to the previous module (coll_topo_handoff: on 2 ranks dissemination is one message per rank, $TU" \
     "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+allgather uses" \
     "+alltoall uses" "+reduce_scatter uses" "-reduce_scatter falls back" \
     "-barrier uses"
+# Without tuned behind coll/topo, an exchange stays with coll/topo (coll/basic
+# sends a 2-rank barrier or allgather as two messages in turn); bcast and
+# reduce, one message whoever sends it, are still handed over.
+saved_launch=("${launch[@]}")
+# shellcheck disable=SC2054 # commas inside values
+launch=("${no_coll[@]}" --mca coll topo,basic,libnbc,self)
+run handoff-basic 2 "$V1" "$PRIMS --comms world,dup --max-count 10" \
+    "+bcast falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
+    "+reduce falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
+    "+barrier uses" "+allgather uses" "+alltoall uses" "-barrier falls back" "-allgather falls back" \
+    "-alltoall falls back"
+launch=("${saved_launch[@]}")
 run handoff-none 2 "$V1 coll_topo_handoff=none" "$PRIMS --comms world --max-count 10" \
     "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+barrier uses" "+allgather uses" \
     "+alltoall uses" "-coll_topo_handoff:"

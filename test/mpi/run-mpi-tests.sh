@@ -152,14 +152,6 @@ run_case() {
     t0=$(date +%s.%N)
     logged "$log" "${timeout_cmd[@]}" "${cmd[@]}"
     rc=$?
-    # Open MPI 4.1.4's mpirun sometimes loses a job's messages together with
-    # an "ORTE_ERROR_LOG: ... show_help.c" error of its own (seen about once
-    # in 10-20 runs on a loaded 2-core machine); only then, run once more.
-    if grep -q 'ORTE_ERROR_LOG: .*show_help.c' "$log"; then
-        echo "note: retrying after mpirun's own show_help error: ${cmd[*]}"
-        logged "$log" "${timeout_cmd[@]}" "${cmd[@]}"
-        rc=$?
-    fi
     t1=$(date +%s.%N)
     local secs
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')

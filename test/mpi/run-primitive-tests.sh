@@ -124,13 +124,6 @@ run() {
     local log=$logdir/run-$nrun.log t0=$SECONDS rc
     logged "$log" timeout -k 10 "$TIMEOUT" "${cmd[@]}"
     rc=$?
-    # Open MPI 4.1.4's mpirun sometimes loses a job's messages together with
-    # an "ORTE_ERROR_LOG: ... show_help.c" error of its own; only then, once more.
-    if grep -q 'ORTE_ERROR_LOG: .*show_help.c' "$log"; then
-        echo "note: retrying after mpirun's own show_help error: ${cmd[*]}"
-        logged "$log" timeout -k 10 "$TIMEOUT" "${cmd[@]}"
-        rc=$?
-    fi
     [ $rc = 0 ] || why+=("exit status $rc$([ $rc = 124 ] && echo ": timed out after $TIMEOUT s")")
     grep -Eq "^test_primitives: $np ranks, [1-9][0-9]* calls checked on rank 0, 0 failures" "$log" ||
         why+=("no passing summary")
