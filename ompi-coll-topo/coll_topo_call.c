@@ -300,17 +300,6 @@ static inline bool memo_matches(const mca_coll_topo_memo_t *memo, const mca_coll
 static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
                         struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo);
 
-/*
- * coll_topo_handoff: does a call of `bytes` whose automatic plan on 2 ranks
- * is one message per rank go to the previous module (`prev`)?  A bcast or
- * reduce is one message from one rank, which every implementation sends
- * the same way (eager), with less per-call bookkeeping than ours (the
- * memo, the windows, the plan).  The other primitives are an exchange,
- * which coll/tuned's two-process code also sends as one; others need not
- * (coll/basic's barrier and allgather: two messages in turn), so these go
- * only to tuned.  The same on every rank: the set, the eager limit and
- * which slots have tuned behind them are part of the agreement hash.
- */
 /* "coll/tuned" for a module of class mca_coll_tuned_module_t (for the
  * verbose line), in `name` */
 static const char *prev_name(const mca_coll_topo_fallback_t *f, char *name, size_t len)
@@ -327,6 +316,17 @@ static const char *prev_name(const mca_coll_topo_fallback_t *f, char *name, size
     return name;
 }
 
+/*
+ * coll_topo_handoff: does a call of `bytes` whose automatic plan on 2 ranks
+ * is one message per rank go to the previous module (`prev`)?  A bcast or
+ * reduce is one message from one rank, which every implementation sends
+ * the same way (eager), with less per-call bookkeeping than ours (the
+ * memo, the windows, the plan).  The other primitives are an exchange,
+ * which coll/tuned's two-process code also sends as one; others need not
+ * (coll/basic's barrier and allgather: two messages in turn), so these go
+ * only to tuned.  The same on every rank: the set, the eager limit and
+ * which slots have tuned behind them are part of the agreement hash.
+ */
 static inline bool handoff(topo_prim_t prim, size_t bytes, const mca_coll_topo_fallback_t *prev)
 {
     const double eager = mca_coll_topo_proto()->eager;
