@@ -665,8 +665,42 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
 
 static int compile_lanes(comp_t *c);
 
+/* Does a send of one range take blocks of the input window together with
+ * others (allgather by recursive doubling or Bruck: the own block and what
+ * arrived)?  Each such send would be packed through temporary storage, the
+ * window and the work buffer being two pieces; with the window copied in
+ * first (the copy the tail makes otherwise, when the window is part of the
+ * result) it is sent from the work buffer as it is. */
+static bool sends_span_input(const comp_t *c)
+{
+    const topo_sched_t *s = c->s;
+    const size_t keep_hi = c->win.keep_at + c->win.keep_n;
+    if (c->win.in_at < c->win.keep_at || c->win.in_at + c->win.in_n > keep_hi) {
+        return false; /* the copy in would be one more */
+    }
+    for (int i = 0; i < s->nxfers; i++) {
+        const topo_xfer_t *t = &s->xfers[i];
+        if (TOPO_XFER_SEND != t->kind || 1 != t->nranges) {
+            continue;
+        }
+        const topo_range_t *r = &s->ranges[t->range0];
+        bool in = false, other = false;
+        for (int b = r->first; b < r->first + r->count; b++) {
+            if (c->off[b + 1] > c->off[b]) {
+                in = in || c->at_in[b];
+                other = other || !c->at_in[b];
+            }
+        }
+        if (in && other) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The input window: which blocks start unwritten.  A window that does not
- * start and end at block boundaries is copied in whole first (head
+ * start and end at block boundaries, or that sends would take together
+ * with other blocks (sends_span_input), is copied in whole first (head
  * operations), and no block reads it later. */
 static int start_input(comp_t *c)
 {
@@ -685,7 +719,7 @@ static int start_input(comp_t *c)
             aligned = false; /* straddles a boundary of the window */
         }
     }
-    if (aligned) {
+    if (aligned && !sends_span_input(c)) {
         return OMPI_SUCCESS;
     }
     /* copy it all in: every block that touches the window holds input */
