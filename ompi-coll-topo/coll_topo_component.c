@@ -358,9 +358,9 @@ static int topo_register(void)
         "or reduce; the one exchange of allgather, alltoall or barrier).  The previous module "
         "sends the same messages with less bookkeeping per call; an exchange goes only to "
         "coll/tuned, whose two-process code sends it as one exchange too (coll/basic's barrier "
-        "and allgather send two messages in turn).  A comma-separated list of "
-        "allreduce, reduce_scatter, allgather, bcast, reduce, "
-        "alltoall, barrier, or none (default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
+        "and allgather send two messages in turn).  A comma-separated list of allreduce, "
+        "reduce_scatter, allgather, bcast, reduce, alltoall, barrier, or none "
+        "(default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
         "coll_topo_<primitive>_algorithm or a rule covering the call keeps it in coll/topo.  "
         "A malformed value is reported and the default used",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

@@ -17,8 +17,9 @@
 #     no call of the run, its "falls back ... does not fit" line), and for
 #     the automatic run a "<primitive> uses" line of each primitive that has
 #     an algorithm (or its coll_topo_handoff line: coll/topo decided to hand
-#     the call over, as it does a 2-rank barrier).  A component that fails to load is only a warning to
-#     Open MPI, and the job would silently run without it.
+#     the call over, as it does a 2-rank barrier).  A component that fails
+#     to load is only a warning to Open MPI, and the job would silently run
+#     without it.
 # One line per run (PASS/FAIL, the command, seconds), then "N passed, M
 # failed" alone on the last line.  Exit status: 0 all passed, 1 some failed,
 # 77 (skip) without mpirun, 99 when the program or component is missing.
