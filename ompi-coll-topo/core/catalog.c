@@ -166,6 +166,10 @@ static const topo_algo_t table[] = {
      "Bruck: ceil(log2 p) rounds for any p, slots with bit k set to r+2^k; "
      "ceil(log2 p)/2 M per rank for p = 2^k, rotations folded into the addressing",
      "seed 001 App. B.5", topo_gen_alltoall_bruck, NULL},
+    {"linear", TOPO_PRIM_ALLTOALL, 0,
+     "pairwise exchange posted at once: one step of p-1 messages, sent to r+1, r+2, ... "
+     "(staggered), (p-1)/p M per rank through one port",
+     "seed 001 sec. 7.2", topo_gen_alltoall_linear, NULL},
     {"bucket", TOPO_PRIM_ALLTOALL, TOPO_ALG_GRID,
      "dimension-decomposed ring relay: one phase per dimension, chunks relayed hop by hop the "
      "shorter way around each ring (torus) or along each line (mesh): sum floor(d_i/2) steps "

@@ -80,6 +80,19 @@ START_TEST(test_alltoall_pairwise)
 }
 END_TEST
 
+START_TEST(test_alltoall_linear)
+{
+    /* pairwise's messages posted at once: one alpha and the same
+     * (p-1)/p M through the rank's one port of the star; each of the
+     * p - 1 messages costs its sender msg_overhead */
+    for (int p = 2; p <= 16; p++) {
+        ut_expect_affine(TOPO_PRIM_ALLTOALL, "linear", p, 0, &star, NULL, 1.0, (p - 1.0) / p);
+        const topo_cost_net_t net = {.msg_overhead = 1.0};
+        ut_expect_affine(TOPO_PRIM_ALLTOALL, "linear", p, 0, &star, &net, (double)p, (p - 1.0) / p);
+    }
+}
+END_TEST
+
 /* Per-byte price of `name` (alltoall) on p ranks of the star with only the
  * local-copy term (alpha = beta = gamma = 0, copy = 1 s/B). */
 static double copy_only(const char *name, int p)
@@ -101,6 +114,7 @@ START_TEST(test_local_copies)
      * blocks, received in place) */
     for (int p = 2; p <= 16; p++) {
         ut_assert_near(copy_only("pairwise", p), 1.0 / p);
+        ut_assert_near(copy_only("linear", p), 1.0 / p);
     }
     /* Bruck on 4 ranks, blocks of M/4: step 1 copies the own block and
      * packs 2 blocks to send and unpacks the 2 received (none adjacent);
@@ -170,6 +184,7 @@ int main(void)
     tcase_add_test(tc, test_non_power_of_two);
     tcase_add_test(tc, test_gamma_and_total);
     tcase_add_test(tc, test_alltoall_pairwise);
+    tcase_add_test(tc, test_alltoall_linear);
     tcase_add_test(tc, test_local_copies);
     tcase_add_test(tc, test_message_overhead);
     tcase_add_test(tc, test_crossover);
