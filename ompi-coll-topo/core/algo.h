@@ -56,7 +56,7 @@ int topo_gen_allgather_pat(topo_sched_t *s, const topo_gen_args_t *a);
 
 /* alltoall */
 int topo_gen_alltoall_pairwise(topo_sched_t *s, const topo_gen_args_t *a);
-int topo_gen_alltoall_linear(topo_sched_t *s, const topo_gen_args_t *a); /* algo_linear_alltoall.c */
+int topo_gen_alltoall_linear(topo_sched_t *s, const topo_gen_args_t *a);
 
 /* barrier */
 int topo_gen_barrier_dissemination(topo_sched_t *s, const topo_gen_args_t *a);
