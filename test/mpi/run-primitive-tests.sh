@@ -192,6 +192,12 @@ for grid in 8:torus:2x2x2 6:torus:2x3 9:torus:3x3 8:mesh:2x4; do
         --prims bcast,reduce,reduce_scatter,reduce_scatter_block,allgather,alltoall --comms world \
         --max-count 1000 --all-roots-max 2
 done
+# Small segments (coll_topo_segment_size, 200 bytes): each alltoall
+# message becomes several, all posted in one step by linear.
+for alg in pairwise bruck linear; do
+    run 5 "alltoall=$alg coll_topo_segment_size=200" "" --prims alltoall --comms world,reversed \
+        --max-count 1000
+done
 run 4 "$(autos) coll_topo_bcast_algorithm=nonesuch" "coll_topo_bcast_algorithm" \
     --comms world --max-count 100
 
