@@ -229,8 +229,8 @@ typedef struct {
     size_t *units;                 /* owned copy of the layout's units, or NULL */
     mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
     bool handoff;                  /* the call went to the previous module
-                                      (coll_topo_handoff): no schedule
-                                      (sched -1) and no plan */
+                                      (coll_topo_handoff, or a fallback):
+                                      no schedule (sched -1) and no plan */
 } mca_coll_topo_memo_t;
 
 typedef struct mca_coll_topo_module_t {
