@@ -51,13 +51,30 @@ static int top(int lo, int hi)
     return hi / b * b;
 }
 
-/* Height of the tree over [lo, hi]; -1 when empty. */
+static int flog2(int n)
+{
+    int k = 0;
+    while (n >> (k + 1)) {
+        k++;
+    }
+    return k;
+}
+
+/* Height of the tree over [lo, hi]; -1 when empty.  Its top m is the one
+ * multiple of the largest power of two b that [lo, hi] holds, so both
+ * subtrees lie within b of m, where divisibility by the smaller powers is
+ * that of the distance to m: the right subtree is the tree over
+ * [1, hi - m], the left one the mirror of the tree over [1, m - lo], and
+ * the tree over [1, n] has height floor(log2 n) (top: the largest power
+ * of two <= n, a complete tree to its left).  O(log) instead of visiting
+ * the tree, which made every rank's schedule O(p) to generate. */
 static int height(int lo, int hi)
 {
     if (lo > hi) {
         return -1;
     }
-    int m = top(lo, hi), l = height(lo, m - 1), r = height(m + 1, hi);
+    const int m = top(lo, hi);
+    const int l = lo < m ? flog2(m - lo) : -1, r = m < hi ? flog2(hi - m) : -1;
     return 1 + (l > r ? l : r);
 }
 

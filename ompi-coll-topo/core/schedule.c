@@ -3,6 +3,7 @@
  */
 #include "schedule.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,18 +245,49 @@ void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count)
     add_range(s, dst_first, count);
 }
 
-static int ranges_overlap(const topo_sched_t *s, const topo_xfer_t *a, const topo_xfer_t *b)
+/* A non-empty block range of a step, with the transfer it belongs to. */
+typedef struct {
+    int32_t first, end, xfer;
+} span_t;
+
+static int cmp_span(const void *a, const void *b)
 {
-    for (int i = 0; i < a->nranges; i++) {
-        const topo_range_t *ra = &s->ranges[a->range0 + i];
-        for (int j = 0; j < b->nranges; j++) {
-            const topo_range_t *rb = &s->ranges[b->range0 + j];
-            if (ra->first < rb->first + rb->count && rb->first < ra->first + ra->count) {
-                return 1;
+    const span_t *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Mark the direct receives of `step` (topo_xfer_t.direct): a RECV_COPY of
+ * one range that no other range of the step touches (the ranges of the
+ * sends and receives, and both sides of the local copies).  The step's
+ * non-empty ranges sorted by their first block: a range meets an earlier
+ * one when the largest end before it exceeds its first block, and a later
+ * one when the next range starts before its end.  O(R log R) for R ranges,
+ * so that a step of p - 1 messages (linear alltoall) costs no p^2. */
+static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp)
+{
+    int n = 0;
+    for (int i = 0; i < step->nxfers; i++) {
+        const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+        for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
+            const int32_t r0 = side ? x->src0 : x->range0, nr = side ? x->nsrc : x->nranges;
+            for (int32_t k = 0; k < nr; k++) {
+                const topo_range_t *r = &s->ranges[r0 + k];
+                if (r->count > 0) {
+                    sp[n++] = (span_t){r->first, r->first + r->count, step->xfer0 + i};
+                }
             }
         }
     }
-    return 0;
+    qsort(sp, (size_t)n, sizeof(*sp), cmp_span);
+    int32_t reach = INT32_MIN; /* the largest end of the ranges before k */
+    for (int k = 0; k < n; k++) {
+        topo_xfer_t *x = &s->xfers[sp[k].xfer];
+        const int alone = reach <= sp[k].first && (k + 1 == n || sp[k + 1].first >= sp[k].end);
+        if (x->kind == TOPO_XFER_RECV_COPY && x->nranges == 1 && alone) {
+            x->direct = 1;
+        }
+        reach = sp[k].end > reach ? sp[k].end : reach;
+    }
 }
 
 int topo_sched_finish(topo_sched_t *s)
@@ -266,13 +298,17 @@ int topo_sched_finish(topo_sched_t *s)
     if (s->nparts < 1) {
         return s->err = TOPO_EINVAL;
     }
+    int32_t most = 0; /* ranges in the step that has the most */
     for (int st = 0; st < s->nsteps; st++) {
         const topo_step_t *step = &s->steps[st];
+        int32_t nr = 0;
         for (int i = 0; i < step->nxfers; i++) {
             topo_xfer_t *x = &s->xfers[step->xfer0 + i];
             if (x->kind > TOPO_XFER_COPY) {
                 return s->err = TOPO_EINVAL;
             }
+            x->direct = 0;
+            nr += x->nranges + (x->kind == TOPO_XFER_COPY ? x->nsrc : 0);
             if (x->kind == TOPO_XFER_COPY) {
                 if (x->peer != s->rank) {
                     return s->err = TOPO_EINVAL;
@@ -282,28 +318,17 @@ int topo_sched_finish(topo_sched_t *s)
             if (x->peer < 0 || x->peer >= s->size || x->peer == s->rank) {
                 return s->err = TOPO_EINVAL;
             }
-            x->direct = 0;
-            if (x->kind != TOPO_XFER_RECV_COPY || x->nranges != 1) {
-                continue;
-            }
-            /* Direct receive: nothing else in the step reads or writes the
-             * destination, so it may land in the work buffer at once. */
-            int clash = 0;
-            for (int j = 0; j < step->nxfers && !clash; j++) {
-                const topo_xfer_t *y = &s->xfers[step->xfer0 + j];
-                if (j != i) {
-                    clash = ranges_overlap(s, x, y);
-                    if (!clash && y->kind == TOPO_XFER_COPY) {
-                        topo_xfer_t src = *y;
-                        src.range0 = y->src0;
-                        src.nranges = y->nsrc;
-                        clash = ranges_overlap(s, x, &src);
-                    }
-                }
-            }
-            x->direct = (uint8_t)!clash;
         }
+        most = nr > most ? nr : most;
     }
+    span_t *sp = most > 0 ? malloc(sizeof(*sp) * (size_t)most) : NULL;
+    if (most > 0 && NULL == sp) {
+        return s->err = TOPO_ENOMEM;
+    }
+    for (int st = 0; st < s->nsteps; st++) {
+        mark_direct(s, &s->steps[st], sp);
+    }
+    free(sp);
     return TOPO_OK;
 }
 

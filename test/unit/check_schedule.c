@@ -1,4 +1,5 @@
 /* Unit tests: the schedule builder and the block layout (core/schedule.c). */
+#include "catalog.h"
 #include "schedule.h"
 #include "unit_common.h"
 
@@ -82,6 +83,98 @@ START_TEST(test_direct_receives)
     ck_assert_int_eq(s.xfers[4].direct, 0);
     ck_assert_int_eq(s.xfers[5].direct, 0);
     topo_sched_free(&s);
+
+    /* a local copy's both sides count: a receive into its source or its
+     * destination is not direct, one beside them is; an empty range
+     * touches nothing */
+    topo_sched_init(&s, 3, 0, 8);
+    topo_sched_step(&s);
+    topo_sched_copy(&s, 4, 5, 1);
+    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 4, 1);
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 5, 1);
+    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 6, 1);
+    topo_sched_send(&s, 2, 7, 0);
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 7, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert_int_eq(s.xfers[1].direct, 0);
+    ck_assert_int_eq(s.xfers[2].direct, 0);
+    ck_assert_int_eq(s.xfers[3].direct, 1);
+    ck_assert_int_eq(s.xfers[5].direct, 1);
+    topo_sched_free(&s);
+}
+END_TEST
+
+/* Do two transfers of a step share a block (both sides of a copy)? */
+static int share_block(const topo_sched_t *s, const topo_xfer_t *a, const topo_xfer_t *b)
+{
+    for (int sa = 0; sa < (a->kind == TOPO_XFER_COPY ? 2 : 1); sa++) {
+        for (int i = 0; i < (sa ? a->nsrc : a->nranges); i++) {
+            const topo_range_t *ra = &s->ranges[(sa ? a->src0 : a->range0) + i];
+            for (int sb = 0; sb < (b->kind == TOPO_XFER_COPY ? 2 : 1); sb++) {
+                for (int j = 0; j < (sb ? b->nsrc : b->nranges); j++) {
+                    const topo_range_t *rb = &s->ranges[(sb ? b->src0 : b->range0) + j];
+                    if (ra->first < rb->first + rb->count && rb->first < ra->first + ra->count) {
+                        return 1;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* Every catalog schedule's direct receives, against their definition
+ * compared pair by pair: a RECV_COPY of one range that shares no block
+ * with another transfer of its step. */
+START_TEST(test_direct_receives_catalog)
+{
+    static const struct {
+        const char *topo;
+        int size; /* 0: 1..24 */
+    } cases[] = {{"star", 0}, {"torus:2x2x2", 8}, {"torus:3x4", 12}, {"mesh:3x3", 9}};
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    long checked = 0;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        topo_topology_t t = ut_topo(cases[c].topo);
+        for (int p = cases[c].size ? cases[c].size : 1; p <= (cases[c].size ? cases[c].size : 24);
+             p++) {
+            const int last = p - 1; /* roots 0 and p - 1 */
+            for (int i = 0; i < n; i++) {
+                for (int root = 0; root <= last; root += last > 0 ? last : 1) {
+                    char why[256];
+                    topo_gen_args_t a = {cat[i].prim, p, 0, root, &t};
+                    if (!topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+                        continue;
+                    }
+                    for (a.rank = 0; a.rank < p; a.rank++) {
+                        topo_sched_t s;
+                        ck_assert_int_eq(topo_algo_generate(&cat[i], &a, &s), TOPO_OK);
+                        for (int st = 0; st < s.nsteps; st++) {
+                            const topo_step_t *step = &s.steps[st];
+                            for (int x = 0; x < step->nxfers; x++) {
+                                const topo_xfer_t *tx = &s.xfers[step->xfer0 + x];
+                                int alone = tx->kind == TOPO_XFER_RECV_COPY && tx->nranges == 1;
+                                for (int y = 0; y < step->nxfers && alone; y++) {
+                                    alone =
+                                        y == x || !share_block(&s, tx, &s.xfers[step->xfer0 + y]);
+                                }
+                                ck_assert_msg(tx->direct == alone,
+                                              "%s %s on %s, p=%d root=%d rank %d step %d "
+                                              "transfer %d: direct %d, expected %d",
+                                              topo_prim_name(cat[i].prim), cat[i].name,
+                                              cases[c].topo, p, root, a.rank, st, x, tx->direct,
+                                              alone);
+                                checked++;
+                            }
+                        }
+                        topo_sched_free(&s);
+                    }
+                }
+            }
+        }
+    }
+    ck_assert(checked > 10000);
 }
 END_TEST
 
@@ -189,6 +282,7 @@ int main(void)
     tcase_add_test(tc, test_build_and_merge);
     tcase_add_test(tc, test_bad_input_is_sticky);
     tcase_add_test(tc, test_direct_receives);
+    tcase_add_test(tc, test_direct_receives_catalog);
     tcase_add_test(tc, test_layout_even_split);
     tcase_add_test(tc, test_layout_units);
     tcase_add_test(tc, test_prim_set_parse);
