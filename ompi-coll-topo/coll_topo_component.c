@@ -83,6 +83,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .gamma = 5e-11,
     .copy = 1e-10,
     .msg_overhead = 5e-8,
+    .price_ranks = 256,
     .intra_alpha = 5e-7,
     .intra_beta = 5e-11,
     .intra_beta_written = 1.5e-10,
@@ -265,6 +266,20 @@ static int topo_register(void)
         "a topology string's ,ports=N wins over this",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.ports);
+
+    mca_coll_topo_component.price_ranks = 256;
+    (void)mca_base_component_var_register(
+        c, "price_ranks",
+        "Cost model of the automatic decision: on a communicator of more ranks than this, an "
+        "algorithm whose schedules hold more than 2^21 steps, transfers and blocks over all "
+        "ranks together (ring, pairwise, the bandwidth-optimal Swing and Trivance: O(p^2)) is "
+        "priced on this many ranks (the first and last, those from the root on, those next "
+        "to powers of two, and ranks spread evenly) instead of every rank, so that the first "
+        "call of a primitive on thousands of ranks takes milliseconds to seconds, not "
+        "minutes.  Not used where links are modelled (a torus or mesh of the communicator's "
+        "size).  0 or less = every rank (default 256)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.price_ranks);
 
     register_cost(
         c, "intra_alpha", 5e-7,
@@ -611,6 +626,8 @@ uint64_t mca_coll_topo_params_hash(void)
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));
     }
+    const int32_t price_ranks = c->price_ranks > 0 ? c->price_ranks : 0;
+    h = mca_coll_topo_hash(h, &price_ranks, sizeof(price_ranks));
     const uint64_t seg = (uint64_t)c->segment_size;
     return mca_coll_topo_hash(h, &seg, sizeof(seg));
 }

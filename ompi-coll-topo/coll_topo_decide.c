@@ -153,7 +153,8 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .intra_beta = c->intra_beta,
                                  .intra_beta_written = c->intra_beta_written,
                                  .copy = c->copy,
-                                 .msg_overhead = c->msg_overhead};
+                                 .msg_overhead = c->msg_overhead,
+                                 .price_ranks = c->price_ranks > 0 ? c->price_ranks : 0};
     const topo_proto_t proto = *mca_coll_topo_proto();
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     int n;

@@ -39,6 +39,7 @@ static void usage(FILE *f)
         "usage: %s --catalog\n"
         "       %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
         "       [--alpha A] [--beta B] [--gamma G] [--copy C] [--msg-overhead O] [--hop H]\n"
+        "       [--price-ranks K]\n"
         "       [--root R] [--non-commutative]\n"
         "       [--no-links] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
@@ -60,6 +61,8 @@ static void usage(FILE *f)
         "  --copy C           seconds per byte copied locally: own blocks, packed sends,\n"
         "                     unpacked receives (default 1e-10; 0: copies are free)\n"
         "  --msg-overhead O   seconds per message a rank sends in a step (default 5e-8)\n"
+        "  --price-ranks K    price a communicator of more ranks on K of them (default 256,\n"
+        "                     as coll_topo_price_ranks; 0: every rank)\n"
         "  --hop H            seconds per link crossed beyond the first (default 0)\n"
         "  --root R           root of rooted primitives (default 0)\n"
         "  --non-commutative  the operation is not commutative\n"
@@ -361,9 +364,9 @@ static void print_table(const plan_t *pl)
                ibeta, pl->net.intra_beta_written > 0 ? pl->net.intra_beta_written : ibeta);
     }
     printf("model: alpha %g s, beta %g s/B, gamma %g s/B, copy %g s/B, msg_overhead %g s, hop %g "
-           "s; %s\n",
-           pl->params.alpha, pl->params.beta, pl->params.gamma, pl->net.copy,
-           pl->net.msg_overhead, pl->net.hop,
+           "s, price_ranks %d; %s\n",
+           pl->params.alpha, pl->params.beta, pl->params.gamma, pl->net.copy, pl->net.msg_overhead,
+           pl->net.hop, pl->net.price_ranks,
            !grid              ? "every message on links of its own"
            : pl->net.no_links ? "ports only (--no-links)"
                               : "links shared under dimension-order routing");
@@ -752,6 +755,7 @@ int main(int argc, char **argv)
     pl.params.gamma = 5e-11;
     pl.net.copy = 1e-10;
     pl.net.msg_overhead = 5e-8;
+    pl.net.price_ranks = 256;
     pl.net.intra_alpha = 5e-7;
     pl.net.intra_beta = 5e-11;
     pl.net.intra_beta_written = 1.5e-10;
@@ -788,7 +792,8 @@ int main(int argc, char **argv)
             "--alpha",       "--beta",       "--gamma",        "--hop",
             "--root",        "--dump",       "--rank",         "--plot",
             "--eager-limit", "--rndv-alpha", "--nodes",        "--intra-alpha",
-            "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written"};
+            "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written",
+            "--price-ranks"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -824,6 +829,8 @@ int main(int argc, char **argv)
             pl.net.copy = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--msg-overhead")) {
             pl.net.msg_overhead = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--price-ranks")) {
+            pl.net.price_ranks = (int)parse_int(opt, val, 0, 1L << 24);
         } else if (0 == strcmp(opt, "--root")) {
             root = parse_int(opt, val, 0, 1L << 24);
         } else if (0 == strcmp(opt, "--dump")) {

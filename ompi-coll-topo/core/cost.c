@@ -32,10 +32,15 @@
 
 #include "links.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 static size_t link_budget = (size_t)1 << 22;
+
+/* Every rank's schedule is priced unless they hold more steps, transfers,
+ * ranges and blocks than this together (topo_cost_net_t.price_ranks). */
+#define TOPO_COST_FULL_WORK ((size_t)1 << 21)
 
 size_t topo_cost_link_budget(size_t doubles)
 {
@@ -72,6 +77,8 @@ typedef struct {
 typedef struct {
     const topo_topology_t *t;
     const topo_cost_params_t *p;
+    const int *ranks; /* the ranks priced (nranks of them), or NULL: all */
+    int nranks;
     int ports;
     int links;         /* contention is modelled */
     int placed;        /* a placement: ranks of one node are intra-host */
@@ -265,7 +272,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     const size_t nlinks = c->links ? topo_link_count(a->topo, a->size) : 0;
     int first = 0; /* steps 0 .. first-1 are accumulated in la */
     *done = 0;
-    for (int r = 0; r < a->size && TOPO_OK == rc; r++) {
+    const int n = NULL != c->ranks ? c->nranks : a->size;
+    for (int i = 0; i < n && TOPO_OK == rc; i++) {
+        const int r = NULL != c->ranks ? c->ranks[i] : i;
         topo_sched_t s;
         topo_gen_args_t ar = *a;
         ar.rank = r;
@@ -337,6 +346,23 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     return TOPO_OK;
 }
 
+/* Steps, transfers, ranges and blocks in every rank's schedule together
+ * (what pricing a rank walks), estimated from rank 0's (SIZE_MAX if it
+ * fails: the pricing will report that). */
+static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
+{
+    topo_sched_t s;
+    topo_gen_args_t a0 = *a;
+    a0.rank = 0;
+    if (TOPO_OK != topo_algo_generate(algo, &a0, &s)) {
+        return SIZE_MAX;
+    }
+    const size_t per_rank =
+        (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+    topo_sched_free(&s);
+    return per_rank * (size_t)a->size;
+}
+
 int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
                     const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
 {
@@ -361,7 +387,17 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     int depth = 0, done = 0;
     *stepsp = NULL;
     *depthp = 0;
+    int *sample = NULL;
+    const int k = NULL != net ? net->price_ranks : 0;
+    if (!c.links && k > 0 && k < a->size && sched_work(algo, a) > TOPO_COST_FULL_WORK) {
+        if (NULL == (sample = malloc(sizeof(int) * (size_t)k))) {
+            return TOPO_ENOMEM;
+        }
+        c.nranks = topo_cost_sample_ranks(a->size, a->root, k, sample);
+        c.ranks = sample;
+    }
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
+    free(sample);
     if (TOPO_OK != rc) {
         return rc;
     }
@@ -415,6 +451,53 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     *stepsp = out;
     *depthp = depth;
     return TOPO_OK;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int topo_cost_sample_ranks(int size, int root, int k, int *out)
+{
+    if (k >= size) {
+        for (int r = 0; r < size; r++) {
+            out[r] = r;
+        }
+        return size;
+    }
+    const int q = k / 5 > 0 ? k / 5 : 1;
+    int n = 0;
+    /* the ranks around each power of two, from both ends (the inner nodes
+     * of binary trees, recursive doubling's fold) */
+    for (long long b = 1; b < size && n + 6 <= q; b *= 2) {
+        for (int d = -1; d <= 1; d++) {
+            out[n++] = (int)((b + d + size) % size);
+            out[n++] = (int)((size - 1 - b + d + size) % size);
+        }
+    }
+    for (int i = 0; i < q && n < k; i++) {
+        out[n++] = i;
+    }
+    for (int i = 0; i < q && n < k; i++) {
+        out[n++] = size - 1 - i;
+    }
+    for (int i = 0; i < q && n < k; i++) {
+        out[n++] = (root + i) % size;
+    }
+    const int spread = k - n;
+    for (int i = 0; i < spread; i++) {
+        out[n++] = (int)((long long)i * size / spread);
+    }
+    qsort(out, (size_t)n, sizeof(int), cmp_int);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (0 == m || out[i] != out[m - 1]) {
+            out[m++] = out[i];
+        }
+    }
+    return m;
 }
 
 int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,

@@ -83,7 +83,26 @@ typedef struct {
      * completing it; LogP's o), beyond the step's latency: a step where a
      * rank sends S messages costs S of them.  0: none, as in the seeds. */
     double msg_overhead;
+    /* Price at most this many ranks' schedules (0: every rank) where
+     * every rank's would hold more than 2^21 steps, transfers, ranges and
+     * blocks together, on topologies whose links are not modelled (star, full
+     * mesh, grids of another size): such an algorithm is priced on
+     * topo_cost_sample_ranks' ranks, so that the first call of a
+     * primitive on thousands of ranks does not generate thousands of
+     * schedules of thousands of transfers (ring, pairwise, the
+     * bandwidth-optimal Swing and Trivance: O(p^2) in all).  Those are
+     * the schedules that repeat from rank to rank; the step's price is
+     * the maximum over the ranks priced. */
+    int price_ranks;
 } topo_cost_net_t;
+
+/* The ranks a communicator of `size` is priced on with price_ranks `k`
+ * (k < size): the k/4 first and last ranks, the k/4 from `root` on
+ * (rooted schedules: the root and its nearest relatives), and k/4 spread
+ * evenly (every kind of rank of a schedule that repeats across the
+ * communicator); sorted, each once.  `out` has room for k; returns how
+ * many. */
+int topo_cost_sample_ranks(int size, int root, int k, int *out);
 
 /* One step of a priced schedule.  Byte terms are in units of the payload M
  * (the step's time is lat + per_byte * M). */

@@ -65,6 +65,14 @@ run noeager 0 --topology star --size 2 --sizes 4k
 has noeager '^protocol: no eager/rendezvous switch'
 has noeager '^  4 KiB +recursive_doubling '
 
+# a large communicator: the ring's 2(p-1) steps on every one of 1100 ranks
+# are more than is priced in full, so 64 ranks are (--price-ranks); the
+# ring repeats from rank to rank and costs 2(p-1) alphas all the same
+run sampled 0 --topology star --size 1100 --price-ranks 64 --msg-overhead 0 --sizes 8
+has sampled 'price_ranks 64;'
+has sampled '^ring +2198 +\*?4396\.0'
+run badsample 2 --topology star --size 8 --price-ranks -1
+
 # placements (--nodes): half of a 4x4 torus on two rows or on every other
 # node; with a hop cost the ring's latency follows the longest route (2
 # hops in rows, 3 scattered: 14 steps of 2 + 1 or 2 + 2 us; no per-message

@@ -174,6 +174,62 @@ START_TEST(test_crossover)
 }
 END_TEST
 
+START_TEST(test_sample_ranks)
+{
+    static const int sizes[] = {10, 257, 1000, 4097};
+    static const int ks[] = {8, 64, 256};
+    int out[256];
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        const int p = sizes[i];
+        const int roots[] = {0, 7, p - 1};
+        for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+            for (int r = 0; r < 3; r++) {
+                const int k = ks[j];
+                if (k >= p) {
+                    ck_assert_int_eq(topo_cost_sample_ranks(p, roots[r], k, out), p);
+                    continue;
+                }
+                const int m = topo_cost_sample_ranks(p, roots[r], k, out);
+                ck_assert(m > 0 && m <= k);
+                int has0 = 0, haslast = 0, hasroot = 0;
+                for (int x = 0; x < m; x++) {
+                    ck_assert(out[x] >= 0 && out[x] < p);
+                    ck_assert(0 == x || out[x] > out[x - 1]);
+                    has0 |= 0 == out[x];
+                    haslast |= p - 1 == out[x];
+                    hasroot |= roots[r] == out[x];
+                }
+                ck_assert(has0 && haslast && hasroot);
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_sampled_pricing)
+{
+    /* 1100 ranks: every rank's ring (2(p-1) steps each), pairwise (p-1)
+     * and linear (p-1 messages) schedules hold more than the 2^21 items
+     * priced in full, so 64 ranks are priced; those schedules repeat from
+     * rank to rank, and the closed forms still hold */
+    const topo_cost_net_t sampled = {.price_ranks = 64};
+    const int p = 1100;
+    ut_expect_affine(TOPO_PRIM_ALLREDUCE, "ring", p, 0, &star, &sampled, 2.0 * (p - 1),
+                     2.0 * (p - 1) / p);
+    ut_expect_affine(TOPO_PRIM_ALLTOALL, "pairwise", p, 0, &star, &sampled, p - 1.0, (p - 1.0) / p);
+    ut_expect_affine(TOPO_PRIM_ALLTOALL, "linear", p, 0, &star, &sampled, 1.0, (p - 1.0) / p);
+    /* a schedule that is cheap to price in full is, even when it is not
+     * the same on every rank: the binomial bcast from a middle root, whose
+     * root alone sends in every step (ceil(log2 p) of them) */
+    double lat, bw, flat, fbw;
+    ut_affine(TOPO_PRIM_BCAST, "binomial", p, 550, &star, &sampled, &lat, &bw);
+    ut_affine(TOPO_PRIM_BCAST, "binomial", p, 550, &star, NULL, &flat, &fbw);
+    ut_assert_near(lat, flat);
+    ut_assert_near(bw, fbw);
+    ut_assert_near(lat, (double)ut_clog2(p));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cost");
@@ -188,6 +244,8 @@ int main(void)
     tcase_add_test(tc, test_local_copies);
     tcase_add_test(tc, test_message_overhead);
     tcase_add_test(tc, test_crossover);
+    tcase_add_test(tc, test_sample_ranks);
+    tcase_add_test(tc, test_sampled_pricing);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
