@@ -206,11 +206,20 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     return &m->decisions[m->ndecisions++];
 }
 
+/* The table of (primitive, root, commutative), built at its first call.
+ * Where every root costs the same (topo_prim_root_free: a bcast on a star,
+ * say), root 0's table serves them all, so that a communicator of
+ * thousands of ranks that broadcasts from each prices once. */
 static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
                                               struct ompi_communicator_t *comm,
-                                              const topo_gen_args_t *args, int commutative)
+                                              const topo_gen_args_t *in, int commutative)
 {
-    const topo_prim_t prim = args->prim;
+    const topo_prim_t prim = in->prim;
+    topo_gen_args_t a = *in;
+    if (0 != a.root && topo_prim_root_free(prim, a.topo, a.size)) {
+        a.root = 0;
+    }
+    const topo_gen_args_t *args = &a;
     const int last = m->last_decision[prim] - 1; /* stored + 1: 0 = none */
     if (last >= 0 && m->decisions[last].root == args->root &&
         m->decisions[last].commutative == commutative) {

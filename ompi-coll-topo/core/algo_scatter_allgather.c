@@ -6,25 +6,19 @@
  * sec. 6) circulates the blocks in p - 1 steps.  For p = 2^k:
  * (log2 p + p - 1) alpha + 2 (p - 1) / p M / BW.  Any size, any root.
  *
- * Scatter: with v = (rank - root) mod p, rank v's subtree is the relative
- * ranks [v, v + lowbit(v)); at the step of distance m (largest first) every
- * v that is a multiple of 2m sends the blocks of [v + m, v + 2m) to v + m.
- * Relative rank u's block is (u + root) mod p, so a subtree's blocks are
- * one cyclic run (two ranges when it wraps).
+ * Blocks are numbered by relative rank v = (rank - root) mod p: block v is
+ * relative rank v's.  So a schedule for root R is the one for root 0 with
+ * every rank counted from R, blocks and all, and costs the same
+ * (TOPO_ALG_ROOT_FREE), and a subtree's blocks are one range.
+ *
+ * Scatter: rank v's subtree is the relative ranks [v, v + lowbit(v)); at
+ * the step of distance m (largest first) every v that is a multiple of 2m
+ * sends the blocks [v + m, v + 2m) to v + m.
  *
  * Allgather: the ring of seed 001 sec. 6 over communicator ranks, minus the
  * messages into the root, which has every block already.
  */
 #include "algo.h"
-
-/* Add the cyclic run of n blocks from `first` (mod p) to the last transfer. */
-static void cyclic(topo_sched_t *s, int first, int n, int p)
-{
-    first %= p;
-    int head = first + n <= p ? n : p - first;
-    topo_sched_range(s, first, head);
-    topo_sched_range(s, 0, n - head);
-}
 
 int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a)
 {
@@ -38,22 +32,20 @@ int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a)
         topo_sched_step(s);
         if (v % (2 * m) == 0 && v + m < p) {
             int n = (int)(v + 2 * m < p ? 2 * m : p - v) - (int)m;
-            topo_sched_send(s, (int)((v + m + root) % p), 0, 0);
-            cyclic(s, (int)(v + m + root), n, p);
+            topo_sched_send(s, (int)((v + m + root) % p), (int)(v + m), n);
         } else if (v % (2 * m) == m) {
             int n = (int)(v + m < p ? m : p - v);
-            topo_sched_recv(s, (int)((v - m + root) % p), TOPO_XFER_RECV_COPY, 0, 0);
-            cyclic(s, v + root, n, p);
+            topo_sched_recv(s, (int)((v - m + root) % p), TOPO_XFER_RECV_COPY, v, n);
         }
     }
     const int right = (r + 1) % p, left = (r + p - 1) % p;
     for (int t = 1; t < p; t++) {
         topo_sched_step(s);
         if (right != root) {
-            topo_sched_send(s, right, (r - t + 1 + p) % p, 1);
+            topo_sched_send(s, right, (v - t + 1 + p) % p, 1);
         }
         if (r != root) {
-            topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (r - t + p) % p, 1);
+            topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (v - t + p) % p, 1);
         }
     }
     return topo_sched_finish(s);

@@ -101,15 +101,15 @@ static const topo_algo_t table[] = {
      "Trivance peers r -/+ 3^k, zero-byte, both directions, one lane over the torus "
      "dimensions: sum ceil(log3 d_i) steps, any size unfolded",
      "seed 002 sec. 4.2, 5", topo_gen_barrier_trivance, NULL},
-    {"binomial", TOPO_PRIM_BCAST, 0,
+    {"binomial", TOPO_PRIM_BCAST, TOPO_ALG_ROOT_FREE,
      "binomial tree: ceil(log2 p) steps of the whole vector, every holder sends to one "
      "new rank per step; latency-optimal",
      "seed 001 sec. 3.2", topo_gen_bcast_binomial, NULL},
-    {"pipelined_chain", TOPO_PRIM_BCAST, 0,
+    {"pipelined_chain", TOPO_PRIM_BCAST, TOPO_ALG_ROOT_FREE,
      "chain from the root around the ring, 8 segments streamed: p + 6 steps of M/8, "
      "bandwidth term (p + 6)/8 M",
      "seed 001 sec. 3.1, App. C", topo_gen_bcast_pipelined_chain, NULL},
-    {"scatter_allgather", TOPO_PRIM_BCAST, 0,
+    {"scatter_allgather", TOPO_PRIM_BCAST, TOPO_ALG_ROOT_FREE,
      "van de Geijn: binomial scatter of p blocks + ring allgather: ceil(log2 p) + p - 1 "
      "steps, about 2(p-1)/p M per rank",
      "seed 001 sec. 3, 6", topo_gen_bcast_scatter_allgather, NULL},
@@ -118,7 +118,7 @@ static const topo_algo_t table[] = {
      "each mesh line from the root (max(x_i, d_i-1-x_i)), X then Y then Z, S = max(8, 4H) "
      "segments pipelined across dimensions: S + H - 1 steps (H = sum of those), under 5/4 M",
      "seed 000 sec. 3.2, 4.2, 5.1; seed 001 App. C", topo_gen_bcast_bucket, NULL},
-    {"dbt", TOPO_PRIM_BCAST, 0,
+    {"dbt", TOPO_PRIM_BCAST, TOPO_ALG_ROOT_FREE,
      "double binary tree over the p-1 other ranks (allreduce dbt's trees), the root feeding "
      "each tree's root half the vector in 4 ceil(log2 p) pipelined segments: "
      "4 ceil(log2 p) + floor(log2 p) steps at most, every rank sends at most M",
@@ -193,6 +193,22 @@ const topo_algo_t *topo_catalog_find(topo_prim_t prim, const char *name)
         }
     }
     return NULL;
+}
+
+int topo_prim_root_free(topo_prim_t prim, const topo_topology_t *t, int size)
+{
+    if (topo_topology_placed(t, size) || topo_topology_routes(t, size)) {
+        return 0;
+    }
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    for (int i = 0; i < n; i++) {
+        if (cat[i].prim == prim && !(cat[i].flags & TOPO_ALG_ROOT_FREE) &&
+            !((cat[i].flags & TOPO_ALG_GRID) && !topo_topology_is_grid_of(t, size))) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 int topo_algo_fits(const topo_algo_t *algo, const topo_gen_args_t *a, int commutative,

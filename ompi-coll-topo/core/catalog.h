@@ -17,8 +17,13 @@ extern "C" {
 /* Restrictions, checked by topo_algo_fits. */
 enum {
     TOPO_ALG_COMMUTATIVE = 1u << 0, /* only for commutative operations */
-    TOPO_ALG_GRID = 1u << 1         /* needs a torus or mesh topology whose
+    TOPO_ALG_GRID = 1u << 1,        /* needs a torus or mesh topology whose
                                        size equals the communicator's */
+    TOPO_ALG_ROOT_FREE = 1u << 2    /* not a restriction: a rooted algorithm
+                                       whose price is the same for every root
+                                       where all ranks are alike (its
+                                       schedules count ranks from the root;
+                                       check_cost proves it) */
 };
 
 /* What a generator is asked for. */
@@ -31,6 +36,13 @@ typedef struct {
 } topo_gen_args_t;
 
 typedef int (*topo_gen_fn)(topo_sched_t *s, const topo_gen_args_t *a);
+/* Does every root of `prim` cost the same on t for a communicator of
+ * `size`: t treats all ranks alike (no placement, no modelled links: a
+ * star, a full mesh, a grid of another size) and every algorithm of
+ * `prim` that can fit it is TOPO_ALG_ROOT_FREE?  Then one decision table
+ * serves every root. */
+int topo_prim_root_free(topo_prim_t prim, const topo_topology_t *t, int size);
+
 /* Extra restriction beyond the flags: returns 1 if the algorithm applies,
  * else 0 and a reason in why. */
 typedef int (*topo_fits_fn)(const topo_gen_args_t *a, char *why, size_t len);

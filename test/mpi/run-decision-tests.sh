@@ -235,6 +235,17 @@ run eager-auto 2 "$V2" "$ALLREDUCE --comms world --max-count 1" \
 run eager-off 2 "$V2 coll_topo_eager_limit=0" "$ALLREDUCE --comms world --max-count 1" \
     "+eager limit 0 bytes" "-0-4032 bytes: recursive_doubling"
 
+# ---- one decision table for every root (topo_prim_root_free) -------------
+# On a star without placement (coll_topo_locality=off), every bcast
+# algorithm costs the same from every root, so root 0's table serves all
+# roots and no other is built; reduce's order-preserving algorithms follow
+# the root's position and build one per root.  Results are checked from
+# every root.
+run root-free 4 "$V2 coll_topo_locality=off" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100 --all-roots-max 100" \
+    "+bcast decision (root 0," "-bcast decision (root 1," "-bcast decision (root 3," \
+    "+reduce decision (root 1," "+reduce decision (root 3,"
+
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
 # one message, barrier, allgather and alltoall one exchange, which the

@@ -230,6 +230,48 @@ START_TEST(test_sampled_pricing)
 }
 END_TEST
 
+START_TEST(test_root_free)
+{
+    /* every algorithm flagged TOPO_ALG_ROOT_FREE costs the same from every
+     * root where all ranks are alike, copies and message overheads
+     * included (what lets one decision table serve every root) */
+    const topo_cost_params_t params = {2e-6, 1e-10, 5e-11};
+    const topo_cost_net_t net = {.copy = 1e-10, .msg_overhead = 5e-8};
+    int n, flagged = 0;
+    const topo_algo_t *cat = topo_catalog(&n);
+    for (int i = 0; i < n; i++) {
+        if (!(cat[i].flags & TOPO_ALG_ROOT_FREE)) {
+            continue;
+        }
+        flagged++;
+        for (int p = 1; p <= 40; p++) {
+            topo_gen_args_t a = {cat[i].prim, p, 0, 0, &star};
+            double lat0, bw0;
+            ck_assert_int_eq(topo_cost_affine_net(&cat[i], &a, &params, &net, &lat0, &bw0),
+                             TOPO_OK);
+            for (a.root = 1; a.root < p; a.root++) {
+                double lat, bw;
+                ck_assert_int_eq(topo_cost_affine_net(&cat[i], &a, &params, &net, &lat, &bw),
+                                 TOPO_OK);
+                ck_assert_msg(fabs(lat - lat0) < 1e-15 && fabs(bw - bw0) < 1e-21,
+                              "%s %s p=%d root %d: %g + %g M, root 0: %g + %g M",
+                              topo_prim_name(cat[i].prim), cat[i].name, p, a.root, lat, bw, lat0,
+                              bw0);
+            }
+        }
+    }
+    ck_assert_int_ge(flagged, 4);
+    /* bcast's algorithms are all flagged (or need a grid); reduce's
+     * order-preserving ones follow the root's position */
+    topo_topology_t mesh = ut_topo("fullmesh"), torus = ut_topo("torus:2x2");
+    ck_assert(topo_prim_root_free(TOPO_PRIM_BCAST, &star, 64));
+    ck_assert(topo_prim_root_free(TOPO_PRIM_BCAST, &mesh, 64));
+    ck_assert(topo_prim_root_free(TOPO_PRIM_BCAST, &torus, 8)); /* another size: no links */
+    ck_assert(!topo_prim_root_free(TOPO_PRIM_BCAST, &torus, 4)); /* links modelled */
+    ck_assert(!topo_prim_root_free(TOPO_PRIM_REDUCE, &star, 64));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cost");
@@ -246,6 +288,7 @@ int main(void)
     tcase_add_test(tc, test_crossover);
     tcase_add_test(tc, test_sample_ranks);
     tcase_add_test(tc, test_sampled_pricing);
+    tcase_add_test(tc, test_root_free);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
