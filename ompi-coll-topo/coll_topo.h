@@ -272,6 +272,9 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_topo_decision_t *decisions;
     int ndecisions, cap_decisions;
     int last_decision[TOPO_PRIM_COUNT]; /* the last one used: index + 1, 0 = none */
+    /* topo_prim_root_free on this communicator, asked at the first call of
+     * a nonzero root: 0 not yet, 1 no, 2 yes (the topology is settled) */
+    unsigned char root_free[TOPO_PRIM_COUNT];
 
     /* Verbose: which (primitive, catalog row) lines were printed, and the
      * fallback reasons already reported. */

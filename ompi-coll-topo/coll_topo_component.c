@@ -271,8 +271,9 @@ static int topo_register(void)
     (void)mca_base_component_var_register(
         c, "price_ranks",
         "Cost model of the automatic decision: on a communicator of more ranks than this, an "
-        "algorithm whose schedules hold more than 2^21 steps, transfers and blocks over all "
-        "ranks together (ring, pairwise, the bandwidth-optimal Swing and Trivance: O(p^2)) is "
+        "algorithm whose schedules hold more than 2^21 steps, transfers, ranges and blocks "
+        "over all ranks together (ring, pairwise, the bandwidth-optimal Swing and Trivance: "
+        "O(p^2)) is "
         "priced on this many ranks (the first and last, those from the root on, those next "
         "to powers of two, and ranks spread evenly) instead of every rank, so that the first "
         "call of a primitive on thousands of ranks takes milliseconds to seconds, not "

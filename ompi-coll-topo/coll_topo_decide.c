@@ -154,7 +154,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .intra_beta_written = c->intra_beta_written,
                                  .copy = c->copy,
                                  .msg_overhead = c->msg_overhead,
-                                 .price_ranks = c->price_ranks > 0 ? c->price_ranks : 0};
+                                 .price_ranks = c->price_ranks};
     const topo_proto_t proto = *mca_coll_topo_proto();
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     int n;
@@ -216,8 +216,13 @@ static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
 {
     const topo_prim_t prim = in->prim;
     topo_gen_args_t a = *in;
-    if (0 != a.root && topo_prim_root_free(prim, a.topo, a.size)) {
-        a.root = 0;
+    if (0 != a.root) {
+        if (0 == m->root_free[prim]) {
+            m->root_free[prim] = topo_prim_root_free(prim, a.topo, a.size) ? 2 : 1;
+        }
+        if (2 == m->root_free[prim]) {
+            a.root = 0;
+        }
     }
     const topo_gen_args_t *args = &a;
     const int last = m->last_decision[prim] - 1; /* stored + 1: 0 = none */

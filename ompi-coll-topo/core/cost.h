@@ -83,7 +83,7 @@ typedef struct {
      * completing it; LogP's o), beyond the step's latency: a step where a
      * rank sends S messages costs S of them.  0: none, as in the seeds. */
     double msg_overhead;
-    /* Price at most this many ranks' schedules (0: every rank) where
+    /* Price at most this many ranks' schedules (0 or less: every rank) where
      * every rank's would hold more than 2^21 steps, transfers, ranges and
      * blocks together, on topologies whose links are not modelled (star, full
      * mesh, grids of another size): such an algorithm is priced on
@@ -97,11 +97,13 @@ typedef struct {
 } topo_cost_net_t;
 
 /* The ranks a communicator of `size` is priced on with price_ranks `k`
- * (k < size): the k/4 first and last ranks, the k/4 from `root` on
- * (rooted schedules: the root and its nearest relatives), and k/4 spread
+ * (k < size; otherwise every rank): with q = k/5, up to q ranks next to
+ * the powers of two from both ends (inner nodes of binary trees, a fold's
+ * partners), the q first and q last ranks, the q from `root` on (rooted
+ * schedules: the root and its nearest relatives), and the rest spread
  * evenly (every kind of rank of a schedule that repeats across the
- * communicator); sorted, each once.  `out` has room for k; returns how
- * many. */
+ * communicator); sorted, each once.  `out` has room for max(k, size)
+ * when k >= size, else for k; returns how many. */
 int topo_cost_sample_ranks(int size, int root, int k, int *out);
 
 /* One step of a priced schedule.  Byte terms are in units of the payload M
