@@ -277,8 +277,12 @@ static int topo_register(void)
         "priced on this many ranks (the first and last, those from the root on, those next "
         "to powers of two, and ranks spread evenly) instead of every rank, so that the first "
         "call of a primitive on thousands of ranks takes milliseconds to seconds, not "
-        "minutes.  Not used where links are modelled (a torus or mesh of the communicator's "
-        "size).  0 or less = every rank (default 256)",
+        "minutes.  Where links are modelled (a torus or mesh of the communicator's size), "
+        "such an algorithm's busiest link per step is then estimated from those ranks "
+        "(the larger of the most one of them puts on a link of its node and the average "
+        "link of the busiest dimension and direction), not routed: the same where every "
+        "node sends the same pattern (ring, bucket), up to 2x below where partners "
+        "alternate directions.  0 or less = every rank, every link routed (default 256)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.price_ranks);
 

@@ -41,6 +41,14 @@ static size_t link_budget = (size_t)1 << 22;
 /* Every rank's schedule is priced unless they hold more steps, transfers,
  * ranges and blocks than this together (topo_cost_net_t.price_ranks). */
 #define TOPO_COST_FULL_WORK ((size_t)1 << 21)
+static int force_sampling = 0;
+
+int topo_cost_force_sampling(int on)
+{
+    int old = force_sampling;
+    force_sampling = on;
+    return old;
+}
 
 size_t topo_cost_link_budget(size_t doubles)
 {
@@ -58,6 +66,7 @@ typedef struct {
     double intra_written;          /* of intra_send: blocks written in this call */
     double intra_max;              /* the largest of those messages */
     int active, net, intra;        /* transfers; over the network; intra-host */
+    int busy;                      /* transfers or copies */
     int sends;                     /* messages sent */
 } rank_step_t;
 
@@ -70,8 +79,15 @@ typedef struct {
     double direct;    /* the most loaded link among the direct messages */
     int hops;
     int active, net, intra;
+    int busy;   /* some transfer or copy */
     int routed; /* some message is not direct */
     int sends;  /* the most messages a rank sends */
+    /* sampled pricing with links (ctx_t.estimate): the most any priced
+     * rank puts on one of its node's links (first links of its routes),
+     * and per link class (dim * 2 + dir) the weight times the links
+     * crossed, summed over the priced ranks */
+    double first;
+    double cls[2 * TOPO_MAX_DIMS];
 } pass1_t;
 
 typedef struct {
@@ -81,6 +97,7 @@ typedef struct {
     int nranks;
     int ports;
     int links;         /* contention is modelled */
+    int estimate;      /* ... from the priced ranks' classes (a sample) */
     int placed;        /* a placement: ranks of one node are intra-host */
     double intra_beta; /* seconds per byte between ranks of one node */
     double written;    /* the same for blocks the sender wrote in the call */
@@ -124,10 +141,12 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
     const double share = topo_sched_block_share(s);
     for (int st = 0; st < depth; st++) {
         rank_step_t t;
-        double own[2 * TOPO_MAX_DIMS];
+        double own[2 * TOPO_MAX_DIMS], first[2 * TOPO_MAX_DIMS];
         int hops = 0, routed = 0;
         memset(&t, 0, sizeof(t));
         memset(own, 0, sizeof(own));
+        memset(first, 0, sizeof(first));
+        pass1_t *a = &acc[st];
         for (int l = 0; l < s->nlanes; l++) {
             if (st >= s->lanes[l].nsteps) {
                 continue;
@@ -145,6 +164,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                     t.copied += bytes;
                 }
                 t.active = t.active || x->kind != TOPO_XFER_COPY;
+                t.busy = 1;
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
@@ -174,7 +194,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                     int h =
                         c->links ? topo_topology_hops(c->t, s->rank, x->peer) : x->peer != s->rank;
                     hops = h > hops ? h : hops;
-                    if (c->links && h > 0) {
+                    if (c->estimate && h > 0) {
+                        topo_link_classes(c->t, s->rank, x->peer, bytes, first, a->cls);
+                    } else if (c->links && h > 0) {
                         int d = topo_link_direct(c->t, s->rank, x->peer);
                         if (d < 0) {
                             routed = 1;
@@ -208,7 +230,6 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         const int ports = c->ports;
         double out = dmax(t.send_sum / ports, t.send_max);
         double in = dmax(t.recv_sum / ports, t.recv_max);
-        pass1_t *a = &acc[st];
         a->port = dmax(a->port, dmax(out, in));
         a->msg = dmax(a->msg, dmax(dmax(t.send_max, t.recv_max), t.intra_max));
         const double intra =
@@ -219,9 +240,11 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         a->reduce = dmax(a->reduce, local);
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
             a->direct = dmax(a->direct, own[d]);
+            a->first = dmax(a->first, first[d]);
         }
         a->hops = hops > a->hops ? hops : a->hops;
         a->active = a->active || t.active;
+        a->busy = a->busy || t.busy;
         a->net = a->net || t.net;
         a->intra = a->intra || t.intra;
         a->routed = a->routed || routed;
@@ -294,7 +317,7 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
                 topo_link_acc_free(la);
                 la = NULL;
                 first = 0;
-                if (0 == r && c->links) {
+                if (0 == r && c->links && !c->estimate) {
                     size_t w = link_budget / nlinks;
                     first = (size_t)d <= w ? d : (int)w;
                     rc = first > 0 ? topo_link_acc_create(a->topo, a->size, NULL, first, &la)
@@ -347,8 +370,8 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
 }
 
 /* Steps, transfers, ranges and blocks in every rank's schedule together
- * (what pricing a rank walks), estimated from rank 0's (SIZE_MAX if it
- * fails: the pricing will report that). */
+ * (what generating and pricing a rank walk), estimated from rank 0's
+ * (SIZE_MAX if it fails: the pricing will report that). */
 static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
 {
     topo_sched_t s;
@@ -361,6 +384,69 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
         (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
     topo_sched_free(&s);
     return per_rank * (size_t)a->size;
+}
+
+/* The sampled pricing: a step in which no priced rank transfers or copies
+ * is one in which others do (a pipeline's front passing between the ranks priced:
+ * the chain's step s is rank s's), priced as the nearest step in which a
+ * priced rank does (the earlier one of two as near). */
+static void fill_idle(pass1_t *acc, int depth)
+{
+    int prev = -1;
+    for (int st = 0; st < depth; st++) {
+        if (acc[st].busy) {
+            prev = st;
+            continue;
+        }
+        int next = st + 1;
+        while (next < depth && !acc[next].busy) {
+            next++;
+        }
+        for (; st < next; st++) {
+            const int from = prev < 0                 ? next
+                             : next >= depth          ? prev
+                             : st - prev <= next - st ? prev
+                                                      : next;
+            if (from >= 0 && from < depth) {
+                acc[st] = acc[from];
+            }
+        }
+        st = next - 1;
+    }
+}
+
+/* The sampled pricing's link loads: a class (dim * 2 + dir) of the grid
+ * carries the priced ranks' weight times links crossed, times `scale`
+ * (size / ranks priced: the whole communicator's), over its links: those
+ * of the nodes the communicator occupies (every node of the grid without
+ * a placement), less a mesh line's last link in each direction.  The
+ * average link of the class is no more loaded than its busiest, and is
+ * the busiest where the traffic is the same from every node (a
+ * translation of one rank's pattern, as the ring's or a bucket's).
+ * per_link[d]: what a unit of the sum weighs on one link. */
+static int class_links(const topo_topology_t *t, int size, double scale, double *per_link)
+{
+    const int n = topo_topology_size(t);
+    int nodes = n;
+    if (NULL != t->place) {
+        unsigned char *seen = calloc((size_t)n, 1);
+        if (NULL == seen) {
+            return TOPO_ENOMEM;
+        }
+        nodes = 0;
+        for (int r = 0; r < size; r++) {
+            const int v = topo_topology_node(t, r);
+            nodes += !seen[v];
+            seen[v] = 1;
+        }
+        free(seen);
+    }
+    for (int d = 0; d < t->ndims; d++) {
+        const double m = t->dims[d];
+        const double links = t->periodic[d] ? nodes : nodes * (m - 1) / m;
+        per_link[d * 2] = per_link[d * 2 + 1] = links > 0 ? scale / links : 0.0;
+    }
+    return TOPO_OK;
 }
 
 int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
@@ -389,19 +475,33 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     *depthp = 0;
     int *sample = NULL;
     const int k = NULL != net ? net->price_ranks : 0;
-    if (!c.links && k > 0 && k < a->size && sched_work(algo, a) > TOPO_COST_FULL_WORK) {
-        if (NULL == (sample = malloc(sizeof(int) * (size_t)k))) {
+    if (k > 0 && (force_sampling || (k < a->size && sched_work(algo, a) > TOPO_COST_FULL_WORK))) {
+        const int room = k < a->size ? k : a->size;
+        if (NULL == (sample = malloc(sizeof(int) * (size_t)room))) {
             return TOPO_ENOMEM;
         }
         c.nranks = topo_cost_sample_ranks(a->size, a->root, k, sample);
         c.ranks = sample;
+        c.estimate = c.links;
     }
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
     free(sample);
     if (TOPO_OK != rc) {
         return rc;
     }
-    if (c.links && done < depth) {
+    if (NULL != c.ranks) {
+        fill_idle(acc, depth);
+    }
+    if (c.estimate) {
+        double per_link[2 * TOPO_MAX_DIMS];
+        rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
+        for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+            link[st] = acc[st].first;
+            for (int d = 0; d < 2 * t->ndims; d++) {
+                link[st] = dmax(link[st], acc[st].cls[d] * per_link[d]);
+            }
+        }
+    } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
          * through the windows */
         int *routed = malloc(sizeof(int) * (size_t)depth), n = 0;

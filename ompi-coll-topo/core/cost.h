@@ -85,16 +85,28 @@ typedef struct {
     double msg_overhead;
     /* Price at most this many ranks' schedules (0 or less: every rank) where
      * every rank's would hold more than 2^21 steps, transfers, ranges and
-     * blocks together, on topologies whose links are not modelled (star, full
-     * mesh, grids of another size): such an algorithm is priced on
-     * topo_cost_sample_ranks' ranks, so that the first call of a
-     * primitive on thousands of ranks does not generate thousands of
-     * schedules of thousands of transfers (ring, pairwise, the
-     * bandwidth-optimal Swing and Trivance: O(p^2) in all).  Those are
-     * the schedules that repeat from rank to rank; the step's price is
-     * the maximum over the ranks priced. */
+     * blocks together: such an algorithm is priced on topo_cost_sample_ranks'
+     * ranks, so that the first call of a primitive on thousands of ranks
+     * does not generate thousands of schedules of thousands of transfers
+     * (ring, pairwise, Bruck, the bandwidth-optimal Swing and Trivance:
+     * O(p^2) in all).  Those are the schedules that repeat from rank to
+     * rank; the step's price is the maximum over the ranks priced.  Where
+     * links are modelled (a grid), the most loaded link of a step is then
+     * estimated, not routed: the larger of the most a priced rank puts on
+     * one of its node's links, and the average link of the busiest class
+     * (dimension and direction), the priced ranks' traffic scaled to the
+     * communicator.  Both are at most the routed maximum (with every
+     * rank priced), and the average is that maximum where every node
+     * sends the same pattern (a ring, a bucket); where nodes alternate
+     * directions (recursive doubling's and Swing's partners) the busiest
+     * link can carry up to twice the average. */
     int price_ranks;
 } topo_cost_net_t;
+
+/* Tests: price every algorithm as one over the threshold above (sampled,
+ * links estimated), every rank where price_ranks >= the size; 0: as the
+ * threshold says.  Returns the previous setting.  Not thread-safe. */
+int topo_cost_force_sampling(int on);
 
 /* The ranks a communicator of `size` is priced on with price_ranks `k`
  * (k < size; otherwise every rank): with q = k/5, up to q ranks next to

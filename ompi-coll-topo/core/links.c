@@ -119,6 +119,46 @@ int topo_link_direct(const topo_topology_t *t, int src, int dst)
     return link;
 }
 
+void topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
+                       double *hops)
+{
+    if (!is_grid(t)) {
+        return;
+    }
+    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], seen = 0;
+    topo_topology_coords(t, topo_topology_node(t, src), c);
+    topo_topology_coords(t, topo_topology_node(t, dst), d);
+    for (int i = 0; i < t->ndims; i++) {
+        const int n = t->dims[i], fwd = ((d[i] - c[i]) % n + n) % n;
+        if (0 == fwd) {
+            continue;
+        }
+        /* links crossed toward + and toward - (a tie: half the weight
+         * each way, over fwd links either way) */
+        double plus = 0.0, minus = 0.0;
+        if (!t->periodic[i]) {
+            plus = d[i] > c[i] ? w : 0.0;
+            minus = d[i] > c[i] ? 0.0 : w;
+        } else if (2 * fwd == n) {
+            plus = minus = w / 2;
+        } else if (2 * fwd < n) {
+            plus = w;
+        } else {
+            minus = w;
+        }
+        const int len = !t->periodic[i] ? abs(d[i] - c[i]) : 2 * fwd <= n ? fwd : n - fwd;
+        if (!seen) {
+            first[i * 2] += plus;
+            first[i * 2 + 1] += minus;
+            seen = 1;
+        }
+        if (NULL != hops) {
+            hops[i * 2] += plus * len;
+            hops[i * 2 + 1] += minus * len;
+        }
+    }
+}
+
 int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, int nsteps,
                          topo_link_acc_t **accp)
 {

@@ -72,6 +72,10 @@ run sampled 0 --topology star --size 1100 --price-ranks 64 --msg-overhead 0 --si
 has sampled 'price_ranks 64;'
 has sampled '^ring +2198 +\*?4396\.0'
 run badsample 2 --topology star --size 8 --price-ranks -1
+# on a torus, whose links are modelled: 512 ranks of torus:8x8x8, the ring
+# sampled too, its busiest link estimated (one block per step, as routed)
+run tsampled 0 --topology torus:8x8x8 --price-ranks 64 --msg-overhead 0 --sizes 8,1M
+has tsampled '^ring +1022 +2044\.002 +2305\.632'
 
 # placements (--nodes): half of a 4x4 torus on two rows or on every other
 # node; with a hop cost the ring's latency follows the longest route (2

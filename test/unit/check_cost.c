@@ -8,6 +8,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static topo_topology_t star;
 
@@ -230,6 +231,96 @@ START_TEST(test_sampled_pricing)
 }
 END_TEST
 
+/* Sampled pricing on a grid: link loads estimated from the priced ranks
+ * (cost.h: price_ranks).  With every rank priced the estimate of a step's
+ * busiest link is never above the routed one, and equals it where every
+ * node sends the same pattern (the ring in rank order, a bucket's
+ * dimension rings, linear alltoall on a torus). */
+static void sampled_steps(const topo_algo_t *algo, const topo_gen_args_t *a, int force, int k,
+                          topo_cost_step_t **steps, int *depth)
+{
+    const topo_cost_params_t p = {1.0, 1.0, 0.5};
+    const topo_cost_net_t net = {.price_ranks = k};
+    const int old = topo_cost_force_sampling(force);
+    ck_assert_int_eq(topo_cost_steps(algo, a, &p, &net, steps, depth), TOPO_OK);
+    topo_cost_force_sampling(old);
+}
+
+START_TEST(test_sampled_links)
+{
+    static const char *const grids[] = {"torus:4x4x4", "torus:6x5", "mesh:8x4", "torus:2x4x3"};
+    static const struct {
+        const char *grid;
+        topo_prim_t prim;
+        const char *name;
+    } same[] = {
+        {"torus:4x4x4", TOPO_PRIM_ALLREDUCE, "ring"},
+        {"torus:4x4x4", TOPO_PRIM_ALLREDUCE, "bucket"},
+        {"torus:6x5", TOPO_PRIM_ALLREDUCE, "bucket"},
+        {"mesh:8x4", TOPO_PRIM_ALLREDUCE, "ring"},
+        {"torus:6x5", TOPO_PRIM_ALLGATHER, "ring"},
+        {"torus:4x4x4", TOPO_PRIM_ALLTOALL, "linear"},
+        {"torus:4x4x4", TOPO_PRIM_ALLTOALL, "pairwise"},
+    };
+    int n, checked = 0, lower = 0;
+    const topo_algo_t *cat = topo_catalog(&n);
+    for (size_t g = 0; g < sizeof(grids) / sizeof(grids[0]); g++) {
+        const topo_topology_t t = ut_topo(grids[g]);
+        const int size = topo_topology_size(&t);
+        for (int i = 0; i < n; i++) {
+            const topo_gen_args_t a = {.prim = cat[i].prim, .size = size, .root = 1, .topo = &t};
+            char why[256];
+            if (!topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+                continue;
+            }
+            topo_cost_step_t *ex, *es;
+            int de, ds;
+            sampled_steps(&cat[i], &a, 0, 0, &ex, &de);
+            sampled_steps(&cat[i], &a, 1, size, &es, &ds);
+            ck_assert_int_eq(de, ds);
+            int exact = 1;
+            for (int st = 0; st < de; st++) {
+                ck_assert_msg(es[st].link <= ex[st].link + 1e-12,
+                              "%s %s on %s step %d: estimated link %g above the routed %g",
+                              topo_prim_name(cat[i].prim), cat[i].name, grids[g], st, es[st].link,
+                              ex[st].link);
+                /* everything but the link is priced on every rank alike */
+                ut_assert_near(es[st].port, ex[st].port);
+                ut_assert_near(es[st].lat, ex[st].lat);
+                exact = exact && fabs(es[st].link - ex[st].link) < 1e-12;
+            }
+            for (size_t j = 0; j < sizeof(same) / sizeof(same[0]); j++) {
+                if (same[j].prim == cat[i].prim && 0 == strcmp(same[j].name, cat[i].name) &&
+                    0 == strcmp(same[j].grid, grids[g])) {
+                    ck_assert_msg(exact, "%s %s on %s: estimated links differ from routed ones",
+                                  topo_prim_name(cat[i].prim), cat[i].name, grids[g]);
+                    checked++;
+                }
+            }
+            lower += !exact;
+            free(ex);
+            free(es);
+        }
+    }
+    ck_assert_int_eq(checked, (int)(sizeof(same) / sizeof(same[0])));
+    ck_assert(lower > 0); /* some patterns are not uniform: the estimate is below */
+
+    /* 512 ranks of torus:8x8x8: the ring's 2(p-1) steps on every rank are
+     * more than is priced in full, so 64 ranks are, and its links (one
+     * block per step over a single link, or two in a row at a row's end)
+     * come out as routed, and as the closed form */
+    const topo_topology_t t8 = ut_topo("torus:8x8x8");
+    const topo_cost_net_t k64 = {.price_ranks = 64};
+    const int p = 512;
+    double lat, bw, flat, fbw;
+    ut_affine(TOPO_PRIM_ALLREDUCE, "ring", p, 0, &t8, &k64, &lat, &bw);
+    ut_affine(TOPO_PRIM_ALLREDUCE, "ring", p, 0, &t8, NULL, &flat, &fbw);
+    ut_assert_near(lat, 2.0 * (p - 1));
+    ut_assert_near(lat, flat);
+    ut_assert_near(bw, fbw);
+}
+END_TEST
+
 START_TEST(test_root_free)
 {
     /* every algorithm flagged TOPO_ALG_ROOT_FREE costs the same from every
@@ -288,6 +379,7 @@ int main(void)
     tcase_add_test(tc, test_crossover);
     tcase_add_test(tc, test_sample_ranks);
     tcase_add_test(tc, test_sampled_pricing);
+    tcase_add_test(tc, test_sampled_links);
     tcase_add_test(tc, test_root_free);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
