@@ -82,6 +82,7 @@ typedef struct mca_coll_topo_component_t {
     double msg_overhead;              /* seconds per message a rank sends */
     int ports;                        /* ports per rank; 0 = the topology's */
     int price_ranks;                  /* ranks the cost model prices (0 = all) */
+    int price_roots;                  /* roots with a decision table (0 = all) */
     long eager_limit;                 /* bytes; -1 = the BTLs' (auto) */
     double rndv_alpha;                /* seconds; -1 = 2 * alpha (auto) */
     char *coords_file;                /* coll_topo_coords_file ("" = none) */

@@ -84,6 +84,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .copy = 1e-10,
     .msg_overhead = 5e-8,
     .price_ranks = 256,
+    .price_roots = 16,
     .intra_alpha = 5e-7,
     .intra_beta = 5e-11,
     .intra_beta_written = 1.5e-10,
@@ -285,6 +286,20 @@ static int topo_register(void)
         "alternate directions.  0 or less = every rank, every link routed (default 256)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.price_ranks);
+
+    mca_coll_topo_component.price_roots = 16;
+    (void)mca_base_component_var_register(
+        c, "price_roots",
+        "Automatic decision of a rooted primitive (bcast, reduce) whose algorithms cost "
+        "differently from different roots (reduce's order-preserving algorithms; bcast "
+        "where links are modelled or ranks are placed): a communicator builds a decision "
+        "table for at most this many roots, spread evenly from 0 to size - 1, and a call "
+        "from another root takes the table of the nearest of them (its schedule is still "
+        "the root's own, and its result exact), so that calling from every root of a large "
+        "communicator in turn prices 16 tables, not one per rank.  0 or less = every root "
+        "its own table (default 16)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.price_roots);
 
     register_cost(
         c, "intra_alpha", 5e-7,
@@ -633,6 +648,8 @@ uint64_t mca_coll_topo_params_hash(void)
     }
     const int32_t price_ranks = c->price_ranks > 0 ? c->price_ranks : 0;
     h = mca_coll_topo_hash(h, &price_ranks, sizeof(price_ranks));
+    const int32_t price_roots = c->price_roots > 0 ? c->price_roots : 0;
+    h = mca_coll_topo_hash(h, &price_roots, sizeof(price_roots));
     const uint64_t seg = (uint64_t)c->segment_size;
     return mca_coll_topo_hash(h, &seg, sizeof(seg));
 }

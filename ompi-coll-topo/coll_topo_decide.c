@@ -209,7 +209,9 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
 /* The table of (primitive, root, commutative), built at its first call.
  * Where every root costs the same (topo_prim_root_free: a bcast on a star,
  * say), root 0's table serves them all, so that a communicator of
- * thousands of ranks that broadcasts from each prices once. */
+ * thousands of ranks that broadcasts from each prices once; elsewhere the
+ * nearest of coll_topo_price_roots roots spread over the communicator
+ * (topo_price_root) serves a root. */
 static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
                                               struct ompi_communicator_t *comm,
                                               const topo_gen_args_t *in, int commutative)
@@ -220,9 +222,9 @@ static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
         if (0 == m->root_free[prim]) {
             m->root_free[prim] = topo_prim_root_free(prim, a.topo, a.size) ? 2 : 1;
         }
-        if (2 == m->root_free[prim]) {
-            a.root = 0;
-        }
+        a.root = 2 == m->root_free[prim]
+                     ? 0
+                     : topo_price_root(a.root, a.size, mca_coll_topo_component.price_roots);
     }
     const topo_gen_args_t *args = &a;
     const int last = m->last_decision[prim] - 1; /* stored + 1: 0 = none */

@@ -312,3 +312,16 @@ int topo_decision_lookup(const topo_decision_t *d, size_t bytes)
 {
     return d->n > 0 ? d->cand[topo_decision_range(d, bytes)] : -1;
 }
+
+int topo_price_root(int root, int size, int k)
+{
+    if (k <= 0 || k >= size || root < 0 || root >= size) {
+        return root;
+    }
+    if (1 == k) {
+        return 0;
+    }
+    const long long n = size - 1, m = k - 1;
+    const long long i = (2 * root * m + n) / (2 * n);
+    return (int)((2 * i * n + m) / (2 * m));
+}

@@ -84,6 +84,16 @@ int topo_decision_lookup(const topo_decision_t *d, size_t bytes);
 /* The range holding `bytes`: its index. */
 int topo_decision_range(const topo_decision_t *d, size_t bytes);
 
+/* The root whose decision table a rooted call from `root` of a
+ * communicator of `size` uses, where every root may cost differently and
+ * at most k tables are priced (coll_topo_price_roots): k roots spread
+ * evenly from 0 to size - 1 (i (size - 1) / (k - 1) rounded, i < k), and
+ * `root` takes the one whose i is root (k - 1) / (size - 1) rounded: the
+ * nearest to within one rank.  Every root its own where k >= size or
+ * k <= 0; 0 where k is 1.  A function of its arguments alone, so that
+ * every rank maps a root alike whatever calls came before. */
+int topo_price_root(int root, int size, int k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -245,6 +245,13 @@ run root-free 4 "$V2 coll_topo_locality=off" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 100 --all-roots-max 100" \
     "+bcast decision (root 0," "-bcast decision (root 1," "-bcast decision (root 3," \
     "+reduce decision (root 1," "+reduce decision (root 3,"
+# coll_topo_price_roots: at most 2 roots get a table (0 and 4 of 5); reduce
+# from roots 1 and 2 takes root 0's, from 3 root 4's (topo_price_root),
+# and the results, checked from every root, are each root's own
+run price-roots 5 "$V2 coll_topo_locality=off coll_topo_price_roots=2" \
+    "$PRIMS --prims reduce --comms world --max-count 100 --all-roots-max 100" \
+    "+reduce decision (root 0," "+reduce decision (root 4," \
+    "-reduce decision (root 1," "-reduce decision (root 2," "-reduce decision (root 3,"
 
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are

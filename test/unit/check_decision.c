@@ -329,12 +329,47 @@ START_TEST(test_rendezvous_by_class)
 }
 END_TEST
 
+START_TEST(test_price_roots)
+{
+    /* coll_topo_price_roots: at most k roots priced, each call's root
+     * mapped to one of them, the nearest to within a rank */
+    for (int size = 1; size <= 300; size++) {
+        for (int k = -1; k <= 20; k++) {
+            unsigned char used[300] = {0};
+            int distinct = 0;
+            for (int r = 0; r < size; r++) {
+                const int q = topo_price_root(r, size, k);
+                ck_assert_msg(q >= 0 && q < size, "size %d k %d root %d -> %d", size, k, r, q);
+                ck_assert_int_eq(topo_price_root(q, size, k), q); /* priced as itself */
+                if (k <= 0 || k >= size) {
+                    ck_assert_int_eq(q, r);
+                } else if (k > 1) {
+                    /* spacing (size - 1) / (k - 1): within half of it, and one */
+                    ck_assert_msg(2 * abs(q - r) * (k - 1) <= (size - 1) + 2 * (k - 1),
+                                  "size %d k %d root %d -> %d", size, k, r, q);
+                }
+                distinct += !used[q];
+                used[q] = 1;
+            }
+            ck_assert_int_eq(topo_price_root(0, size, k), 0);
+            if (k != 1) {
+                ck_assert_int_eq(topo_price_root(size - 1, size, k), size - 1);
+            }
+            ck_assert_int_eq(distinct, k <= 0 || k >= size ? size : k);
+        }
+    }
+    ck_assert_int_eq(topo_price_root(700, 1024, 16), 682); /* i = 10 of 0..15: 10 * 1023 / 15 */
+    ck_assert_int_eq(topo_price_root(5, 1024, 16), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decision");
     TCase *tc = tcase_create("decision");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_two_lines);
+    tcase_add_test(tc, test_price_roots);
     tcase_add_test(tc, test_protocol_step);
     tcase_add_test(tc, test_no_candidate);
     tcase_add_test(tc, test_rounding_ties);
