@@ -259,6 +259,15 @@ typedef struct mca_coll_topo_module_t {
     /* Caches */
     mca_coll_topo_sched_entry_t *scheds;
     int nscheds, cap_scheds;
+    /* where each algorithm's schedule of each root is in scheds, so that a
+     * call from a new root each time (a reduce to every rank in turn) finds
+     * its schedule at once: per algorithm that has one, comm size entries
+     * of index + 1 (0: not generated) */
+    struct {
+        const topo_algo_t *algo;
+        int *at;
+    } *sched_at;
+    int nsched_at;
     mca_coll_topo_memo_t memo[COLL_TOPO_NSLOTS];
     /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
      * operation of this commutativity and a payload in [lo, hi) goes to the

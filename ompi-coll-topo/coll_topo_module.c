@@ -43,6 +43,10 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
     mca_coll_topo_memo_clear(m);
     free(m->place);
     free(m->scheds);
+    for (int i = 0; i < m->nsched_at; i++) {
+        free(m->sched_at[i].at);
+    }
+    free(m->sched_at);
     mca_coll_topo_decisions_free(m);
     free(m->said_algo);
     for (int i = 0; i < m->nsaid_reasons; i++) {
@@ -754,11 +758,31 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            const topo_algo_t *algo, const topo_gen_args_t *args)
 {
     (void)comm;
-    for (int i = 0; i < m->nscheds; i++) {
-        mca_coll_topo_sched_entry_t *e = &m->scheds[i];
-        if (e->algo == algo && e->root == args->root) {
-            return TOPO_OK == e->rc ? &e->sched : NULL;
+    if (args->root < 0 || args->root >= args->size) {
+        return NULL; /* mpi_param_check off: the previous module reports it */
+    }
+    int k = 0;
+    while (k < m->nsched_at && m->sched_at[k].algo != algo) {
+        k++;
+    }
+    if (k == m->nsched_at) {
+        void *grown = realloc(m->sched_at, sizeof(*m->sched_at) * (size_t)(k + 1));
+        int *at = calloc((size_t)args->size, sizeof(int));
+        if (NULL != grown) {
+            m->sched_at = grown;
         }
+        if (NULL == grown || NULL == at) {
+            free(at);
+            return NULL;
+        }
+        m->sched_at[k].algo = algo;
+        m->sched_at[k].at = at;
+        m->nsched_at++;
+    }
+    int *at = &m->sched_at[k].at[args->root];
+    if (*at > 0) {
+        mca_coll_topo_sched_entry_t *e = &m->scheds[*at - 1];
+        return TOPO_OK == e->rc ? &e->sched : NULL;
     }
     if (m->nscheds == m->cap_scheds) {
         size_t cap = (size_t)m->cap_scheds * sizeof(*m->scheds);
@@ -773,5 +797,6 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
     e->algo = algo;
     e->root = args->root;
     e->rc = topo_algo_generate(algo, args, &e->sched);
+    *at = m->nscheds;
     return TOPO_OK == e->rc ? &e->sched : NULL;
 }
