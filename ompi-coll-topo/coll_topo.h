@@ -178,12 +178,20 @@ typedef struct {
                                        coll_topo_handoff hands it one */
 } mca_coll_topo_fallback_t;
 
-/* A generated schedule, per (primitive, algorithm, root). */
+/* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
+typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
+
+/* A generated schedule, per (primitive, algorithm, root), and the plan of
+ * the first layout it ran with (owned; NULL: none yet): a call from a
+ * new root each time (a reduce to every rank in turn) finds its plan
+ * there, where the module's few plans for other layouts (plans[]) would
+ * be compiled again at every call. */
 typedef struct {
     const topo_algo_t *algo;
     int root;
     int rc; /* TOPO_OK or the generator's error */
     topo_sched_t sched;
+    mca_coll_topo_plan_t *plan;
 } mca_coll_topo_sched_entry_t;
 
 /* The decision of `auto` for one (primitive, root, operation commutative
@@ -199,8 +207,6 @@ typedef struct {
     topo_decision_t table;    /* cand: an index into algo/price */
 } mca_coll_topo_decision_t;
 
-/* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
-typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
 #define COLL_TOPO_NPLANS 5
 /* A plan as it was when a call used it: still the same plan while its
  * generation is `gen` (a plan recompiled for another call gets a new one). */
@@ -586,8 +592,9 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
  * address of element 0. */
 int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
                         char **work);
-/* Free the module's plans. */
+/* Free the module's plans (plans[]), or one plan (NULL: none). */
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
+void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p);
 
 /* coll_topo_<primitive>.c */
 int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,

@@ -826,50 +826,69 @@ static int compile_lanes(comp_t *c)
     return OMPI_SUCCESS;
 }
 
-void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
+void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p)
 {
-    for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
-        mca_coll_topo_plan_t *p = m->plans[i];
-        if (NULL != p) {
-            free(p->lane_tmp);
-            free(p->units);
-            free(p->steps);
-            free(p->ops);
-            free(p);
-            m->plans[i] = NULL;
-        }
+    if (NULL != p) {
+        free(p->lane_tmp);
+        free(p->units);
+        free(p->steps);
+        free(p->ops);
+        free(p);
     }
 }
 
+void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
+{
+    for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
+        mca_coll_topo_plan_free(m->plans[i]);
+        m->plans[i] = NULL;
+    }
+}
+
+/* Was p compiled for this call's schedule, count, units and layout? */
+static bool plan_fits(const mca_coll_topo_plan_t *p, int sched, size_t count, const size_t *units,
+                      int nunits, const comp_t *c)
+{
+    return NULL != p && p->sched == sched && p->count == count && p->ext == c->ext &&
+           p->true_lb == c->true_lb && p->true_ext == c->true_ext &&
+           p->seg_elems == c->seg_elems && p->opclass == c->opclass && p->nunits == nunits &&
+           0 == memcmp(&p->win, &c->win, sizeof(p->win)) &&
+           (0 == nunits || 0 == memcmp(p->units, units, (size_t)nunits * sizeof(size_t)));
+}
+
 /* The plan of this call: a kept one compiled for the same schedule, count,
- * units and layout, or a new one. */
+ * units and layout (the schedule's own, or one of plans[]), or a new one:
+ * the schedule's own if it has none yet, else the next of plans[] in
+ * turn. */
 static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
                     const size_t *units, comp_t *c, const mca_coll_topo_plan_t **out)
 {
     const int sched = mca_coll_topo_sched_index(m, s);
     const int nunits = NULL != units ? topo_sched_units(s) : 0;
     const size_t units_bytes = (size_t)nunits * sizeof(size_t);
+    mca_coll_topo_plan_t **own = &m->scheds[sched].plan;
+    if (plan_fits(*own, sched, count, units, nunits, c)) {
+        *out = *own;
+        return OMPI_SUCCESS;
+    }
     for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
-        const mca_coll_topo_plan_t *p = m->plans[i];
-        if (NULL != p && p->sched == sched && p->count == count && p->ext == c->ext &&
-            p->true_lb == c->true_lb && p->true_ext == c->true_ext &&
-            p->seg_elems == c->seg_elems && p->opclass == c->opclass && p->nunits == nunits &&
-            0 == memcmp(&p->win, &c->win, sizeof(p->win)) &&
-            (0 == nunits || 0 == memcmp(p->units, units, units_bytes))) {
-            *out = p;
+        if (plan_fits(m->plans[i], sched, count, units, nunits, c)) {
+            *out = m->plans[i];
             return OMPI_SUCCESS;
         }
     }
-    /* Recompile the slots in turn. */
-    const int slot = m->plan_next;
-    m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
-    if (NULL == m->plans[slot]) {
-        m->plans[slot] = calloc(1, sizeof(mca_coll_topo_plan_t));
-        if (NULL == m->plans[slot]) {
+    mca_coll_topo_plan_t **slot = own;
+    if (NULL != *own && (*own)->sched >= 0) { /* recompile plans[] in turn */
+        slot = &m->plans[m->plan_next];
+        m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
+    }
+    if (NULL == *slot) {
+        *slot = calloc(1, sizeof(mca_coll_topo_plan_t));
+        if (NULL == *slot) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
-    mca_coll_topo_plan_t *p = m->plans[slot];
+    mca_coll_topo_plan_t *p = *slot;
     size_t cap = m->cap_off * sizeof(size_t);
     if (OMPI_SUCCESS !=
         mca_coll_topo_grow((void **)&m->off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {

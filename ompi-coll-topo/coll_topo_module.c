@@ -39,6 +39,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
         if (TOPO_OK == m->scheds[i].rc) {
             topo_sched_free(&m->scheds[i].sched);
         }
+        mca_coll_topo_plan_free(m->scheds[i].plan);
     }
     mca_coll_topo_memo_clear(m);
     free(m->place);

@@ -10,6 +10,7 @@
 #   bash scripts/bench.sh [--primitive P] [NP] [MAX_BYTES] [extra mpirun args, e.g. --mca coll_topo_topology torus:4x4]
 #
 # Sizes from 8 bytes, each BENCH_FACTOR (default 8) times the last.
+# BENCH_ROTATE_ROOT=1: bcast and reduce from root i mod NP at the i-th call.
 #
 # P: allreduce, bcast, reduce, allgather, reduce_scatter_block,
 # reduce_scatter, alltoall, barrier (sizes per rank for the gathering and

@@ -12,7 +12,8 @@
  * PRIMITIVE: allreduce (default), bcast, reduce, allgather,
  * reduce_scatter_block, reduce_scatter, alltoall, barrier; MPI_DOUBLE and
  * MPI_SUM; BYTES per rank for allgather, alltoall and the reduce_scatters;
- * barrier has one size, 0.
+ * barrier has one size, 0.  BENCH_ROTATE_ROOT=1: bcast and reduce from
+ * root i mod size at the i-th call (a new root each call), else root 0.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -30,17 +31,17 @@ static const char *const names[NPRIMS] = {
     "allreduce",      "bcast",    "reduce", "allgather", "reduce_scatter_block",
     "reduce_scatter", "alltoall", "barrier"};
 
-static void run(int prim, double *a, double *b, int count, const int *counts)
+static void run(int prim, double *a, double *b, int count, const int *counts, int root)
 {
     switch (prim) {
     case ALLREDUCE:
         MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         break;
     case BCAST:
-        MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Bcast(a, count, MPI_DOUBLE, root, MPI_COMM_WORLD);
         break;
     case REDUCE:
-        MPI_Reduce(a, b, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(a, b, count, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
         break;
     case ALLGATHER:
         MPI_Allgather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -87,6 +88,8 @@ int main(int argc, char **argv)
     const size_t elems = max_bytes / 8 * (size_t)size + 1;
     double *in = malloc(elems * 8), *out = malloc(elems * 8);
     int *counts = malloc(sizeof(int) * (size_t)size);
+    const char *rot = getenv("BENCH_ROTATE_ROOT");
+    const int rotate = NULL != rot && 0 == strcmp(rot, "1");
     for (size_t i = 0; i < elems; i++) {
         in[i] = (double)(rank + (int)(i % 7));
     }
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
             counts[r] = count;
         }
         for (long i = 0; i < calls; i++) {
-            run(prim, in, out, count, counts);
+            run(prim, in, out, count, counts, rotate ? (int)(i % size) : 0);
         }
     } else {
         enum { BATCHES = 7 };
@@ -114,12 +117,12 @@ int main(int argc, char **argv)
             int iters =
                 bytes <= 4096 ? 10000 : (bytes <= 65536 ? 1000 : (bytes <= (1 << 20) ? 100 : 20));
             double t[BATCHES];
-            run(prim, in, out, count, counts); /* warm up */
+            run(prim, in, out, count, counts, 0); /* warm up */
             for (int b = 0; b < BATCHES; b++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 for (int i = 0; i < iters; i++) {
-                    run(prim, in, out, count, counts);
+                    run(prim, in, out, count, counts, rotate ? i % size : 0);
                 }
                 double mine = (MPI_Wtime() - t0) / iters, slowest;
                 /* point-to-point max, so that no collective under test times itself */
