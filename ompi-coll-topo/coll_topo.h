@@ -205,6 +205,8 @@ typedef struct {
     const topo_algo_t **algo; /* [ncand]: the candidates, catalog order */
     topo_price_t *price;      /* [ncand] */
     topo_decision_t table;    /* cand: an index into algo/price */
+    bool shared;              /* owned by the process's cache (coll_topo_decide.c),
+                                 not by the module */
 } mca_coll_topo_decision_t;
 
 #define COLL_TOPO_NPLANS 5
@@ -392,8 +394,9 @@ bool mca_coll_topo_pmix_coords(topo_topology_t *shape, int *position, char *why,
  * switch when transfers are segmented at or below the eager limit.
  * Resolved once per process. */
 const topo_proto_t *mca_coll_topo_proto(void);
-/* Free the module's decision tables. */
+/* Free the module's decision tables; the process's (at component close). */
 void mca_coll_topo_decisions_free(mca_coll_topo_module_t *m);
+void mca_coll_topo_shared_decisions_free(void);
 /* The cheapest algorithm of args->prim that fits, or NULL if none does.
  * `bytes` is the primitive's payload.  Every rank computes the same answer
  * (same inputs, same arithmetic).  The table is built at the first call of

@@ -677,5 +677,6 @@ static int topo_open(void)
 
 static int topo_close(void)
 {
+    mca_coll_topo_shared_decisions_free();
     return OMPI_SUCCESS;
 }

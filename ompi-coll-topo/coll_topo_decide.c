@@ -23,6 +23,7 @@
 
 #include "ompi/mca/pml/base/base.h"
 #include "opal/mca/btl/base/base.h"
+#include "opal/threads/mutex.h"
 
 #include "coll_topo.h"
 
@@ -84,6 +85,9 @@ const topo_proto_t *mca_coll_topo_proto(void)
 
 static void decision_free(mca_coll_topo_decision_t *d)
 {
+    if (d->shared) {
+        return;
+    }
     for (int i = 0; i < d->ncand; i++) {
         topo_price_free(&d->price[i]);
     }
@@ -132,19 +136,11 @@ static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_deci
     fprintf(stderr, "\n");
 }
 
-/* Price every candidate and build the table.  NULL when out of memory. */
+/* Price every candidate and build the table, appended to m->decisions
+ * (which has room for it).  NULL when out of memory. */
 static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                        const topo_gen_args_t *args, int commutative)
 {
-    if (m->ndecisions == m->cap_decisions) {
-        size_t cap = (size_t)m->cap_decisions * sizeof(*m->decisions);
-        if (OMPI_SUCCESS !=
-            mca_coll_topo_grow((void **)&m->decisions, &cap,
-                               (size_t)(m->ndecisions + 1) * sizeof(*m->decisions))) {
-            return NULL;
-        }
-        m->cap_decisions = (int)(cap / sizeof(*m->decisions));
-    }
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
     const topo_cost_net_t net = {.hop = c->hop,
@@ -206,6 +202,117 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     return &m->decisions[m->ndecisions++];
 }
 
+/* The tables of this process, for every communicator whose decisions have
+ * the same inputs: the topology (its placement included), size,
+ * primitive, root and commutativity (the parameters are the process's), so
+ * that a communicator duplicated or split into the same shape (a library's
+ * MPI_Comm_dup of MPI_COMM_WORLD) does not price again what another one
+ * did: on 4096 ranks, seconds per primitive.  At most
+ * COLL_TOPO_SHARED_DECISIONS of them; the calls that build one hold
+ * shared_lock (communicators of different threads). */
+#define COLL_TOPO_SHARED_DECISIONS 256
+typedef struct {
+    topo_topology_t topo; /* place: an owned copy of `size` entries, or NULL */
+    int size;
+    mca_coll_topo_decision_t d;
+} shared_decision_t;
+static shared_decision_t shared[COLL_TOPO_SHARED_DECISIONS];
+static int nshared;
+static opal_mutex_t shared_lock = OPAL_MUTEX_STATIC_INIT;
+
+static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, int commutative)
+{
+    const topo_topology_t *t = a->topo, *u = &e->topo;
+    if (e->size != a->size || e->d.prim != a->prim || e->d.root != a->root ||
+        e->d.commutative != commutative || t->kind != u->kind || t->ndims != u->ndims ||
+        t->ports != u->ports || (NULL == t->place) != (NULL == u->place)) {
+        return false;
+    }
+    for (int i = 0; i < t->ndims && i < TOPO_MAX_DIMS; i++) {
+        if (t->dims[i] != u->dims[i] || t->periodic[i] != u->periodic[i]) {
+            return false;
+        }
+    }
+    return NULL == t->place || 0 == memcmp(t->place, u->place, sizeof(int) * (size_t)a->size);
+}
+
+/* Keep d (built for a, commutative) for the process, if there is room:
+ * then d is the cache's (shared). */
+static void share(mca_coll_topo_decision_t *d, const topo_gen_args_t *a)
+{
+    if (nshared >= COLL_TOPO_SHARED_DECISIONS) {
+        return;
+    }
+    shared_decision_t *e = &shared[nshared];
+    e->topo = *a->topo;
+    e->size = a->size;
+    if (NULL != a->topo->place) {
+        int *place = malloc(sizeof(int) * (size_t)a->size);
+        if (NULL == place) {
+            return;
+        }
+        memcpy(place, a->topo->place, sizeof(int) * (size_t)a->size);
+        e->topo.place = place;
+    }
+    d->shared = true;
+    e->d = *d;
+    nshared++;
+}
+
+void mca_coll_topo_shared_decisions_free(void)
+{
+    for (int i = 0; i < nshared; i++) {
+        shared[i].d.shared = false;
+        decision_free(&shared[i].d);
+        free((void *)shared[i].topo.place);
+    }
+    nshared = 0;
+}
+
+/* The table of (primitive, root, commutative): the module's, the process's
+ * (another communicator's with the same inputs), or built now. */
+static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
+                                                     struct ompi_communicator_t *comm,
+                                                     const topo_gen_args_t *args, int commutative)
+{
+    for (int i = 0; i < m->ndecisions; i++) {
+        const mca_coll_topo_decision_t *d = &m->decisions[i];
+        if (d->prim == args->prim && d->root == args->root && d->commutative == commutative) {
+            m->last_decision[args->prim] = i + 1;
+            return d;
+        }
+    }
+    if (m->ndecisions == m->cap_decisions) {
+        size_t cap = (size_t)m->cap_decisions * sizeof(*m->decisions);
+        if (OMPI_SUCCESS !=
+            mca_coll_topo_grow((void **)&m->decisions, &cap,
+                               (size_t)(m->ndecisions + 1) * sizeof(*m->decisions))) {
+            return NULL;
+        }
+        m->cap_decisions = (int)(cap / sizeof(*m->decisions));
+    }
+    const mca_coll_topo_decision_t *d = NULL;
+    OPAL_THREAD_LOCK(&shared_lock);
+    for (int i = 0; i < nshared && NULL == d; i++) {
+        if (same_inputs(&shared[i], args, commutative)) {
+            m->decisions[m->ndecisions] = shared[i].d;
+            d = &m->decisions[m->ndecisions++];
+            if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
+                say_table(comm, d, mca_coll_topo_proto());
+                fflush(stderr);
+            }
+        }
+    }
+    if (NULL == d && NULL != (d = build(m, comm, args, commutative))) {
+        share(&m->decisions[m->ndecisions - 1], args);
+    }
+    OPAL_THREAD_UNLOCK(&shared_lock);
+    if (NULL != d) {
+        m->last_decision[args->prim] = m->ndecisions;
+    }
+    return d;
+}
+
 /* The table of (primitive, root, commutative), built at its first call.
  * Where every root costs the same (topo_prim_root_free: a bcast on a star,
  * say), root 0's table serves them all, so that a communicator of
@@ -218,6 +325,9 @@ static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
 {
     const topo_prim_t prim = in->prim;
     topo_gen_args_t a = *in;
+    if (a.root < 0 || a.root >= a.size) {
+        return NULL; /* mpi_param_check off: the previous module reports it */
+    }
     if (0 != a.root) {
         if (0 == m->root_free[prim]) {
             m->root_free[prim] = topo_prim_root_free(prim, a.topo, a.size) ? 2 : 1;
@@ -226,24 +336,12 @@ static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
                      ? 0
                      : topo_price_root(a.root, a.size, mca_coll_topo_component.price_roots);
     }
-    const topo_gen_args_t *args = &a;
     const int last = m->last_decision[prim] - 1; /* stored + 1: 0 = none */
-    if (last >= 0 && m->decisions[last].root == args->root &&
+    if (last >= 0 && m->decisions[last].root == a.root &&
         m->decisions[last].commutative == commutative) {
         return &m->decisions[last];
     }
-    for (int i = 0; i < m->ndecisions; i++) {
-        const mca_coll_topo_decision_t *d = &m->decisions[i];
-        if (d->prim == prim && d->root == args->root && d->commutative == commutative) {
-            m->last_decision[prim] = i + 1;
-            return d;
-        }
-    }
-    const mca_coll_topo_decision_t *d = build(m, comm, args, commutative);
-    if (NULL != d) {
-        m->last_decision[prim] = m->ndecisions;
-    }
-    return d;
+    return find_or_build(m, comm, &a, commutative);
 }
 
 /* Level 2: every candidate's price, once per (primitive, power-of-two

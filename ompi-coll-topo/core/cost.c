@@ -387,9 +387,9 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
 }
 
 /* The sampled pricing: a step in which no priced rank transfers or copies
- * is one in which others do (a pipeline's front passing between the ranks priced:
- * the chain's step s is rank s's), priced as the nearest step in which a
- * priced rank does (the earlier one of two as near). */
+ * is one in which others do (a pipeline's front passing between the
+ * ranks priced: the chain's step s is rank s's), priced as the nearest
+ * step in which a priced rank does (the earlier one of two as near). */
 static void fill_idle(pass1_t *acc, int depth)
 {
     int prev = -1;
@@ -485,11 +485,13 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.estimate = c.links;
     }
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
+    const int sampled = NULL != sample;
     free(sample);
+    c.ranks = NULL;
     if (TOPO_OK != rc) {
         return rc;
     }
-    if (NULL != c.ranks) {
+    if (sampled) {
         fill_idle(acc, depth);
     }
     if (c.estimate) {

@@ -245,6 +245,17 @@ run root-free 4 "$V2 coll_topo_locality=off" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 100 --all-roots-max 100" \
     "+bcast decision (root 0," "-bcast decision (root 1," "-bcast decision (root 3," \
     "+reduce decision (root 1," "+reduce decision (root 3,"
+# ---- tables shared by the communicators of a process ---------------------
+# A duplicate of MPI_COMM_WORLD has the same inputs (topology, size,
+# parameters): it takes world's tables (the table line, no candidate
+# priced: no 'excluded' line), where a split of 2 ranks prices its own.
+run shared-tables 4 "$V2 coll_topo_locality=off" "$ALLREDUCE --comms world,dup,split --max-count 10" \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce candidate bucket: excluded" \
+    "+comm dup (cid 3): allreduce decision (root 0, commutative," \
+    "+comm dup (cid 3): allreduce decision (root 0, non-commutative," \
+    "-comm dup (cid 3): allreduce candidate bucket: excluded" \
+    "+comm split (cid 4): allreduce candidate bucket: excluded (bucket needs a torus or mesh topology of 2 ranks)"
+
 # coll_topo_price_roots: at most 2 roots get a table (0 and 4 of 5); reduce
 # from roots 1 and 2 takes root 0's, from 3 root 4's (topo_price_root),
 # and the results, checked from every root, are each root's own
