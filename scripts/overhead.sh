@@ -14,7 +14,8 @@
 # P: allreduce (default), bcast, reduce, allgather, reduce_scatter_block,
 # reduce_scatter, alltoall, barrier; BYTES per rank for the gathering and
 # scattering ones (default: 2 ranks; 8 64 512).  BENCH_ROTATE_ROOT=1 in
-# the environment: bcast and reduce from root i mod NP at the i-th call.
+# the environment: bcast and reduce from root i mod NP at the i-th call;
+# BENCH_VARY_COUNT=K: the i-th call moves BYTES/8 + (i mod K) elements.
 #
 # Needs a build (scripts/test.sh or scripts/demo.sh, or TOPO_BUILD) and
 # valgrind (scripts/install-deps.sh installs it).

@@ -14,6 +14,8 @@
  * MPI_SUM; BYTES per rank for allgather, alltoall and the reduce_scatters;
  * barrier has one size, 0.  BENCH_ROTATE_ROOT=1: bcast and reduce from
  * root i mod size at the i-th call (a new root each call), else root 0.
+ * BENCH_VARY_COUNT=K (--calls mode): the i-th call moves BYTES/8 + (i mod
+ * K) elements (K different counts in turn).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -100,8 +102,14 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++) {
             counts[r] = count;
         }
+        const char *vary_s = getenv("BENCH_VARY_COUNT");
+        const long vary = NULL != vary_s && atol(vary_s) > 1 ? atol(vary_s) : 1;
         for (long i = 0; i < calls; i++) {
-            run(prim, in, out, count, counts, rotate ? (int)(i % size) : 0);
+            const int n = count + (int)(i % vary);
+            for (int r = 0; r < size; r++) {
+                counts[r] = n;
+            }
+            run(prim, in, out, n, counts, rotate ? (int)(i % size) : 0);
         }
     } else {
         enum { BATCHES = 7 };
