@@ -76,16 +76,16 @@ typedef struct {
     double port;      /* port_r, units of M */
     double msg;       /* the largest single message, units of M */
     double reduce;    /* gamma * reduce_r + copy * copied_r: local work */
-    double direct;    /* the most loaded link among the direct messages */
     int hops;
     int active, net, intra;
     int busy;   /* some transfer or copy */
     int routed; /* some message is not direct */
     int sends;  /* the most messages a rank sends */
-    /* sampled pricing with links (ctx_t.estimate): the most any priced
-     * rank puts on one of its node's links (first links of its routes),
-     * and per link class (dim * 2 + dir) the weight times the links
-     * crossed, summed over the priced ranks */
+    /* where links are modelled: the most any priced rank puts on one of
+     * its node's links (the first links of its routes: the most loaded
+     * link of a step whose messages are all direct), and, for the sampled
+     * pricing (ctx_t.estimate), per link class (dim * 2 + dir) the weight
+     * times the links crossed, summed over the priced ranks */
     double first;
     double cls[2 * TOPO_MAX_DIMS];
 } pass1_t;
@@ -141,10 +141,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
     const double share = topo_sched_block_share(s);
     for (int st = 0; st < depth; st++) {
         rank_step_t t;
-        double own[2 * TOPO_MAX_DIMS], first[2 * TOPO_MAX_DIMS];
+        double first[2 * TOPO_MAX_DIMS];
         int hops = 0, routed = 0;
         memset(&t, 0, sizeof(t));
-        memset(own, 0, sizeof(own));
         memset(first, 0, sizeof(first));
         pass1_t *a = &acc[st];
         for (int l = 0; l < s->nlanes; l++) {
@@ -194,15 +193,10 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                     int h =
                         c->links ? topo_topology_hops(c->t, s->rank, x->peer) : x->peer != s->rank;
                     hops = h > hops ? h : hops;
-                    if (c->estimate && h > 0) {
-                        topo_link_classes(c->t, s->rank, x->peer, bytes, first, a->cls);
-                    } else if (c->links && h > 0) {
-                        int d = topo_link_direct(c->t, s->rank, x->peer);
-                        if (d < 0) {
-                            routed = 1;
-                        } else {
-                            own[d] += bytes;
-                        }
+                    if (c->links && h > 0 &&
+                        !topo_link_classes(c->t, s->rank, x->peer, bytes, first,
+                                           c->estimate ? a->cls : NULL)) {
+                        routed = 1;
                     }
                 } else if (x->kind != TOPO_XFER_COPY) {
                     t.recv_sum += bytes;
@@ -239,7 +233,6 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         a->port_time = dmax(a->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
         a->reduce = dmax(a->reduce, local);
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
-            a->direct = dmax(a->direct, own[d]);
             a->first = dmax(a->first, first[d]);
         }
         a->hops = hops > a->hops ? hops : a->hops;
@@ -511,7 +504,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         w = w < 1 ? 1 : w;
         rc = NULL == routed ? TOPO_ENOMEM : TOPO_OK;
         for (int st = done; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc[st].direct;
+            link[st] = acc[st].first;
             if (acc[st].routed) {
                 routed[n++] = st;
             }

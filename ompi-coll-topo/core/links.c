@@ -88,44 +88,13 @@ size_t topo_link_count(const topo_topology_t *t, int size)
     return t->kind == TOPO_NET_FULLMESH ? (size_t)size * (size_t)size : (size_t)size * 2;
 }
 
-int topo_link_direct(const topo_topology_t *t, int src, int dst)
-{
-    if (!is_grid(t) || src == dst || NULL != t->place) {
-        return -1; /* placed ranks share their node's links: route them */
-    }
-    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], link = -1;
-    topo_topology_coords(t, src, c);
-    topo_topology_coords(t, dst, d);
-    for (int i = 0; i < t->ndims; i++) {
-        if (c[i] == d[i]) {
-            continue;
-        }
-        int n = t->dims[i], fwd = ((d[i] - c[i]) % n + n) % n;
-        if (link >= 0) {
-            return -1; /* a second dimension */
-        }
-        if (t->periodic[i]) {
-            if (2 * fwd == n || (1 != fwd && n - 1 != fwd)) {
-                return -1; /* a split tie (ring of 2), or more than one hop */
-            }
-            link = i * 2 + (1 == fwd ? 0 : 1);
-        } else {
-            if (1 != abs(d[i] - c[i])) {
-                return -1;
-            }
-            link = i * 2 + (d[i] > c[i] ? 0 : 1);
-        }
-    }
-    return link;
-}
-
-void topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
-                       double *hops)
+int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
+                      double *hops)
 {
     if (!is_grid(t)) {
-        return;
+        return 0;
     }
-    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], seen = 0;
+    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], seen = 0, direct = NULL == t->place;
     topo_topology_coords(t, topo_topology_node(t, src), c);
     topo_topology_coords(t, topo_topology_node(t, dst), d);
     for (int i = 0; i < t->ndims; i++) {
@@ -136,10 +105,11 @@ void topo_link_classes(const topo_topology_t *t, int src, int dst, double w, dou
         /* links crossed toward + and toward - (a tie: half the weight
          * each way, over fwd links either way) */
         double plus = 0.0, minus = 0.0;
+        const int split = t->periodic[i] && 2 * fwd == n;
         if (!t->periodic[i]) {
             plus = d[i] > c[i] ? w : 0.0;
             minus = d[i] > c[i] ? 0.0 : w;
-        } else if (2 * fwd == n) {
+        } else if (split) {
             plus = minus = w / 2;
         } else if (2 * fwd < n) {
             plus = w;
@@ -147,6 +117,7 @@ void topo_link_classes(const topo_topology_t *t, int src, int dst, double w, dou
             minus = w;
         }
         const int len = !t->periodic[i] ? abs(d[i] - c[i]) : 2 * fwd <= n ? fwd : n - fwd;
+        direct = direct && !seen && 1 == len && !split;
         if (!seen) {
             first[i * 2] += plus;
             first[i * 2 + 1] += minus;
@@ -157,6 +128,7 @@ void topo_link_classes(const topo_topology_t *t, int src, int dst, double w, dou
             hops[i * 2 + 1] += minus * len;
         }
     }
+    return direct && seen;
 }
 
 int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, int nsteps,

@@ -31,21 +31,20 @@ typedef struct {
  * star.  Ranks placed on one node reach each other without a link. */
 size_t topo_link_count(const topo_topology_t *t, int size);
 
-/* The link of a message from src to dst that crosses exactly one link of a
- * grid without a split (a neighbour in one dimension that is not the tie of
- * a ring of 2): dim * 2 + dir (dir 0 = +, 1 = -), the index of that link
- * among src's own.  -1 otherwise (several links, or not a grid). */
-int topo_link_direct(const topo_topology_t *t, int src, int dst);
-
 /* Where a message of weight w from rank src to rank dst goes on a grid
- * (routed as above), in link classes dim * 2 + dir: first[] (2 * ndims)
- * gets what it puts on the first link of its route (a link of src's node;
- * a tie splits it over both directions), hops[] (2 * ndims, or NULL) w
- * times the links it crosses in each class.  Nothing for ranks of one
- * node or a topology that is not a grid.  The sampled pricing (cost.h:
- * price_ranks) estimates link loads from these. */
-void topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
-                       double *hops);
+ * (routed as above), in link classes dim * 2 + dir (dir 0 = +, 1 = -):
+ * first[] (2 * ndims) gets what it puts on the first link of its route (a
+ * link of src's node; a tie splits it over both directions), hops[]
+ * (2 * ndims, or NULL) w times the links it crosses in each class.
+ * Nothing for ranks of one node or a topology that is not a grid.
+ * Returns 1 when the message is direct: it crosses exactly one link,
+ * without a split (a neighbour in one dimension that is not the tie of a
+ * ring of 2), and no placement shares that link with other ranks of the
+ * node; 0 otherwise.  The cost model prices direct steps from first[],
+ * and the sampled pricing (cost.h: price_ranks) estimates link loads
+ * from both. */
+int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
+                      double *hops);
 
 /* Streaming accumulation, one rank's schedule at a time, so the callers
  * hold one schedule and the link array of the steps asked for: memory
