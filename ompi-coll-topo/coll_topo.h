@@ -181,14 +181,13 @@ typedef struct {
 /* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
 typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
 
-/* A generated schedule, per (primitive, algorithm, root), and the plan of
- * the first layout it ran with (owned; NULL: none yet): a call from a
- * new root each time (a reduce to every rank in turn) finds its plan
- * there, where the module's few plans for other layouts (plans[]) would
- * be compiled again at every call. */
+/* A generated schedule, per (algorithm, root) (found through
+ * mca_coll_topo_module_t.sched_at), and the plan of the first layout it
+ * ran with (owned; NULL: none yet): a call from a new root each time (a
+ * reduce to every rank in turn) finds its plan there, where the module's
+ * few plans for other layouts (plans[]) would be compiled again at every
+ * call. */
 typedef struct {
-    const topo_algo_t *algo;
-    int root;
     int rc; /* TOPO_OK or the generator's error */
     topo_sched_t sched;
     mca_coll_topo_plan_t *plan;

@@ -795,8 +795,6 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
     }
     mca_coll_topo_sched_entry_t *e = &m->scheds[m->nscheds++];
     memset(e, 0, sizeof(*e));
-    e->algo = algo;
-    e->root = args->root;
     e->rc = topo_algo_generate(algo, args, &e->sched);
     *at = m->nscheds;
     return TOPO_OK == e->rc ? &e->sched : NULL;
