@@ -214,15 +214,33 @@ typedef struct {
  * instructions per call against tuned's 2322). */
 #define COLL_TOPO_NPLANS 32
 /* A plan as it was when a call used it: still the same plan while its
- * generation is `gen` (a plan recompiled for another call gets a new one). */
+ * generation is `gen` (a plan recompiled for another call gets a new one).
+ * `own`: a plan that belongs to the holder (a memo entry), compiled once
+ * for its call when the schedule's own plan does not fit it; NULL: none
+ * (yet, or over COLL_TOPO_MEMO_PLAN_BYTES: plans[] serve the call). */
 typedef struct {
     mca_coll_topo_plan_t *plan;
     unsigned gen;
+    mca_coll_topo_plan_t *own;
 } mca_coll_topo_plan_ref_t;
 
-/* The last call of a slot that ran, for a call that repeats it (same
- * datatype, operation, count, root and units: the same decision, schedule
- * and layout).  The datatype and operation are retained so that their
+/* The repeated-call memo of each slot: COLL_TOPO_MEMO_SETS sets of
+ * COLL_TOPO_MEMO_WAYS entries, a call's set chosen by its count and root,
+ * so that an application cycling through up to about this many counts or
+ * roots finds each call's decision, schedule, layout and plan without
+ * looking them up (with one entry per slot, allreduce of 40 counts in
+ * turn on 4 ranks cost 8798 instructions per call against tuned's 2591,
+ * most of it compiling the plan again).  Entries own their plans up to
+ * COLL_TOPO_MEMO_PLAN_BYTES per module (a large communicator's plans are
+ * large; past that, plans[] serve). */
+#define COLL_TOPO_MEMO_SETS 16
+#define COLL_TOPO_MEMO_WAYS 4
+#define COLL_TOPO_NMEMO (COLL_TOPO_MEMO_SETS * COLL_TOPO_MEMO_WAYS)
+#define COLL_TOPO_MEMO_PLAN_BYTES ((size_t)8 << 20)
+
+/* A call of a slot that ran, for a call that repeats it (same datatype,
+ * operation, count, root and units: the same decision, schedule and
+ * layout).  The datatype and operation are retained so that their
  * addresses cannot be reused by other objects. */
 typedef struct {
     bool valid;
@@ -279,7 +297,10 @@ typedef struct mca_coll_topo_module_t {
         int *at;
     } *sched_at;
     int nsched_at;
-    mca_coll_topo_memo_t memo[COLL_TOPO_NSLOTS];
+    mca_coll_topo_memo_t *memo[COLL_TOPO_NSLOTS]; /* COLL_TOPO_NMEMO each, allocated at
+                                                     the slot's first call; NULL: none */
+    unsigned memo_turn[COLL_TOPO_NSLOTS];         /* the way a miss replaces next */
+    size_t memo_plan_bytes;                       /* held by the memo entries' plans */
     /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
      * operation of this commutativity and a payload in [lo, hi) goes to the
      * previous module (hi 0: none known yet).  Set by the first such call
@@ -360,8 +381,8 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            const topo_algo_t *algo, const topo_gen_args_t *args);
 /* Forget the repeated-call memo of every slot (releases its objects). */
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
-/* Forget one memo. */
-void mca_coll_topo_memo_forget(mca_coll_topo_memo_t *memo);
+/* Forget one memo entry (frees its plan). */
+void mca_coll_topo_memo_forget(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo);
 /* The index in m->scheds of a schedule mca_coll_topo_schedule returned
  * (stable while the array may move). */
 static inline int mca_coll_topo_sched_index(const mca_coll_topo_module_t *m,
@@ -587,8 +608,9 @@ typedef struct {
  * the plan this same call (the slot's memo: same schedule, count, units,
  * datatype object and operation) ran with before; it is used while still
  * current and compiled for the same windows, and set to the plan used
- * otherwise.  Returns OMPI_SUCCESS or an Open MPI error code (PML errors
- * are passed on).
+ * otherwise, which is compiled into ref->own when the call needs a new
+ * plan and ref has none yet (within COLL_TOPO_MEMO_PLAN_BYTES).  Returns
+ * OMPI_SUCCESS or an Open MPI error code (PML errors are passed on).
  */
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
                        const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
@@ -601,6 +623,8 @@ int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, s
 /* Free the module's plans (plans[]), or one plan (NULL: none). */
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
 void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p);
+/* The bytes plan p holds (0 for NULL). */
+size_t mca_coll_topo_plan_bytes(const mca_coll_topo_plan_t *p);
 
 /* coll_topo_<primitive>.c */
 int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,

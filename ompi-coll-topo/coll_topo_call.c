@@ -228,23 +228,52 @@ static int lay_out(mca_coll_topo_module_t *m, mca_coll_topo_call_t *call, const 
     return COLL_TOPO_RUN;
 }
 
+/* The memo set of a call of `slot` (mca_coll_topo_module_t.memo): by its
+ * count and root (a unit count or a count array: by the unit, the rank's
+ * own count), so that consecutive counts and consecutive roots fall in
+ * different sets.  NULL: the slot has no memo yet. */
+static inline mca_coll_topo_memo_t *memo_set(const mca_coll_topo_module_t *m, int slot,
+                                             const mca_coll_topo_call_t *call)
+{
+    if (OPAL_UNLIKELY(NULL == m->memo[slot])) {
+        return NULL;
+    }
+    const uint64_t key = (uint64_t)call->count + (uint64_t)call->unit +
+                         (uint64_t)(unsigned)call->root * UINT64_C(0x9e3779b9);
+    const unsigned set = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
+    return &m->memo[slot][set * COLL_TOPO_MEMO_WAYS];
+}
+
 /* Keep what a call decided, for the calls that repeat it: a schedule to
  * run, or (handoff) the previous module, by coll_topo_handoff or because
- * the call falls back.  Out of memory for the copies:
- * nothing is kept. */
-static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
-                     const mca_coll_topo_call_t *call, bool handoff)
+ * the call falls back.  In the call's set, an empty entry or the next in
+ * turn.  Returns the entry, or NULL (out of memory: nothing is kept). */
+static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
+                                      const mca_coll_topo_call_t *call, bool handoff)
 {
     const int size = ompi_comm_size(call->comm);
     const int nunits = NULL != call->units ? topo_sched_units(call->sched) : 0;
     int *counts = NULL;
     size_t *units = NULL;
 
-    mca_coll_topo_memo_forget(memo);
+    if (NULL == m->memo[slot]) {
+        m->memo[slot] = calloc(COLL_TOPO_NMEMO, sizeof(mca_coll_topo_memo_t));
+        if (NULL == m->memo[slot]) {
+            return NULL;
+        }
+    }
+    mca_coll_topo_memo_t *set = memo_set(m, slot, call), *memo = NULL;
+    for (int w = 0; w < COLL_TOPO_MEMO_WAYS && NULL == memo; w++) {
+        memo = set[w].valid ? NULL : &set[w];
+    }
+    if (NULL == memo) {
+        memo = &set[m->memo_turn[slot]++ % COLL_TOPO_MEMO_WAYS];
+    }
+    mca_coll_topo_memo_forget(m, memo);
     if (NULL != call->counts) {
         counts = malloc((size_t)size * sizeof(*counts));
         if (NULL == counts) {
-            return;
+            return NULL;
         }
         memcpy(counts, call->counts, (size_t)size * sizeof(*counts));
     }
@@ -252,7 +281,7 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         units = malloc((size_t)nunits * sizeof(*units));
         if (NULL == units) {
             free(counts);
-            return;
+            return NULL;
         }
         memcpy(units, call->units, (size_t)nunits * sizeof(*units));
     }
@@ -278,9 +307,10 @@ static void remember(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo,
         .eext = call->eext,
         .n = call->n,
         .units = units,
-        .plan = {NULL, 0},
+        .plan = {NULL, 0, NULL},
         .handoff = handoff,
     };
+    return memo;
 }
 
 /* Does the memo describe this call? */
@@ -299,7 +329,7 @@ static inline bool memo_matches(const mca_coll_topo_memo_t *memo, const mca_coll
 }
 
 static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
-                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo);
+                        struct ompi_communicator_t *comm, int slot);
 
 /* "coll/tuned" for a module of class mca_coll_tuned_module_t (for the
  * verbose line), in `name` */
@@ -349,29 +379,32 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->prev = &m->prev[slot];
     call->units = NULL;
     call->reason = m->reason;
-    mca_coll_topo_memo_t *memo = &m->memo[slot];
-    /* A call that repeats the slot's last one (a remembered call ran, so
-     * neither of begin_decide's early fallbacks applies). */
-    if (memo_matches(memo, call, comm)) {
-        if (memo->handoff) {
-            return COLL_TOPO_FALLBACK;
+    /* A call that repeats a remembered one of the slot (a remembered call
+     * ran, so neither of begin_decide's early fallbacks applies). */
+    mca_coll_topo_memo_t *set = memo_set(m, slot, call);
+    for (int w = 0; NULL != set && w < COLL_TOPO_MEMO_WAYS; w++) {
+        mca_coll_topo_memo_t *memo = &set[w];
+        if (memo_matches(memo, call, comm)) {
+            if (memo->handoff) {
+                return COLL_TOPO_FALLBACK;
+            }
+            call->algo = memo->algo;
+            call->sched = &m->scheds[memo->sched].sched;
+            call->edt = memo->edt;
+            call->k = memo->k;
+            call->eext = memo->eext;
+            call->n = memo->n;
+            call->units = memo->units;
+            call->plan = &memo->plan;
+            return COLL_TOPO_RUN;
         }
-        call->algo = memo->algo;
-        call->sched = &m->scheds[memo->sched].sched;
-        call->edt = memo->edt;
-        call->k = memo->k;
-        call->eext = memo->eext;
-        call->n = memo->n;
-        call->units = memo->units;
-        call->plan = &memo->plan;
-        return COLL_TOPO_RUN;
     }
-    return begin_decide(call, m, comm, memo);
+    return begin_decide(call, m, comm, slot);
 }
 
-/* mca_coll_topo_begin for a call that is not the slot's last one again. */
+/* mca_coll_topo_begin for a call that the slot's memo does not hold. */
 static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
-                        struct ompi_communicator_t *comm, mca_coll_topo_memo_t *memo)
+                        struct ompi_communicator_t *comm, int slot)
 {
     const int size = ompi_comm_size(comm);
     char why[256];
@@ -440,13 +473,12 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
                 call->algo->name, mca_coll_topo_proto()->eager,
                 prev_name(call->prev, prev, sizeof(prev)));
         }
-        remember(m, memo, call, true);
+        remember(m, slot, call, true);
         if (NULL == call->counts && NULL == mca_coll_topo_rules(call->prim)) {
             /* every payload of this answer's range up to the eager limit
              * (no rule can cover one of them; a forced algorithm would
              * not have come here) */
             const size_t eager = (size_t)mca_coll_topo_proto()->eager;
-            const int slot = (int)(memo - m->memo);
             m->handoff[slot].lo = ch.lo;
             m->handoff[slot].hi = ch.hi <= eager ? ch.hi : eager + 1;
             m->handoff[slot].root = call->root;
@@ -465,8 +497,8 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
         mca_coll_topo_say_algorithm(m, comm, call->prim, call->algo, why);
     }
     if (COLL_TOPO_RUN == rc) {
-        remember(m, memo, call, false);
-        if (memo->valid) {
+        mca_coll_topo_memo_t *memo = remember(m, slot, call, false);
+        if (NULL != memo) {
             call->plan = &memo->plan;
         }
     }
@@ -478,7 +510,7 @@ fallback:
      * datatype, operation, counts and root) or on the communicator: a call
      * that repeats this one goes to the previous module at once, without
      * the decision and its message (some 0.6 us per call). */
-    remember(m, memo, call, true);
+    remember(m, slot, call, true);
 say:
     mca_coll_topo_say_fallback(m, comm, call->prim, call->reason);
     return COLL_TOPO_FALLBACK;

@@ -837,6 +837,11 @@ void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p)
     }
 }
 
+size_t mca_coll_topo_plan_bytes(const mca_coll_topo_plan_t *p)
+{
+    return NULL == p ? 0 : sizeof(*p) + p->cap_units + p->cap_lanes + p->cap_steps + p->cap_ops;
+}
+
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
 {
     for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
@@ -857,11 +862,13 @@ static bool plan_fits(const mca_coll_topo_plan_t *p, int sched, size_t count, co
 }
 
 /* The plan of this call: a kept one compiled for the same schedule, count,
- * units and layout (the schedule's own, or one of plans[]), or a new one:
- * the schedule's own if it has none yet, else the next of plans[] in
- * turn. */
+ * units and layout (the schedule's own, the memo entry's own (ref->own), or
+ * one of plans[]), or a new one: the schedule's own if it has none yet,
+ * else the memo entry's own if it has none yet and the memo's plans are
+ * within their budget, else the next of plans[] in turn. */
 static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
-                    const size_t *units, comp_t *c, const mca_coll_topo_plan_t **out)
+                    const size_t *units, comp_t *c, mca_coll_topo_plan_ref_t *ref,
+                    const mca_coll_topo_plan_t **out)
 {
     const int sched = mca_coll_topo_sched_index(m, s);
     const int nunits = NULL != units ? topo_sched_units(s) : 0;
@@ -871,6 +878,10 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         *out = *own;
         return OMPI_SUCCESS;
     }
+    if (NULL != ref && plan_fits(ref->own, sched, count, units, nunits, c)) {
+        *out = ref->own;
+        return OMPI_SUCCESS;
+    }
     for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
         if (plan_fits(m->plans[i], sched, count, units, nunits, c)) {
             *out = m->plans[i];
@@ -878,10 +889,22 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         }
     }
     mca_coll_topo_plan_t **slot = own;
-    if (NULL != *own && (*own)->sched >= 0) { /* recompile plans[] in turn */
-        slot = &m->plans[m->plan_next];
-        m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
+    bool memo_plan = false;
+    if (NULL != *own && (*own)->sched >= 0) {
+        if (NULL != ref && NULL == ref->own && m->memo_plan_bytes < COLL_TOPO_MEMO_PLAN_BYTES) {
+            slot = &ref->own; /* compiled once, for this memo entry's call */
+            memo_plan = true;
+        } else { /* recompile plans[] in turn */
+            slot = &m->plans[m->plan_next];
+            m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
+        }
     }
+    size_t cap = m->cap_off * sizeof(size_t);
+    if (OMPI_SUCCESS !=
+        mca_coll_topo_grow((void **)&m->off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    m->cap_off = cap / sizeof(size_t);
     if (NULL == *slot) {
         *slot = calloc(1, sizeof(mca_coll_topo_plan_t));
         if (NULL == *slot) {
@@ -889,12 +912,6 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         }
     }
     mca_coll_topo_plan_t *p = *slot;
-    size_t cap = m->cap_off * sizeof(size_t);
-    if (OMPI_SUCCESS !=
-        mca_coll_topo_grow((void **)&m->off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    m->cap_off = cap / sizeof(size_t);
     topo_block_layout(s, count, units, m->off);
     c->p = p;
     c->s = s;
@@ -907,6 +924,11 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     if (OMPI_SUCCESS == rc && nunits > 0 &&
         OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->units, &p->cap_units, units_bytes)) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (memo_plan) {
+        /* its size is final: a memo entry's plan is compiled only once
+         * (mca_coll_topo_memo_forget takes the same bytes back) */
+        m->memo_plan_bytes += mca_coll_topo_plan_bytes(p);
     }
     if (OMPI_SUCCESS != rc) {
         return rc; /* the plan stays invalid (sched < 0) */
@@ -1409,7 +1431,7 @@ exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s, const mca_coll_to
         .win = b->w,
     };
     const mca_coll_topo_plan_t *p = NULL;
-    rc = get_plan(m, s, count, units, &c, &p);
+    rc = get_plan(m, s, count, units, &c, ref, &p);
     if (OMPI_SUCCESS == rc) {
         rc = reserve(m, p);
     }

@@ -714,8 +714,12 @@ void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communica
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
 
-void mca_coll_topo_memo_forget(mca_coll_topo_memo_t *memo)
+void mca_coll_topo_memo_forget(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo)
 {
+    if (NULL != memo->plan.own) {
+        m->memo_plan_bytes -= mca_coll_topo_plan_bytes(memo->plan.own);
+        mca_coll_topo_plan_free(memo->plan.own);
+    }
     if (memo->valid) {
         if (NULL != memo->dtype) {
             OBJ_RELEASE(memo->dtype);
@@ -732,7 +736,11 @@ void mca_coll_topo_memo_forget(mca_coll_topo_memo_t *memo)
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
 {
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
-        mca_coll_topo_memo_forget(&m->memo[i]);
+        for (int j = 0; NULL != m->memo[i] && j < COLL_TOPO_NMEMO; j++) {
+            mca_coll_topo_memo_forget(m, &m->memo[i][j]);
+        }
+        free(m->memo[i]);
+        m->memo[i] = NULL;
     }
 }
 

@@ -86,8 +86,12 @@ int main(int argc, char **argv)
     }
     size_t max_bytes = calls_mode ? strtoull(argv[3], NULL, 10)
                                   : (argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22);
-    /* room for size blocks of max_bytes (the gathering primitives) */
-    const size_t elems = max_bytes / 8 * (size_t)size + 1;
+    /* BENCH_VARY_COUNT=K (--calls): the i-th call moves max_bytes / 8 +
+     * (i mod K) elements */
+    const char *vary_s = getenv("BENCH_VARY_COUNT");
+    const long vary = calls_mode && NULL != vary_s && atol(vary_s) > 1 ? atol(vary_s) : 1;
+    /* room for size blocks of the largest count (the gathering primitives) */
+    const size_t elems = (max_bytes / 8 + (size_t)vary - 1) * (size_t)size + 1;
     double *in = malloc(elems * 8), *out = malloc(elems * 8);
     int *counts = malloc(sizeof(int) * (size_t)size);
     const char *rot = getenv("BENCH_ROTATE_ROOT");
@@ -102,8 +106,6 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++) {
             counts[r] = count;
         }
-        const char *vary_s = getenv("BENCH_VARY_COUNT");
-        const long vary = NULL != vary_s && atol(vary_s) > 1 ? atol(vary_s) : 1;
         for (long i = 0; i < calls; i++) {
             const int n = count + (int)(i % vary);
             for (int r = 0; r < size; r++) {

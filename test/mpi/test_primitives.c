@@ -576,10 +576,8 @@ static void run_prim(const tt_comm_t *c, int ci, int prim, const options_t *opt)
 
 /* Repeated calls, interleaved with others: a broadcast repeats with the
  * same arguments (so coll/topo finds it in its memo of repeated calls)
- * after four reductions of new sizes and the unit primitives have run (so
- * the executor's plan of the first broadcast has been recompiled for
- * another call meanwhile: coll/topo keeps four).  Inputs change with every
- * call; results are checked as everywhere. */
+ * after four reductions of new sizes and the unit primitives have run.
+ * Inputs change with every call; results are checked as everywhere. */
 static void run_interleaved(const tt_comm_t *c, int ci)
 {
     static const int prims[] = {P_BCAST,     P_REDUCE, P_REDUCE,   P_REDUCE, P_REDUCE,
@@ -605,6 +603,38 @@ static void run_interleaved(const tt_comm_t *c, int ci)
             case P_RSB: run_reduce_scatter(&k, 1); break;
             default: run_alltoall(&k); break;
             }
+        }
+    }
+}
+
+/* An application cycling through more counts and roots than coll/topo's
+ * memo of repeated calls holds (64 entries, 4 per set): reductions and
+ * broadcasts of 100 counts in turn, each from the next root, with and
+ * without MPI_IN_PLACE by turns of 7, twice around, so that entries are
+ * replaced, found again and their plans (compiled for one call, or
+ * recompiled elsewhere for the other windows) reused.  Results are
+ * checked as everywhere. */
+static void run_cycling(const tt_comm_t *c, int ci)
+{
+    enum { NCOUNTS = 100 };
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < NCOUNTS; i++) {
+            const size_t count = (size_t)i + 1;
+            const int root = i % c->size, inplace = (i / 7 + round) % 2;
+            const uint64_t salt = tt_mix((uint64_t)ci, (uint64_t)round, (uint64_t)i);
+            case_t k = {c, T_INT, O_SUM, count, root, inplace, salt};
+            snprintf(label, sizeof label,
+                     "comm %s (%d ranks), cycling round %d call %d, reduce, MPI_INT, count %zu, "
+                     "root %d%s",
+                     c->name, c->size, round, i, count, root, inplace ? ", MPI_IN_PLACE" : "");
+            run_reduce(&k);
+            k.op = O_NONE;
+            k.inplace = 0;
+            snprintf(label, sizeof label,
+                     "comm %s (%d ranks), cycling round %d call %d, bcast, MPI_INT, count %zu, "
+                     "root %d",
+                     c->name, c->size, round, i, count, root);
+            run_bcast(&k);
         }
     }
 }
@@ -703,6 +733,8 @@ int main(int argc, char **argv)
         if (opt.prims[P_BCAST] && opt.prims[P_REDUCE] && opt.prims[P_ALLGATHER] &&
             opt.prims[P_RSB] && opt.prims[P_ALLTOALL])
             run_interleaved(&comms[ci], ci);
+        if (opt.prims[P_BCAST] && opt.prims[P_REDUCE])
+            run_cycling(&comms[ci], ci);
         if (comms[ci].rank == 0 && wrank == 0)
             tt_note("comm %s (%d ranks): %ld calls in %.2f s", comms[ci].name, comms[ci].size,
                     ncalls - before, MPI_Wtime() - t0);
