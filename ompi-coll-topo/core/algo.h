@@ -8,6 +8,16 @@
 
 #include "catalog.h"
 
+/* The least l with 2^l >= n (0 for n <= 1). */
+static inline int topo_ceil_log2(int n)
+{
+    int l = 0;
+    while ((1ll << l) < n) {
+        l++;
+    }
+    return l;
+}
+
 /* allreduce */
 int topo_gen_allreduce_ring(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a);

@@ -56,15 +56,6 @@ static int is_pow2(int d)
     return d > 0 && 0 == (d & (d - 1));
 }
 
-static int log2i(int d)
-{
-    int l = 0;
-    while ((1 << l) < d) {
-        l++;
-    }
-    return l;
-}
-
 static void geom_init(mp_geom_t *g, const topo_gen_args_t *a)
 {
     memset(g, 0, sizeof(*g));
@@ -96,7 +87,7 @@ static void lane_init(mp_geom_t *g, int j, int mirrored)
     if (g->pow2) {
         int left[TOPO_MAX_DIMS], used[TOPO_MAX_DIMS] = {0};
         for (int k = 0; k < g->nd; k++) {
-            left[k] = log2i(g->dims[k]);
+            left[k] = topo_ceil_log2(g->dims[k]);
         }
         g->nbits = 0;
         for (int more = 1; more;) {
@@ -208,7 +199,7 @@ static void lane(topo_sched_t *s, const mp_geom_t *g, int p, int r, int base, in
             }
         }
     }
-    const int K = log2i(f.p2);
+    const int K = topo_ceil_log2(f.p2);
     int lo[32], n[32];
     lo[0] = 0;
     n[0] = B;

@@ -33,15 +33,6 @@ static int start(const topo_fold_t *f, int n)
     return n < f->rem ? 2 * n : n + f->rem;
 }
 
-static int log2_of(int p2)
-{
-    int k = 0;
-    while ((1 << k) < p2) {
-        k++;
-    }
-    return k;
-}
-
 /* Allgather folding: in, the rank that sits out hands its block to its
  * partner; out, the partner returns every other block. */
 static void ag_fold_in(topo_sched_t *s, const topo_fold_t *f)
@@ -84,7 +75,7 @@ int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t
     topo_fold_init(&f, p, r);
     topo_sched_init(s, p, r, p);
     ag_fold_in(s, &f);
-    const int K = log2_of(f.p2), n = f.newrank;
+    const int K = topo_ceil_log2(f.p2), n = f.newrank;
     for (int k = 0; k < K; k++) {
         topo_sched_step(s);
         if (n < 0) {
@@ -116,7 +107,7 @@ int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_ar
     topo_fold_init(&f, p, r);
     topo_sched_init(s, p, r, p);
     topo_fold_in(s, &f);
-    const int K = log2_of(f.p2), n = f.newrank;
+    const int K = topo_ceil_log2(f.p2), n = f.newrank;
     for (int k = 0; k < K; k++) {
         topo_sched_step(s);
         if (n < 0) {
@@ -162,7 +153,7 @@ int topo_gen_allgather_pat(topo_sched_t *s, const topo_gen_args_t *a)
     topo_fold_init(&f, p, r);
     topo_sched_init(s, p, r, p);
     ag_fold_in(s, &f);
-    const int K = log2_of(f.p2), n = f.newrank;
+    const int K = topo_ceil_log2(f.p2), n = f.newrank;
     for (int k = K - 1; k >= 0; k--) {
         topo_sched_step(s);
         if (n < 0) {

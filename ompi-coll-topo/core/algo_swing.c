@@ -113,15 +113,6 @@ static int swing_peer(int m, int r, int s, int sign)
     return (int)(q < 0 ? q + m : q);
 }
 
-static int ceil_log2(int m)
-{
-    int l = 0;
-    while ((1ll << l) < m) {
-        l++;
-    }
-    return l;
-}
-
 /* One transfer of a ring node: to or from `peer`, a set of block positions
  * given as runs [run0, run0 + nrun) of ring_t.runs. */
 typedef struct {
@@ -300,7 +291,7 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
     g->d = d;
     g->m = d > 1 && d % 2 ? d - 1 : d;
     g->x = d > 1 && d % 2 ? d - 1 : -1;
-    g->L = ceil_log2(g->m);
+    g->L = topo_ceil_log2(g->m);
     const int m = g->m, x = g->x, L = g->L;
     g->order = malloc(sizeof(int) * (size_t)d);
     g->pos = malloc(sizeof(int) * (size_t)d);
@@ -657,7 +648,7 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
             e->d = g.dims[k];
             e->mirror = o;
             topo_fold_init(&e->f, e->d, o ? e->d - 1 - g.coords[k] : g.coords[k]);
-            e->L = ceil_log2(e->f.p2);
+            e->L = topo_ceil_log2(e->f.p2);
             steps[k] = e->L;
         }
     }
@@ -757,7 +748,7 @@ int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a)
     s->sync = 1;
     int steps[TOPO_MAX_DIMS], seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
     for (int k = 0; k < g.nd; k++) {
-        steps[k] = ceil_log2(g.dims[k] > 1 && g.dims[k] % 2 ? g.dims[k] - 1 : g.dims[k]);
+        steps[k] = topo_ceil_log2(g.dims[k] > 1 && g.dims[k] % 2 ? g.dims[k] - 1 : g.dims[k]);
     }
     if (0 == g.D) {
         return topo_sched_finish(s);
