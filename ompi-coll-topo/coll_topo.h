@@ -290,8 +290,9 @@ typedef struct mca_coll_topo_module_t {
     int nscheds, cap_scheds;
     /* where each algorithm's schedule of each root is in scheds, so that a
      * call from a new root each time (a reduce to every rank in turn) finds
-     * its schedule at once: per algorithm that has one, comm size entries
-     * of index + 1 (0: not generated) */
+     * its schedule at once: per algorithm that has one, an entry per root
+     * (bcast, reduce: comm size; the others: one) of index + 1 (0: not
+     * generated) */
     struct {
         const topo_algo_t *algo;
         int *at;

@@ -767,7 +767,10 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            const topo_algo_t *algo, const topo_gen_args_t *args)
 {
     (void)comm;
-    if (args->root < 0 || args->root >= args->size) {
+    /* an entry per root for the rooted primitives; the others' root is 0 */
+    const int nroots =
+        TOPO_PRIM_BCAST == algo->prim || TOPO_PRIM_REDUCE == algo->prim ? args->size : 1;
+    if (args->root < 0 || args->root >= nroots) {
         return NULL; /* mpi_param_check off: the previous module reports it */
     }
     int k = 0;
@@ -776,7 +779,7 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
     }
     if (k == m->nsched_at) {
         void *grown = realloc(m->sched_at, sizeof(*m->sched_at) * (size_t)(k + 1));
-        int *at = calloc((size_t)args->size, sizeof(int));
+        int *at = calloc((size_t)nroots, sizeof(int));
         if (NULL != grown) {
             m->sched_at = grown;
         }
