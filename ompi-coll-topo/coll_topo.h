@@ -334,6 +334,8 @@ typedef struct mca_coll_topo_module_t {
     /* Executor scratch, grown on demand, never shrunk. */
     size_t *off; /* block layout, nblocks + 1 */
     size_t cap_off;
+    void *comp;            /* a plan compilation's scratch (coll_topo_exec_pml.c) */
+    size_t cap_comp;       /* bytes */
     int32_t *lane_step;    /* current step of each lane */
     int32_t *lane_pending; /* outstanding requests of each lane */
     size_t *lane_tmp_cap;
@@ -624,6 +626,8 @@ int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, s
 /* Free the module's plans (plans[]), or one plan (NULL: none). */
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
 void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p);
+/* Mark plan p as compiled for no call (it is compiled again before use). */
+void mca_coll_topo_plan_invalidate(mca_coll_topo_plan_t *p);
 /* The bytes plan p holds (0 for NULL). */
 size_t mca_coll_topo_plan_bytes(const mca_coll_topo_plan_t *p);
 

@@ -258,9 +258,24 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
 
     if (NULL == m->memo[slot]) {
         m->memo[slot] = calloc(COLL_TOPO_NMEMO, sizeof(mca_coll_topo_memo_t));
-        if (NULL == m->memo[slot]) {
-            return NULL;
-        }
+    }
+    if (NULL != call->counts) {
+        counts = malloc((size_t)size * sizeof(*counts));
+    }
+    if (nunits > 0) {
+        units = malloc((size_t)nunits * sizeof(*units));
+    }
+    if (NULL == m->memo[slot] || (NULL != call->counts && NULL == counts) ||
+        (nunits > 0 && NULL == units)) {
+        free(counts);
+        free(units);
+        return NULL;
+    }
+    if (NULL != counts) {
+        memcpy(counts, call->counts, (size_t)size * sizeof(*counts));
+    }
+    if (NULL != units) {
+        memcpy(units, call->units, (size_t)nunits * sizeof(*units));
     }
     mca_coll_topo_memo_t *set = memo_set(m, slot, call), *memo = NULL;
     for (int w = 0; w < COLL_TOPO_MEMO_WAYS && NULL == memo; w++) {
@@ -269,22 +284,16 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
     if (NULL == memo) {
         memo = &set[m->memo_turn[slot]++ % COLL_TOPO_MEMO_WAYS];
     }
+    /* The replaced entry's plan is compiled again for this call when it
+     * needs one (rather than freed and allocated again: an application
+     * cycling through more calls than the memo holds replaces an entry at
+     * every call); a handoff needs none. */
+    mca_coll_topo_plan_t *spare = handoff ? NULL : memo->plan.own;
+    if (NULL != spare) {
+        memo->plan.own = NULL;
+        mca_coll_topo_plan_invalidate(spare);
+    }
     mca_coll_topo_memo_forget(m, memo);
-    if (NULL != call->counts) {
-        counts = malloc((size_t)size * sizeof(*counts));
-        if (NULL == counts) {
-            return NULL;
-        }
-        memcpy(counts, call->counts, (size_t)size * sizeof(*counts));
-    }
-    if (nunits > 0) {
-        units = malloc((size_t)nunits * sizeof(*units));
-        if (NULL == units) {
-            free(counts);
-            return NULL;
-        }
-        memcpy(units, call->units, (size_t)nunits * sizeof(*units));
-    }
     if (NULL != call->dtype) {
         OBJ_RETAIN(call->dtype);
     }
@@ -307,7 +316,7 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
         .eext = call->eext,
         .n = call->n,
         .units = units,
-        .plan = {NULL, 0, NULL},
+        .plan = {NULL, 0, spare},
         .handoff = handoff,
     };
     return memo;

@@ -156,6 +156,7 @@ typedef struct {
 
 /* Compilation state: the plan being written and the call's layout. */
 typedef struct {
+    mca_coll_topo_module_t *m; /* its scratch buffer (comp) */
     mca_coll_topo_plan_t *p;
     const topo_sched_t *s;
     const size_t *off; /* block layout in elements */
@@ -756,11 +757,17 @@ static int compile(comp_t *c)
         maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
     }
     p->ndefer = 0;
-    c->at_in = malloc((size_t)s->nblocks + 1);
-    c->tn = malloc((size_t)maxx * sizeof(size_t));
-    c->last_write = malloc(((size_t)s->nblocks + 1) * sizeof(int32_t));
-    rc = NULL == c->at_in || NULL == c->tn || NULL == c->last_write ? OMPI_ERR_OUT_OF_RESOURCE
-                                                                    : start_input(c);
+    /* the scratch, in the module's buffer: tn, last_write, at_in */
+    const size_t nb = (size_t)s->nblocks + 1;
+    const size_t tn_bytes = (size_t)maxx * sizeof(size_t), lw_bytes = nb * sizeof(int32_t);
+    if (OMPI_SUCCESS !=
+        mca_coll_topo_grow(&c->m->comp, &c->m->cap_comp, tn_bytes + lw_bytes + nb)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    c->tn = (size_t *)c->m->comp;
+    c->last_write = (int32_t *)((char *)c->m->comp + tn_bytes);
+    c->at_in = (uint8_t *)((char *)c->m->comp + tn_bytes + lw_bytes);
+    rc = start_input(c);
     p->nhead = p->nops;
     if (OMPI_SUCCESS == rc) {
         rc = compile_lanes(c);
@@ -769,9 +776,6 @@ static int compile(comp_t *c)
     if (OMPI_SUCCESS == rc) {
         rc = add_copy_in(c, c->win.keep_at, c->win.keep_n);
     }
-    free(c->at_in);
-    free(c->tn);
-    free(c->last_write);
     c->at_in = NULL;
     c->tn = NULL;
     c->last_write = NULL;
@@ -837,6 +841,11 @@ void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p)
     }
 }
 
+void mca_coll_topo_plan_invalidate(mca_coll_topo_plan_t *p)
+{
+    p->sched = -1;
+}
+
 size_t mca_coll_topo_plan_bytes(const mca_coll_topo_plan_t *p)
 {
     return NULL == p ? 0 : sizeof(*p) + p->cap_units + p->cap_lanes + p->cap_steps + p->cap_ops;
@@ -890,10 +899,15 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     }
     mca_coll_topo_plan_t **slot = own;
     bool memo_plan = false;
+    size_t memo_bytes = 0; /* what the memo entry's plan held before */
     if (NULL != *own && (*own)->sched >= 0) {
-        if (NULL != ref && NULL == ref->own && m->memo_plan_bytes < COLL_TOPO_MEMO_PLAN_BYTES) {
-            slot = &ref->own; /* compiled once, for this memo entry's call */
+        if (NULL != ref && (NULL != ref->own ? ref->own->sched < 0
+                                             : m->memo_plan_bytes < COLL_TOPO_MEMO_PLAN_BYTES)) {
+            /* compiled once for this memo entry's call (into the plan of
+             * the entry it replaced, if any) */
+            slot = &ref->own;
             memo_plan = true;
+            memo_bytes = mca_coll_topo_plan_bytes(ref->own);
         } else { /* recompile plans[] in turn */
             slot = &m->plans[m->plan_next];
             m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
@@ -926,9 +940,9 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         rc = OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (memo_plan) {
-        /* its size is final: a memo entry's plan is compiled only once
-         * (mca_coll_topo_memo_forget takes the same bytes back) */
-        m->memo_plan_bytes += mca_coll_topo_plan_bytes(p);
+        /* a memo entry's plan grows only here (mca_coll_topo_memo_forget
+         * takes its bytes back) */
+        m->memo_plan_bytes += mca_coll_topo_plan_bytes(p) - memo_bytes;
     }
     if (OMPI_SUCCESS != rc) {
         return rc; /* the plan stays invalid (sched < 0) */
@@ -1423,6 +1437,7 @@ exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s, const mca_coll_to
     }
     const size_t seg = mca_coll_topo_component.segment_size;
     comp_t c = {
+        .m = m,
         .ext = ext,
         .true_lb = true_lb,
         .true_ext = true_ext,

@@ -56,6 +56,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
     free(m->said_reasons);
     mca_coll_topo_plans_free(m);
     free(m->off);
+    free(m->comp);
     free(m->lane_step);
     free(m->lane_pending);
     for (int l = 0; l < m->cap_lanes; l++) {
