@@ -85,8 +85,8 @@ typedef struct {
     int nsh[MAXSTEPS], sh[MAXSTEPS][2]; /* shifts of each step, mod n (or P) */
     int *lvl, *via;              /* bw: offset f joins H at step lvl[f], via shift via[f] */
     int *inv;                    /* bw: the coordinate whose blocks sit at position q */
-    int P, fold, nops;           /* lat: core ranks, folded?, steps in this dimension */
-    int *grp, *lead;             /* lat: group of coordinate v, leader of group g */
+    int P, fold, nops;           /* lat: core ranks (groups: group_of), folded?, steps in
+                                    this dimension */
 } dim_t;
 
 typedef struct {
@@ -231,6 +231,22 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     return TOPO_OK;
 }
 
+/* lat: the n coordinates of a dimension form P groups of consecutive
+ * ones, group g from floor(g n / P) to floor((g + 1) n / P) - 1 (1-3 of
+ * them); closed forms, so that a rank's schedule costs no O(n) (a barrier
+ * on a star of 16384 ranks prices every rank). */
+static int group_of(const dim_t *dm, int v)
+{
+    return (int)(((long)(v + 1) * dm->P - 1) / dm->n);
+}
+
+/* The leader of group g: the middle one of three, else the first. */
+static int lead_of(const dim_t *dm, int g)
+{
+    const int lo = (int)((long)g * dm->n / dm->P), hi = (int)((long)(g + 1) * dm->n / dm->P);
+    return lo + (hi - lo == 3);
+}
+
 /* lat: exact on 3^s and 2*3^(s-1) ranks, else fold onto P = 3^(s-1);
  * never folded for a barrier (nofold: knowledge merges, repeats are fine). */
 static int plan_lat(dim_t *dm, topo_shift_fn fn, int nofold)
@@ -244,17 +260,8 @@ static int plan_lat(dim_t *dm, topo_shift_fn fn, int nofold)
     dm->P = dm->fold ? (int)w : n;
     dm->s = dm->fold ? s - 1 : s;
     dm->nops = dm->s + (dm->fold ? 2 : 0);
-    dm->grp = malloc(sizeof(int) * (size_t)n);
-    dm->lead = malloc(sizeof(int) * (size_t)n);
-    if (!dm->grp || !dm->lead || dm->s > MAXSTEPS) {
+    if (dm->s > MAXSTEPS) {
         return TOPO_ENOMEM;
-    }
-    for (int g = 0; g < dm->P; g++) {
-        int lo = (int)((long)g * n / dm->P), hi = (int)((long)(g + 1) * n / dm->P);
-        for (int v = lo; v < hi; v++) {
-            dm->grp[v] = g;
-        }
-        dm->lead[g] = lo + (hi - lo == 3); /* the middle one of three */
     }
     for (int t = 0; t < dm->s; t++) {
         plan_shifts(dm, dm->P, t, 1, fn);
@@ -402,7 +409,7 @@ static int sits_out(const eng_t *e, int dim, const int *done)
     for (int i = 0; i < e->nd; i++) {
         const dim_t *dm = &e->d[i];
         if (i != dim && dm->n > 1 && dm->fold && done[i] >= 1 && done[i] < dm->nops &&
-            dm->lead[dm->grp[e->c[i]]] != e->c[i]) {
+            lead_of(dm, group_of(dm, e->c[i])) != e->c[i]) {
             return 1;
         }
     }
@@ -425,7 +432,7 @@ static void lane_lat(eng_t *e, int l)
         left[a]--;
         topo_sched_step(e->s);
         if (!sits_out(e, dim, done)) {
-            const int v = e->c[dim], g = dm->grp[v], ld = dm->lead[g];
+            const int v = e->c[dim], g = group_of(dm, v), ld = lead_of(dm, g);
             if (op == OP_FOLD_IN || op == OP_FOLD_OUT) {
                 int in = op == OP_FOLD_IN;
                 if (v != ld) {
@@ -436,7 +443,7 @@ static void lane_lat(eng_t *e, int l)
                     }
                 } else {
                     for (int u = v - 1; u <= v + 1; u++) {
-                        if (u >= 0 && u < dm->n && u != v && dm->grp[u] == g) {
+                        if (u >= 0 && u < dm->n && u != v && group_of(dm, u) == g) {
                             if (in) {
                                 topo_sched_recv(e->s, peer(e, dim, u), TOPO_XFER_RECV_REDUCE, l, 1);
                             } else {
@@ -447,12 +454,12 @@ static void lane_lat(eng_t *e, int l)
                 }
             } else if (v == ld) {
                 for (int k = 0; k < dm->nsh[op]; k++) {
-                    topo_sched_send(e->s, peer(e, dim, dm->lead[mod((long)g + dm->sh[op][k], dm->P)]),
-                                    l, 1);
+                    topo_sched_send(
+                        e->s, peer(e, dim, lead_of(dm, mod((long)g + dm->sh[op][k], dm->P))), l, 1);
                 }
                 for (int k = 0; k < dm->nsh[op]; k++) {
                     topo_sched_recv(e->s,
-                                    peer(e, dim, dm->lead[mod((long)g - dm->sh[op][k], dm->P)]),
+                                    peer(e, dim, lead_of(dm, mod((long)g - dm->sh[op][k], dm->P))),
                                     TOPO_XFER_RECV_REDUCE, l, 1);
                 }
             }
@@ -469,8 +476,6 @@ static void eng_free(eng_t *e)
         free(e->d[i].lvl);
         free(e->d[i].via);
         free(e->d[i].inv);
-        free(e->d[i].grp);
-        free(e->d[i].lead);
     }
     free(e->vals);
     free(e->voff);
