@@ -8,8 +8,9 @@
 #
 #   bash scripts/compare-plans.sh OLD/topo-plan NEW/topo-plan [--large]
 #
-# --large adds the 16384-rank cases (torus:32x32x16, a star of 16384) and
-# prints both binaries' times.  Exit status: the number of cases that
+# --large adds the 16384-rank cases (torus:32x32x16, a star of 16384; some
+# with the protocol switch, as the component prices) and prints both
+# binaries' times.  Exit status: the number of cases that
 # differ (0: all identical).
 set -u
 old=$1 new=$2
@@ -50,6 +51,10 @@ if [ "$large" = --large ]; then
     for p in $prims; do
         cases+=("--topology torus:32x32x16 --primitive $p --sizes 8,1M")
         cases+=("--topology star --size 16384 --primitive $p --sizes 8,1M")
+    done
+    for p in allreduce reduce_scatter alltoall; do
+        cases+=("--topology torus:32x32x16 --primitive $p --sizes 8,1M --eager-limit 4032")
+        cases+=("--topology star --size 16384 --primitive $p --sizes 8,1M --eager-limit 4032")
     done
 fi
 
