@@ -190,8 +190,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     /* candidates whose lower bound is above a priced one at every payload
      * are not priced: they cannot be in the table (decision.h) */
     if (TOPO_OK !=
-        topo_price_candidates(fit, nfit, args, &params, &net, &proto, c->prune, price, prc,
-                              NULL)) {
+        topo_price_candidates(fit, nfit, args, &params, &net, &proto, c->prune, price, prc, NULL)) {
         free(pr);
         free(fit);
         free(price);

@@ -64,8 +64,8 @@ static int price_steps(topo_cost_step_t *steps, int depth, const topo_proto_t *p
         if (first < 9.0e18) {
             t[out->nthr].thr = (size_t)first;
             t[out->nthr++].cost = !steps[st].intra_only ? proto->rndv
-                                  : bound                 ? fmin(rndv_intra, proto->rndv)
-                                                          : rndv_intra;
+                                  : bound               ? fmin(rndv_intra, proto->rndv)
+                                                        : rndv_intra;
         }
     }
     free(steps);
