@@ -83,6 +83,8 @@ typedef struct mca_coll_topo_component_t {
     int ports;                        /* ports per rank; 0 = the topology's */
     int price_ranks;                  /* ranks the cost model prices (0 = all) */
     int price_roots;                  /* roots with a decision table (0 = all) */
+    bool prune;                       /* coll_topo_prune: skip candidates that
+                                         cannot win (decision.h) */
     long eager_limit;                 /* bytes; -1 = the BTLs' (auto) */
     double rndv_alpha;                /* seconds; -1 = 2 * alpha (auto) */
     char *coords_file;                /* coll_topo_coords_file ("" = none) */

@@ -85,6 +85,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .msg_overhead = 5e-8,
     .price_ranks = 256,
     .price_roots = 16,
+    .prune = true,
     .intra_alpha = 5e-7,
     .intra_beta = 5e-11,
     .intra_beta_written = 1.5e-10,
@@ -286,6 +287,17 @@ static int topo_register(void)
         "alternate directions.  0 or less = every rank, every link routed (default 256)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.price_ranks);
+
+    mca_coll_topo_component.prune = true;
+    (void)mca_base_component_var_register(
+        c, "prune",
+        "Cost model of the automatic decision: do not price a candidate whose lower bound "
+        "(rank 0's schedule alone) is above the candidates already priced at every payload: "
+        "it cannot be in the decision table, which is the same either way; only the first "
+        "call's time changes (on 16384 ranks, seconds).  coll_topo_verbose=2 lists it as "
+        "pruned, without a price.  0 = price every candidate",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.prune);
 
     mca_coll_topo_component.price_roots = 16;
     (void)mca_base_component_var_register(

@@ -160,11 +160,19 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     d.algo = calloc((size_t)n, sizeof(*d.algo));
     d.price = calloc((size_t)n, sizeof(*d.price));
     const topo_price_t **pr = calloc((size_t)n, sizeof(*pr));
-    if (NULL == d.algo || NULL == d.price || NULL == pr) {
+    const topo_algo_t **fit = calloc((size_t)n, sizeof(*fit));
+    topo_price_t *price = calloc((size_t)n, sizeof(*price));
+    int *prc = calloc((size_t)n, sizeof(*prc));
+    if (NULL == d.algo || NULL == d.price || NULL == pr || NULL == fit || NULL == price ||
+        NULL == prc) {
         free(pr);
+        free(fit);
+        free(price);
+        free(prc);
         decision_free(&d);
         return NULL;
     }
+    int nfit = 0;
     for (int i = 0; i < n; i++) {
         char why[256] = "";
         const topo_algo_t *a = &cat[i];
@@ -177,17 +185,38 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
             }
             continue;
         }
-        topo_price_t *p = &d.price[d.ncand];
-        if (TOPO_OK != topo_price_build(a, args, &params, &net, &proto, p)) {
+        fit[nfit++] = a;
+    }
+    /* candidates whose lower bound is above a priced one at every payload
+     * are not priced: they cannot be in the table (decision.h) */
+    if (TOPO_OK !=
+        topo_price_candidates(fit, nfit, args, &params, &net, &proto, c->prune, price, prc, NULL)) {
+        free(pr);
+        free(fit);
+        free(price);
+        free(prc);
+        decision_free(&d);
+        return NULL;
+    }
+    for (int k = 0; k < nfit; k++) {
+        if (TOPO_OK != prc[k]) {
             if (say) {
-                say_excluded(comm, args->prim, a->name, "the cost model could not price it");
+                say_excluded(comm, args->prim, fit[k]->name,
+                             TOPO_PRUNED == prc[k]
+                                 ? "pruned: its lower bound is above a priced candidate's price "
+                                   "at every payload"
+                                 : "the cost model could not price it");
             }
             continue;
         }
-        d.algo[d.ncand] = a;
-        pr[d.ncand] = p;
+        d.algo[d.ncand] = fit[k];
+        d.price[d.ncand] = price[k];
+        pr[d.ncand] = &d.price[d.ncand];
         d.ncand++;
     }
+    free(fit);
+    free(price);
+    free(prc);
     int rc = topo_decision_build(pr, d.ncand, &d.table);
     free(pr);
     if (TOPO_OK != rc) {

@@ -41,7 +41,7 @@ static void usage(FILE *f)
         "       [--alpha A] [--beta B] [--gamma G] [--copy C] [--msg-overhead O] [--hop H]\n"
         "       [--price-ranks K]\n"
         "       [--root R] [--non-commutative]\n"
-        "       [--no-links] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
+        "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
         "\n"
@@ -69,6 +69,9 @@ static void usage(FILE *f)
         "  --non-commutative  the operation is not commutative\n"
         "  --no-links         price the ports only: no link sharing, no hops (the\n"
         "                     contention-free closed forms)\n"
+        "  --no-prune         price every candidate (default: as the component, skip those\n"
+        "                     whose lower bound is above a priced one at every payload;\n"
+        "                     listed with > and that bound)\n"
         "  --nodes LIST       a placement on the grid of --topology: the grid position\n"
         "                     (node) of each rank, comma-separated, a-b for runs, V*K\n"
         "                     for K ranks at V (e.g. 0-7 for the first half of\n"
@@ -272,8 +275,8 @@ static int *parse_nodes(const char *list, int grid, long *n)
 
 typedef struct {
     const topo_algo_t *algo;
-    int fits, rc, depth;
-    topo_price_t price;
+    int fits, rc;              /* rc: TOPO_OK (priced), TOPO_PRUNED or an error */
+    topo_price_t price, bound; /* bound: where pruning computed one */
     char why[256];
 } cand_t;
 
@@ -286,6 +289,7 @@ typedef struct {
     topo_proto_t proto;
     const char *placed_nodes; /* --nodes, or NULL */
     int commutative;
+    int prune; /* topo_price_candidates' */
     double sizes[MAX_SIZES];
     int nsizes;
     cand_t *cands;
@@ -308,19 +312,41 @@ static void price(plan_t *pl)
         cand_t *c = &pl->cands[pl->ncands++];
         c->algo = &cat[i];
         c->fits = topo_algo_fits(c->algo, &pl->args, pl->commutative, c->why, sizeof(c->why));
-        if (!c->fits) {
-            continue;
-        }
-        c->rc = topo_price_build(c->algo, &pl->args, &pl->params, &pl->net, &pl->proto, &c->price);
-        if (TOPO_OK != c->rc) {
-            snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)", c->rc);
-            continue;
-        }
-        topo_cost_step_t *st;
-        if (TOPO_OK == topo_cost_steps(c->algo, &pl->args, &pl->params, &pl->net, &st, &c->depth)) {
-            free(st);
+    }
+    /* the fitting ones, priced (or pruned) together as the component does */
+    const topo_algo_t **fit = calloc((size_t)pl->ncands + 1, sizeof(*fit));
+    topo_price_t *price = calloc((size_t)pl->ncands + 1, sizeof(*price));
+    topo_price_t *bound = calloc((size_t)pl->ncands + 1, sizeof(*bound));
+    int *rc = calloc((size_t)pl->ncands + 1, sizeof(*rc)),
+        *at = calloc((size_t)pl->ncands + 1, sizeof(*at));
+    if (NULL == fit || NULL == price || NULL == bound || NULL == rc || NULL == at) {
+        die(1, "out of memory");
+    }
+    int nfit = 0;
+    for (int i = 0; i < pl->ncands; i++) {
+        if (pl->cands[i].fits) {
+            at[nfit] = i;
+            fit[nfit++] = pl->cands[i].algo;
         }
     }
+    if (TOPO_OK != topo_price_candidates(fit, nfit, &pl->args, &pl->params, &pl->net, &pl->proto,
+                                         pl->prune, price, rc, bound)) {
+        die(1, "out of memory");
+    }
+    for (int k = 0; k < nfit; k++) {
+        cand_t *c = &pl->cands[at[k]];
+        c->rc = rc[k];
+        c->price = price[k];
+        c->bound = bound[k];
+        if (TOPO_OK != c->rc && TOPO_PRUNED != c->rc) {
+            snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)", c->rc);
+        }
+    }
+    free(fit);
+    free(price);
+    free(bound);
+    free(rc);
+    free(at);
     const topo_price_t **pr = calloc((size_t)pl->ncands + 1, sizeof(*pr));
     if (NULL == pr) {
         die(1, "out of memory");
@@ -337,6 +363,11 @@ static void price(plan_t *pl)
 static int priced(const cand_t *c)
 {
     return c->fits && TOPO_OK == c->rc;
+}
+
+static int pruned(const cand_t *c)
+{
+    return c->fits && TOPO_PRUNED == c->rc;
 }
 
 static double predict(const cand_t *c, double m)
@@ -391,24 +422,35 @@ static void print_table(const plan_t *pl)
     for (int k = 0; k < pl->nsizes; k++) {
         chosen[k] = choose(pl, pl->sizes[k]);
     }
+    int npruned = 0;
     for (int i = 0; i < pl->ncands; i++) {
         const cand_t *c = &pl->cands[i];
-        if (!priced(c)) {
+        if (!priced(c) && !pruned(c)) {
             continue;
         }
-        printf("%-22s %6d", c->algo->name, c->depth);
+        /* a pruned candidate: its bound, rank 0's steps */
+        const topo_price_t *p = pruned(c) ? &c->bound : &c->price;
+        npruned += pruned(c);
+        printf("%-22s %6d", c->algo->name, p->depth);
         for (int k = 0; k < pl->nsizes; k++) {
             char v[48];
-            snprintf(v, sizeof(v), "%s%.3f", chosen[k] == i ? "*" : "",
-                     predict(c, pl->sizes[k]) * 1e6);
+            snprintf(v, sizeof(v), "%s%.3f",
+                     pruned(c)        ? ">"
+                     : chosen[k] == i ? "*"
+                                      : "",
+                     topo_price_at(p, (size_t)pl->sizes[k]) * 1e6);
             printf(" %*s", width, v);
         }
         printf("\n");
     }
+    if (npruned > 0) {
+        printf("> = pruned, not priced: at least this (rank 0's schedule alone, without link "
+               "sharing), above a priced candidate at every payload (--no-prune prices it)\n");
+    }
     int excluded = 0;
     for (int i = 0; i < pl->ncands; i++) {
         const cand_t *c = &pl->cands[i];
-        if (!priced(c)) {
+        if (!priced(c) && !pruned(c)) {
             printf("%s  %s: excluded (%s)\n", excluded++ ? "" : "excluded:\n", c->algo->name,
                    c->why);
         }
@@ -761,6 +803,7 @@ int main(int argc, char **argv)
     pl.net.intra_beta = 5e-11;
     pl.net.intra_beta_written = 1.5e-10;
     pl.commutative = 1;
+    pl.prune = 1;
 
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = NULL;
@@ -786,6 +829,10 @@ int main(int argc, char **argv)
         }
         if (0 == strcmp(opt, "--no-links")) {
             pl.net.no_links = 1;
+            continue;
+        }
+        if (0 == strcmp(opt, "--no-prune")) {
+            pl.prune = 0;
             continue;
         }
         static const char *const with_value[] = {
@@ -937,6 +984,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < pl.ncands; i++) {
         topo_price_free(&pl.cands[i].price);
+        topo_price_free(&pl.cands[i].bound);
     }
     free(pl.cands);
     free(place);

@@ -41,15 +41,27 @@ typedef struct {
     int relay; /* first relay block */
 } a2a_t;
 
-/* Append, in slot order, the slots z of region `base` with z_k = v. */
+/* Slots (row-major ranks) with z_k fixed form runs of `inner` (the product
+ * of the dimensions after k) consecutive slots, one per value of the
+ * dimensions before k, `outer` of them. */
+static void slot_runs(const a2a_t *a, int k, int *outer, int *inner)
+{
+    int in = 1;
+    for (int i = k + 1; i < a->t->ndims; i++) {
+        in *= a->t->dims[i];
+    }
+    *inner = in;
+    *outer = a->p / (in * a->t->dims[k]);
+}
+
+/* Append, in slot order, the slots z of region `base` with z_k = v: one
+ * range per run (adjacent runs merge, as single slots would). */
 static void bundle_ranges(const a2a_t *a, int base, int k, int v)
 {
-    int z[TOPO_MAX_DIMS];
-    for (int i = 0; i < a->p; i++) {
-        topo_topology_coords(a->t, i, z);
-        if (z[k] == v) {
-            topo_sched_range(a->s, base + i, 1);
-        }
+    int outer, inner;
+    slot_runs(a, k, &outer, &inner);
+    for (int o = 0; o < outer; o++) {
+        topo_sched_range(a->s, base + (o * a->t->dims[k] + v) * inner, inner);
     }
 }
 
@@ -109,10 +121,11 @@ static void phase(const a2a_t *a, int k, int from, int to)
     for (int s = 1; s <= nsteps; s++) {
         topo_sched_step(a->s);
         if (1 == s) { /* the own bundle stays, from one state to the next */
-            int z[TOPO_MAX_DIMS];
-            for (int i = 0; i < a->p; i++) {
-                topo_topology_coords(t, i, z);
-                if (z[k] == c) {
+            int outer, inner;
+            slot_runs(a, k, &outer, &inner);
+            for (int o = 0; o < outer; o++) {
+                for (int j = 0; j < inner; j++) {
+                    const int i = (o * d + c) * inner + j;
                     topo_sched_copy(a->s, from + i, to + i, 1);
                 }
             }

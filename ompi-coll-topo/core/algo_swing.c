@@ -132,7 +132,16 @@ typedef struct {
     int nruns, capruns;
     /* scratch */
     int *buf, *stamp, *sx, *tmp, stamp_id;
+    int dist[64]; /* rho(s) mod m (C's sign), s <= L: ring_peer's */
 } ring_t;
+
+/* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (reach
+ * and tree_order visit O(m) nodes per step). */
+static int ring_peer(const ring_t *g, int r, int s)
+{
+    int q = r % 2 ? r - g->dist[s] : r + g->dist[s]; /* in (-m, 2m) */
+    return q >= g->m ? q - g->m : q < 0 ? q + g->m : q;
+}
 
 static void *grow(ring_t *g, void *p, int n, int *cap, size_t elem)
 {
@@ -215,7 +224,7 @@ static void add_xfer(ring_t *g, int peer, int recv, int n)
 static void reach(ring_t *g, int x, int t, int *n)
 {
     for (int s = t; s < g->L; s++) {
-        int q = swing_peer(g->m, x, s, 1);
+        int q = ring_peer(g, x, s);
         g->buf[(*n)++] = q;
         reach(g, q, s + 1, n);
     }
@@ -224,7 +233,7 @@ static void reach(ring_t *g, int x, int t, int *n)
 /* S(x,t) = {q} + R(q,t+1), q = pi(x,t), into g->buf; returns its length. */
 static int send_multiset(ring_t *g, int x, int t)
 {
-    int n = 0, q = swing_peer(g->m, x, t, 1);
+    int n = 0, q = ring_peer(g, x, t);
     g->buf[n++] = q;
     reach(g, q, t + 1, &n);
     return n;
@@ -265,7 +274,7 @@ static void tree_order(ring_t *g, int r, int s, int *n)
         return;
     }
     tree_order(g, r, s + 1, n);
-    tree_order(g, swing_peer(g->m, r, s + 1, 1), s + 1, n);
+    tree_order(g, ring_peer(g, r, s + 1), s + 1, n);
 }
 
 static void ring_free(ring_t *g)
@@ -293,6 +302,9 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
     g->x = d > 1 && d % 2 ? d - 1 : -1;
     g->L = topo_ceil_log2(g->m);
     const int m = g->m, x = g->x, L = g->L;
+    for (int s = 0; s <= L && s < 64; s++) {
+        g->dist[s] = (int)(rho(s) % m);
+    }
     g->order = malloc(sizeof(int) * (size_t)d);
     g->pos = malloc(sizeof(int) * (size_t)d);
     g->xf0 = malloc(sizeof(int) * (size_t)(L + 1));

@@ -85,8 +85,12 @@ typedef struct {
     int nsh[MAXSTEPS], sh[MAXSTEPS][2]; /* shifts of each step, mod n (or P) */
     int *lvl, *via;              /* bw: offset f joins H at step lvl[f], via shift via[f] */
     int *inv;                    /* bw: the coordinate whose blocks sit at position q */
-    int P, fold, nops;           /* lat: core ranks, folded?, steps in this dimension */
-    int *grp, *lead;             /* lat: group of coordinate v, leader of group g */
+    /* bw, where inv is the identity (else joined is NULL): the offsets f
+     * with lvl[f] = t and via[f] = k, ascending, are joined[joined0[2t + k]
+     * .. joined0[2t + k + 1]) */
+    int *joined, joined0[2 * MAXSTEPS + 1];
+    int P, fold, nops;           /* lat: core ranks (groups: group_of), folded?, steps in
+                                    this dimension */
 } dim_t;
 
 typedef struct {
@@ -169,38 +173,49 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
         dm->lvl[f] = dm->via[f] = -1;
     }
     dm->lvl[0] = dm->s;
+    int *both = malloc(sizeof(int) * (size_t)n);
+    if (NULL == both) {
+        return TOPO_ENOMEM;
+    }
     for (int t = dm->s - 1; t >= 0; t--) {
-        int load[2] = {0, 0};
+        int load[2] = {0, 0}, nboth = 0;
         plan_shifts(dm, n, t, 0, fn);
-        /* Offsets one shift reaches first, then those both reach: to the
-         * shift with fewer blocks so far, else the one whose sender is
+        /* Offsets one shift reaches first, then those both reach (in one
+         * sweep: joining at t does not make an offset a sender at t), to
+         * the shift with fewer blocks so far, else the one whose sender is
          * nearer the owner (for Trivance: f and -f take opposite shifts). */
-        for (int pass = 1; pass <= 2; pass++) {
-            for (int f = 0; f < n; f++) {
-                if (dm->lvl[f] >= 0) {
-                    continue;
+        for (int f = 0; f < n; f++) {
+            if (dm->lvl[f] >= 0) {
+                continue;
+            }
+            /* f - shift mod n (shifts are in [1, n): no division) */
+            int k = -1, nc = 0;
+            for (int j = 0; j < dm->nsh[t]; j++) {
+                const int from = f - dm->sh[t][j] < 0 ? f - dm->sh[t][j] + n : f - dm->sh[t][j];
+                if (dm->lvl[from] > t) {
+                    k = 0 == nc ? j : k;
+                    nc++;
                 }
-                int cand[2] = {0, 0}, nc = 0;
-                for (int k = 0; k < dm->nsh[t]; k++) {
-                    if (dm->lvl[mod((long)f - dm->sh[t][k], n)] > t) {
-                        cand[nc++] = k;
-                    }
-                }
-                if (nc != pass) {
-                    continue;
-                }
-                int k = cand[0];
-                if (nc == 2) {
-                    int d0 = circ(mod((long)f - dm->sh[t][0], n), n);
-                    int d1 = circ(mod((long)f - dm->sh[t][1], n), n);
-                    k = load[0] != load[1] ? load[1] < load[0] : d1 < d0;
-                }
+            }
+            if (2 == nc) {
+                both[nboth++] = f;
+            } else if (1 == nc) {
                 load[k]++;
                 dm->lvl[f] = t;
                 dm->via[f] = k;
             }
         }
+        for (int j = 0; j < nboth; j++) {
+            const int f = both[j];
+            const int f0 = f - dm->sh[t][0] < 0 ? f - dm->sh[t][0] + n : f - dm->sh[t][0];
+            const int f1 = f - dm->sh[t][1] < 0 ? f - dm->sh[t][1] + n : f - dm->sh[t][1];
+            const int k = load[0] != load[1] ? load[1] < load[0] : circ(f1, n) < circ(f0, n);
+            load[k]++;
+            dm->lvl[f] = t;
+            dm->via[f] = k;
+        }
     }
+    free(both);
     for (int f = 0; f < n; f++) {
         if (dm->lvl[f] < 0) {
             return TOPO_EINVAL; /* the shifts do not cover the ring */
@@ -228,7 +243,43 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
         dm->inv[q] = v;
     }
     dm->nops = dm->s;
+    if (p3 == n) {
+        return TOPO_OK; /* digits reversed: values() scans */
+    }
+    /* the offsets that joined at each step via each shift, ascending (a
+     * counting sort): values() lists a transfer's positions from them */
+    if (NULL == (dm->joined = malloc(sizeof(int) * (size_t)n))) {
+        return TOPO_ENOMEM;
+    }
+    memset(dm->joined0, 0, sizeof(dm->joined0));
+    for (int f = 1; f < n; f++) {
+        dm->joined0[2 * dm->lvl[f] + dm->via[f] + 1]++;
+    }
+    for (int j = 0; j < 2 * dm->s; j++) {
+        dm->joined0[j + 1] += dm->joined0[j];
+    }
+    int at[2 * MAXSTEPS];
+    memcpy(at, dm->joined0, sizeof(at));
+    for (int f = 1; f < n; f++) {
+        dm->joined[at[2 * dm->lvl[f] + dm->via[f]]++] = f;
+    }
     return TOPO_OK;
+}
+
+/* lat: the n coordinates of a dimension form P groups of consecutive
+ * ones, group g from floor(g n / P) to floor((g + 1) n / P) - 1 (1-3 of
+ * them); closed forms, so that a rank's schedule costs no O(n) (a barrier
+ * on a star of 16384 ranks prices every rank). */
+static int group_of(const dim_t *dm, int v)
+{
+    return (int)(((long)(v + 1) * dm->P - 1) / dm->n);
+}
+
+/* The leader of group g: the middle one of three, else the first. */
+static int lead_of(const dim_t *dm, int g)
+{
+    const int lo = (int)((long)g * dm->n / dm->P), hi = (int)((long)(g + 1) * dm->n / dm->P);
+    return lo + (hi - lo == 3);
 }
 
 /* lat: exact on 3^s and 2*3^(s-1) ranks, else fold onto P = 3^(s-1);
@@ -244,17 +295,8 @@ static int plan_lat(dim_t *dm, topo_shift_fn fn, int nofold)
     dm->P = dm->fold ? (int)w : n;
     dm->s = dm->fold ? s - 1 : s;
     dm->nops = dm->s + (dm->fold ? 2 : 0);
-    dm->grp = malloc(sizeof(int) * (size_t)n);
-    dm->lead = malloc(sizeof(int) * (size_t)n);
-    if (!dm->grp || !dm->lead || dm->s > MAXSTEPS) {
+    if (dm->s > MAXSTEPS) {
         return TOPO_ENOMEM;
-    }
-    for (int g = 0; g < dm->P; g++) {
-        int lo = (int)((long)g * n / dm->P), hi = (int)((long)(g + 1) * n / dm->P);
-        for (int v = lo; v < hi; v++) {
-            dm->grp[v] = g;
-        }
-        dm->lead[g] = lo + (hi - lo == 3); /* the middle one of three */
     }
     for (int t = 0; t < dm->s; t++) {
         plan_shifts(dm, dm->P, t, 1, fn);
@@ -279,17 +321,48 @@ static int peer(const eng_t *e, int dim, int v)
 static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *cur)
 {
     const dim_t *dm = &e->d[i];
+    const int n = dm->n;
     int *out = e->vals + e->voff[i], m = 0;
-    for (int q = 0; q < dm->n; q++) {
-        if (dm->n == 1) {
-            out[m++] = q;
-            continue;
+    if (n == 1) {
+        out[m++] = 0;
+        e->nv[i] = m;
+        return m;
+    }
+    /* base and the coordinates are in [0, n): f = (b - v) mod n without a
+     * division (this loop is most of a rank's schedule on a large ring) */
+    const int b = i == dim ? base : e->c[i];
+    const int *lvl = dm->lvl, *inv = dm->inv;
+    if (i == dim && NULL != dm->joined) {
+        /* inv is the identity: q = (b - f) mod n for the offsets f that
+         * joined at (t, k), ascending; ascending q takes those up to b,
+         * then those above it, each from the largest f down */
+        const int *f = dm->joined + dm->joined0[2 * t + k];
+        const int cnt = dm->joined0[2 * t + k + 1] - dm->joined0[2 * t + k];
+        int split = 0; /* f[0 .. split) <= b */
+        while (split < cnt && f[split] <= b) {
+            split++;
         }
-        int v = dm->inv[q];
-        int f = mod((long)(i == dim ? base : e->c[i]) - v, dm->n);
-        int in = i == dim ? (dm->lvl[f] == t && dm->via[f] == k) : dm->lvl[f] >= cur[i];
-        if (in) {
-            out[m++] = q;
+        for (int j = split - 1; j >= 0; j--) {
+            out[m++] = b - f[j];
+        }
+        for (int j = cnt - 1; j >= split; j--) {
+            out[m++] = b - f[j] + n;
+        }
+    } else if (i == dim) {
+        const int *via = dm->via;
+        for (int q = 0; q < n; q++) {
+            const int f = b - inv[q] < 0 ? b - inv[q] + n : b - inv[q];
+            if (lvl[f] == t && via[f] == k) {
+                out[m++] = q;
+            }
+        }
+    } else {
+        const int held = cur[i];
+        for (int q = 0; q < n; q++) {
+            const int f = b - inv[q] < 0 ? b - inv[q] + n : b - inv[q];
+            if (lvl[f] >= held) {
+                out[m++] = q;
+            }
         }
     }
     e->nv[i] = m;
@@ -402,7 +475,7 @@ static int sits_out(const eng_t *e, int dim, const int *done)
     for (int i = 0; i < e->nd; i++) {
         const dim_t *dm = &e->d[i];
         if (i != dim && dm->n > 1 && dm->fold && done[i] >= 1 && done[i] < dm->nops &&
-            dm->lead[dm->grp[e->c[i]]] != e->c[i]) {
+            lead_of(dm, group_of(dm, e->c[i])) != e->c[i]) {
             return 1;
         }
     }
@@ -425,7 +498,7 @@ static void lane_lat(eng_t *e, int l)
         left[a]--;
         topo_sched_step(e->s);
         if (!sits_out(e, dim, done)) {
-            const int v = e->c[dim], g = dm->grp[v], ld = dm->lead[g];
+            const int v = e->c[dim], g = group_of(dm, v), ld = lead_of(dm, g);
             if (op == OP_FOLD_IN || op == OP_FOLD_OUT) {
                 int in = op == OP_FOLD_IN;
                 if (v != ld) {
@@ -436,7 +509,7 @@ static void lane_lat(eng_t *e, int l)
                     }
                 } else {
                     for (int u = v - 1; u <= v + 1; u++) {
-                        if (u >= 0 && u < dm->n && u != v && dm->grp[u] == g) {
+                        if (u >= 0 && u < dm->n && u != v && group_of(dm, u) == g) {
                             if (in) {
                                 topo_sched_recv(e->s, peer(e, dim, u), TOPO_XFER_RECV_REDUCE, l, 1);
                             } else {
@@ -447,12 +520,12 @@ static void lane_lat(eng_t *e, int l)
                 }
             } else if (v == ld) {
                 for (int k = 0; k < dm->nsh[op]; k++) {
-                    topo_sched_send(e->s, peer(e, dim, dm->lead[mod((long)g + dm->sh[op][k], dm->P)]),
-                                    l, 1);
+                    topo_sched_send(
+                        e->s, peer(e, dim, lead_of(dm, mod((long)g + dm->sh[op][k], dm->P))), l, 1);
                 }
                 for (int k = 0; k < dm->nsh[op]; k++) {
                     topo_sched_recv(e->s,
-                                    peer(e, dim, dm->lead[mod((long)g - dm->sh[op][k], dm->P)]),
+                                    peer(e, dim, lead_of(dm, mod((long)g - dm->sh[op][k], dm->P))),
                                     TOPO_XFER_RECV_REDUCE, l, 1);
                 }
             }
@@ -469,8 +542,7 @@ static void eng_free(eng_t *e)
         free(e->d[i].lvl);
         free(e->d[i].via);
         free(e->d[i].inv);
-        free(e->d[i].grp);
-        free(e->d[i].lead);
+        free(e->d[i].joined);
     }
     free(e->vals);
     free(e->voff);

@@ -190,12 +190,16 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 if (x->kind == TOPO_XFER_SEND) {
                     t.send_sum += bytes;
                     t.send_max = dmax(bytes, t.send_max);
-                    int h =
-                        c->links ? topo_topology_hops(c->t, s->rank, x->peer) : x->peer != s->rank;
+                    /* where links are modelled, the route's length is
+                     * topo_topology_hops' (a peer of this node: 0, and
+                     * nothing on links) */
+                    int h = x->peer != s->rank, direct = 1;
+                    if (c->links) {
+                        direct = topo_link_classes(c->t, s->rank, x->peer, bytes, first,
+                                                   c->estimate ? a->cls : NULL, &h);
+                    }
                     hops = h > hops ? h : hops;
-                    if (c->links && h > 0 &&
-                        !topo_link_classes(c->t, s->rank, x->peer, bytes, first,
-                                           c->estimate ? a->cls : NULL)) {
+                    if (h > 0 && !direct) {
                         routed = 1;
                     }
                 } else if (x->kind != TOPO_XFER_COPY) {
@@ -543,6 +547,79 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         free(out);
         return rc;
     }
+    *stepsp = out;
+    *depthp = depth;
+    return TOPO_OK;
+}
+
+int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                          const topo_cost_params_t *p, const topo_cost_net_t *net,
+                          topo_cost_step_t **stepsp, int *depthp, size_t *work)
+{
+    const double hop = NULL != net ? net->hop : 0.0;
+    const double msg_overhead = NULL != net && net->msg_overhead > 0 ? net->msg_overhead : 0.0;
+    const topo_topology_t *t = a->topo;
+    const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
+    const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
+    const double wbeta =
+        NULL != net && net->intra_beta_written > 0 ? net->intra_beta_written : ibeta;
+    const int rank0 = 0;
+    /* rank 0 alone, as topo_cost_steps prices it (hops routed where links
+     * are modelled; estimate: no link accumulation) */
+    const int links = topo_topology_routes(t, a->size) && (NULL == net || !net->no_links);
+    ctx_t c = {.t = t,
+               .p = p,
+               .ranks = &rank0,
+               .nranks = 1,
+               .ports = topo_topology_ports(t, a->size),
+               .links = links,
+               .estimate = links,
+               .placed = topo_topology_placed(t, a->size),
+               .intra_beta = ibeta,
+               .written = wbeta,
+               .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
+    pass1_t *acc = NULL;
+    double *link = NULL;
+    int depth = 0, done = 0;
+    *stepsp = NULL;
+    *depthp = 0;
+    if (NULL != work) {
+        const size_t w = sched_work(algo, a);
+        const int k = NULL != net ? net->price_ranks : 0;
+        const int sampled = k > 0 && (force_sampling || (k < a->size && w > TOPO_COST_FULL_WORK));
+        *work = sampled && SIZE_MAX != w ? w / (size_t)a->size * (size_t)(k < a->size ? k : a->size)
+                                         : w;
+    }
+    int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
+    free(link);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    topo_cost_step_t *out = NULL;
+    if (depth > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth))) {
+        free(acc);
+        return TOPO_ENOMEM;
+    }
+    /* topo_cost_steps' formulas with rank 0's maxima, and for the link
+     * term the most rank 0 puts on one of its node's links (every link
+     * estimate and routed load there is at least that): every term is at
+     * most its counterpart there */
+    for (int st = 0; st < depth; st++) {
+        const pass1_t *s1 = &acc[st];
+        topo_cost_step_t *o = &out[st];
+        o->active = s1->active;
+        o->max_hops = s1->hops;
+        o->port = s1->port;
+        o->msg = s1->msg;
+        o->sends = s1->sends;
+        o->intra_only = s1->intra && !s1->net;
+        o->link = links ? s1->first : 0.0;
+        const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
+        o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
+                 msg_overhead * s1->sends;
+        o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
+    }
+    free(acc);
     *stepsp = out;
     *depthp = depth;
     return TOPO_OK;

@@ -141,6 +141,25 @@ typedef struct {
 int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
                     const topo_cost_net_t *net, topo_cost_step_t **steps, int *depth);
 
+/* A lower bound of topo_cost_steps' steps from rank 0's schedule alone
+ * (rank 0 is priced in every sample): per step its latency terms, its
+ * port, reduction and copy time, and as the link load the most it puts on
+ * one of its node's links (where links are modelled; the routed load of
+ * that link, and the sampled estimate, are at least that).  Each of these
+ * is at most the value that topo_cost_steps takes the maximum of (over
+ * the ranks it prices, rank 0 among them), and a step in which rank 0
+ * neither transfers nor copies costs 0 here, so step for step lat,
+ * per_byte and msg are at most topo_cost_steps' (bit for bit: the same
+ * arithmetic on smaller terms), and *depth is at most its depth.  One schedule instead of
+ * up to price_ranks of them: the decision skips the full pricing of a
+ * candidate whose bound is above a priced one at every payload
+ * (decision.h: topo_price_candidates).  *work (NULL: not wanted) gets the
+ * steps, transfers, ranges and blocks topo_cost_steps would walk: rank 0's
+ * times the ranks it prices.  Returns TOPO_OK or an error. */
+int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                          const topo_cost_params_t *p, const topo_cost_net_t *net,
+                          topo_cost_step_t **steps, int *depth, size_t *work);
+
 /* topo_cost_affine with the network parameters (NULL: defaults). */
 int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,
                          const topo_cost_params_t *p, const topo_cost_net_t *net, double *lat,

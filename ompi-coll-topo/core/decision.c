@@ -28,17 +28,16 @@ static int cmp_thr(const void *a, const void *b)
     return (x->cost > y->cost) - (x->cost < y->cost);
 }
 
-int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
-                     const topo_cost_params_t *p, const topo_cost_net_t *net,
-                     const topo_proto_t *proto, topo_price_t *out)
+/* The price of the steps (topo_cost_steps'); `bound`: a lower bound's
+ * (topo_cost_bound_steps'), whose steps that stay on nodes pay the cheaper
+ * of the two rendezvous (rank 0's messages may stay on its node where
+ * others cross the network); one whose messages cross the network is one
+ * where a message does, the full step too. */
+static int price_steps(topo_cost_step_t *steps, int depth, const topo_proto_t *proto, int bound,
+                       topo_price_t *out)
 {
-    topo_cost_step_t *steps = NULL;
-    int depth = 0;
     memset(out, 0, sizeof(*out));
-    int rc = topo_cost_steps(algo, a, p, net, &steps, &depth);
-    if (TOPO_OK != rc) {
-        return rc;
-    }
+    out->depth = depth;
     const int proto_on = NULL != proto && proto->eager > 0.0 && proto->rndv > 0.0;
     const double rndv_intra = proto_on && proto->rndv_intra > 0.0 ? proto->rndv_intra
                               : proto_on                          ? proto->rndv
@@ -64,7 +63,9 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
         double first = floor(proto->eager / steps[st].msg) + 1.0;
         if (first < 9.0e18) {
             t[out->nthr].thr = (size_t)first;
-            t[out->nthr++].cost = steps[st].intra_only ? rndv_intra : proto->rndv;
+            t[out->nthr++].cost = !steps[st].intra_only ? proto->rndv
+                                  : bound               ? fmin(rndv_intra, proto->rndv)
+                                                        : rndv_intra;
         }
     }
     free(steps);
@@ -81,6 +82,28 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
     }
     free(t);
     return TOPO_OK;
+}
+
+int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
+                     const topo_cost_params_t *p, const topo_cost_net_t *net,
+                     const topo_proto_t *proto, topo_price_t *out)
+{
+    topo_cost_step_t *steps = NULL;
+    int depth = 0;
+    memset(out, 0, sizeof(*out));
+    int rc = topo_cost_steps(algo, a, p, net, &steps, &depth);
+    return TOPO_OK != rc ? rc : price_steps(steps, depth, proto, 0, out);
+}
+
+int topo_price_bound(const topo_algo_t *algo, const topo_gen_args_t *a,
+                     const topo_cost_params_t *p, const topo_cost_net_t *net,
+                     const topo_proto_t *proto, topo_price_t *out, size_t *work)
+{
+    topo_cost_step_t *steps = NULL;
+    int depth = 0;
+    memset(out, 0, sizeof(*out));
+    int rc = topo_cost_bound_steps(algo, a, p, net, &steps, &depth, work);
+    return TOPO_OK != rc ? rc : price_steps(steps, depth, proto, 1, out);
 }
 
 void topo_price_free(topo_price_t *pr)
@@ -131,6 +154,9 @@ static inline double value(const piece_t *q, size_t y)
     return q->lat + q->slope * (double)y + q->extra;
 }
 
+/* The decision's ties: prices within this relative difference. */
+#define TIE 1e-12
+
 /* Does candidate g beat f at payload y?  Prices within a relative 1e-12
  * of each other are a tie (two candidates that cost the same, the same
  * per-byte term, latencies that differ by exactly the rendezvous terms,
@@ -139,7 +165,7 @@ static inline double value(const piece_t *q, size_t y)
 static inline int beats(const piece_t *q, int g, int f, size_t y)
 {
     const double vg = value(&q[g], y), vf = value(&q[f], y);
-    const double tol = 1e-12 * fmax(fabs(vg), fabs(vf));
+    const double tol = TIE * fmax(fabs(vg), fabs(vf));
     if (vg < vf - tol) {
         return 1;
     }
@@ -311,6 +337,169 @@ int topo_decision_range(const topo_decision_t *d, size_t bytes)
 int topo_decision_lookup(const topo_decision_t *d, size_t bytes)
 {
     return d->n > 0 ? d->cand[topo_decision_range(d, bytes)] : -1;
+}
+
+/* --- pruning ------------------------------------------------------------ */
+
+static double bound_scale = 1.0;
+
+double topo_price_bound_scale(double scale)
+{
+    const double old = bound_scale;
+    if (scale > 0.0) {
+        bound_scale = scale;
+    }
+    return old;
+}
+
+/* Is the envelope of the priced candidates (d over pr) below lb, the bound
+ * of candidate c, at y, by enough that c is not the decision's argmin
+ * there?  The envelope's candidate w beats c outright once w's price is
+ * below c's by more than a tie: enough where w comes after c in the
+ * argmin's scan, which then replaces c with w.  Where w comes before c,
+ * the scan may have moved on from w to candidates up to a tie dearer
+ * each (among ties, the one with fewer messages), at most n of them: c
+ * must then be dearer than w by n + 1 ties.  One tie more on both for the
+ * rounding. */
+static int below_at(const topo_price_t *lb, int c, const topo_price_t *const *pr, int n,
+                    const topo_decision_t *d, size_t y)
+{
+    const int w = topo_decision_lookup(d, y);
+    if (w < 0) {
+        return 0;
+    }
+    const double margin = w > c ? 2 * TIE : (n + 2) * TIE;
+    return topo_price_at(pr[w], y) * (1.0 + margin) < topo_price_at(lb, y) * bound_scale;
+}
+
+/* Is lb (the bound of candidate c) above the envelope at every payload
+ * from 0 to SIZE_MAX?  Both are piecewise affine: between two consecutive
+ * payloads where the envelope changes candidate (d's ranges) or a price of
+ * the envelope or lb pays its next rendezvous, both are affine, so their
+ * difference is checked at the two ends of every such piece. */
+static int dominated(const topo_price_t *lb, int c, const topo_price_t *const *pr, int n,
+                     const topo_decision_t *d)
+{
+    if (!below_at(lb, c, pr, n, d, 0) || !below_at(lb, c, pr, n, d, SIZE_MAX)) {
+        return 0;
+    }
+    for (int k = 1; k < d->n; k++) {
+        if (!below_at(lb, c, pr, n, d, d->lo[k] - 1) || !below_at(lb, c, pr, n, d, d->lo[k])) {
+            return 0;
+        }
+    }
+    for (int k = 0; k < lb->nthr; k++) {
+        if (!below_at(lb, c, pr, n, d, lb->thr[k] - 1) || !below_at(lb, c, pr, n, d, lb->thr[k])) {
+            return 0;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; NULL != pr[i] && k < pr[i]->nthr; k++) {
+            if (!below_at(lb, c, pr, n, d, pr[i]->thr[k] - 1) ||
+                !below_at(lb, c, pr, n, d, pr[i]->thr[k])) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+typedef struct {
+    size_t work;
+    int i;
+} order_t;
+
+static int cmp_order(const void *a, const void *b)
+{
+    const order_t *x = a, *y = b;
+    if (x->work != y->work) {
+        return (x->work > y->work) - (x->work < y->work);
+    }
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen_args_t *a,
+                          const topo_cost_params_t *p, const topo_cost_net_t *net,
+                          const topo_proto_t *proto, int prune, topo_price_t *prices, int *rc,
+                          topo_price_t *bounds)
+{
+    memset(prices, 0, sizeof(*prices) * (size_t)(n > 0 ? n : 0));
+    if (NULL != bounds) {
+        memset(bounds, 0, sizeof(*bounds) * (size_t)(n > 0 ? n : 0));
+    }
+    order_t *ord = calloc(n > 0 ? (size_t)n : 1, sizeof(*ord));
+    topo_price_t *lb = calloc(n > 0 ? (size_t)n : 1, sizeof(*lb));
+    int *has_lb = calloc(n > 0 ? (size_t)n : 1, sizeof(*has_lb));
+    const topo_price_t **pr = calloc(n > 0 ? (size_t)n : 1, sizeof(*pr));
+    if (NULL == ord || NULL == lb || NULL == has_lb || NULL == pr) {
+        free(ord);
+        free(lb);
+        free(has_lb);
+        free(pr);
+        return TOPO_ENOMEM;
+    }
+    /* the bounds (one schedule each), and the order: the cheapest to price
+     * first, so that the dearest (O(p) steps or messages per rank) meet an
+     * envelope they may be above */
+    for (int i = 0; i < n; i++) {
+        rc[i] = TOPO_ENOMEM;
+        ord[i].i = i;
+        ord[i].work = 0;
+        if (prune) {
+            has_lb[i] =
+                TOPO_OK == topo_price_bound(algos[i], a, p, net, proto, &lb[i], &ord[i].work);
+            if (!has_lb[i]) {
+                topo_price_free(&lb[i]);
+                ord[i].work = SIZE_MAX;
+            }
+        }
+    }
+    if (prune) {
+        qsort(ord, (size_t)n, sizeof(*ord), cmp_order);
+    }
+    topo_decision_t d;
+    memset(&d, 0, sizeof(d));
+    int fresh = 1, err = TOPO_OK; /* d is the envelope of pr */
+    for (int k = 0; k < n && TOPO_OK == err; k++) {
+        const int i = ord[k].i;
+        if (prune && has_lb[i]) {
+            if (!fresh) {
+                topo_decision_free(&d);
+                err = topo_decision_build(pr, n, &d);
+                fresh = TOPO_OK == err;
+            }
+            if (TOPO_OK == err && dominated(&lb[i], i, pr, n, &d)) {
+                rc[i] = TOPO_PRUNED;
+                continue;
+            }
+        }
+        rc[i] = topo_price_build(algos[i], a, p, net, proto, &prices[i]);
+        if (TOPO_OK == rc[i]) {
+            pr[i] = &prices[i];
+            fresh = 0;
+        }
+    }
+    topo_decision_free(&d);
+    for (int i = 0; i < n; i++) {
+        if (NULL != bounds) {
+            bounds[i] = lb[i];
+        } else {
+            topo_price_free(&lb[i]);
+        }
+    }
+    free(ord);
+    free(lb);
+    free(has_lb);
+    free(pr);
+    if (TOPO_OK != err) {
+        for (int i = 0; i < n; i++) {
+            topo_price_free(&prices[i]);
+            if (NULL != bounds) {
+                topo_price_free(&bounds[i]);
+            }
+        }
+    }
+    return err;
 }
 
 int topo_price_root(int root, int size, int k)

@@ -55,6 +55,7 @@ typedef struct {
                              own class's rendezvous (instead of rndv * k) */
     int msgs;             /* messages of the busiest sender of each step,
                              summed: among equal prices the fewer wins */
+    int depth;            /* steps priced */
 } topo_price_t;
 
 /* Price `algo` for the call `a` (any rank's view: the model covers all
@@ -66,6 +67,45 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
 void topo_price_free(topo_price_t *pr);
 /* Predicted seconds for a payload of `bytes`. */
 double topo_price_at(const topo_price_t *pr, size_t bytes);
+
+/* A lower bound of topo_price_build's price from rank 0's schedule alone
+ * (cost.h: topo_cost_bound_steps), the rendezvous of a step whose rank 0
+ * messages stay on its node at the cheaper of rndv and rndv_intra: at
+ * most the price at every payload, bit for bit.  *work (NULL: not wanted): what the full pricing would walk.
+ * Returns TOPO_OK or an error; free with topo_price_free. */
+int topo_price_bound(const topo_algo_t *algo, const topo_gen_args_t *a,
+                     const topo_cost_params_t *p, const topo_cost_net_t *net,
+                     const topo_proto_t *proto, topo_price_t *out, size_t *work);
+
+/* rc of a candidate that topo_price_candidates did not price (above). */
+enum { TOPO_PRUNED = 1 };
+
+/* Price the candidates algos[0..n) for the call `a`, as topo_price_build
+ * each, except (prune != 0) those that cannot be in the decision table: in
+ * the order of the work their pricing takes (the cheapest first; ties: the
+ * lower index), a candidate whose bound (topo_price_bound) is above the
+ * lower envelope of those priced so far at every payload from 0 to
+ * SIZE_MAX, by more than the decision's ties (2e-12 relative where the
+ * envelope's candidate comes later in algos[], (n + 2) e-12 where it comes
+ * before), is not priced (rc[i] = TOPO_PRUNED): its price, at least its
+ * bound, is never the table's choice, so the table over the priced
+ * candidates (NULL for the others) is the table over all of them.  Both are piecewise affine,
+ * compared at the ends of every piece.  rc[i]: TOPO_OK (prices[i] holds
+ * the price), TOPO_PRUNED, or the error of topo_price_build (prices[i]
+ * zeroed).  bounds (NULL: not wanted) gets each candidate's bound where
+ * prune computed one (zeroed otherwise).  A function of its inputs alone:
+ * every rank prunes alike.  Returns TOPO_OK or TOPO_ENOMEM; the caller
+ * frees prices[] and bounds[] with topo_price_free. */
+int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen_args_t *a,
+                          const topo_cost_params_t *p, const topo_cost_net_t *net,
+                          const topo_proto_t *proto, int prune, topo_price_t *prices, int *rc,
+                          topo_price_t *bounds);
+
+/* Tests: multiply every bound by `scale` where topo_price_candidates
+ * compares it (1: as computed; a scale above 1 makes the bound wrong, to
+ * prove that the tests catch a bound that prunes a winner).  Returns the
+ * previous value; 0 or less leaves it unchanged.  Not thread-safe. */
+double topo_price_bound_scale(double scale);
 
 /* The table: range k covers payloads [lo[k], lo[k+1]) (the last one up to
  * SIZE_MAX) and picks candidate cand[k] (an index into the prices given to

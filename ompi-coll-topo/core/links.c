@@ -89,8 +89,11 @@ size_t topo_link_count(const topo_topology_t *t, int size)
 }
 
 int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
-                      double *hops)
+                      double *hops, int *links)
 {
+    if (NULL != links) {
+        *links = 0;
+    }
     if (!is_grid(t)) {
         return 0;
     }
@@ -126,6 +129,9 @@ int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, doub
         if (NULL != hops) {
             hops[i * 2] += plus * len;
             hops[i * 2 + 1] += minus * len;
+        }
+        if (NULL != links) {
+            *links += len;
         }
     }
     return direct && seen;

@@ -35,7 +35,8 @@ size_t topo_link_count(const topo_topology_t *t, int size);
  * (routed as above), in link classes dim * 2 + dir (dir 0 = +, 1 = -):
  * first[] (2 * ndims) gets what it puts on the first link of its route (a
  * link of src's node; a tie splits it over both directions), hops[]
- * (2 * ndims, or NULL) w times the links it crosses in each class.
+ * (2 * ndims, or NULL) w times the links it crosses in each class, and
+ * *links (NULL: not wanted) the links it crosses (topo_topology_hops).
  * Nothing for ranks of one node or a topology that is not a grid.
  * Returns 1 when the message is direct: it crosses exactly one link,
  * without a split (a neighbour in one dimension that is not the tie of a
@@ -44,7 +45,7 @@ size_t topo_link_count(const topo_topology_t *t, int size);
  * and the sampled pricing (cost.h: price_ranks) estimates link loads
  * from both. */
 int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, double *first,
-                      double *hops);
+                      double *hops, int *links);
 
 /* Streaming accumulation, one rank's schedule at a time, so the callers
  * hold one schedule and the link array of the steps asked for: memory

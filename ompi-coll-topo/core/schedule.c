@@ -250,10 +250,49 @@ typedef struct {
     int32_t first, end, xfer;
 } span_t;
 
-static int cmp_span(const void *a, const void *b)
+/* Sort sp[0..n) by first block: a merge sort of the ascending runs already
+ * there (each transfer's ranges usually are), through tmp (room for n), so
+ * that the common step of a few sorted transfers costs O(R).  The order of
+ * spans with the same first block does not matter to mark_direct. */
+static void sort_spans(span_t *sp, span_t *tmp, int n)
 {
-    const span_t *x = a, *y = b;
-    return (x->first > y->first) - (x->first < y->first);
+    int runs = 1;
+    for (int k = 1; k < n; k++) {
+        runs += sp[k].first < sp[k - 1].first;
+    }
+    span_t *a = sp, *b = tmp;
+    while (runs > 1) {
+        int out = 0, lo = 0;
+        runs = 0;
+        while (lo < n) {
+            int mid = lo + 1;
+            while (mid < n && a[mid].first >= a[mid - 1].first) {
+                mid++;
+            }
+            int hi = mid < n ? mid + 1 : n;
+            while (hi < n && a[hi].first >= a[hi - 1].first) {
+                hi++;
+            }
+            int i = lo, j = mid;
+            while (i < mid && j < hi) {
+                b[out++] = a[j].first < a[i].first ? a[j++] : a[i++];
+            }
+            while (i < mid) {
+                b[out++] = a[i++];
+            }
+            while (j < hi) {
+                b[out++] = a[j++];
+            }
+            runs++;
+            lo = hi;
+        }
+        span_t *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != sp) {
+        memcpy(sp, a, sizeof(*sp) * (size_t)n);
+    }
 }
 
 /* Mark the direct receives of `step` (topo_xfer_t.direct): a RECV_COPY of
@@ -262,10 +301,19 @@ static int cmp_span(const void *a, const void *b)
  * non-empty ranges sorted by their first block: a range meets an earlier
  * one when the largest end before it exceeds its first block, and a later
  * one when the next range starts before its end.  O(R log R) for R ranges,
- * so that a step of p - 1 messages (linear alltoall) costs no p^2. */
-static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp)
+ * so that a step of p - 1 messages (linear alltoall) costs no p^2; O(R)
+ * where the transfers' ranges come in a few ascending runs, and nothing
+ * where the step has no receive that could be direct. */
+static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp, span_t *tmp)
 {
-    int n = 0;
+    int n = 0, any = 0;
+    for (int i = 0; i < step->nxfers && !any; i++) {
+        const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+        any = x->kind == TOPO_XFER_RECV_COPY && x->nranges == 1;
+    }
+    if (!any) {
+        return;
+    }
     for (int i = 0; i < step->nxfers; i++) {
         const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
         for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
@@ -278,7 +326,7 @@ static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp)
             }
         }
     }
-    qsort(sp, (size_t)n, sizeof(*sp), cmp_span);
+    sort_spans(sp, tmp, n);
     int32_t reach = INT32_MIN; /* the largest end of the ranges before k */
     for (int k = 0; k < n; k++) {
         topo_xfer_t *x = &s->xfers[sp[k].xfer];
@@ -321,12 +369,12 @@ int topo_sched_finish(topo_sched_t *s)
         }
         most = nr > most ? nr : most;
     }
-    span_t *sp = most > 0 ? malloc(sizeof(*sp) * (size_t)most) : NULL;
+    span_t *sp = most > 0 ? malloc(sizeof(*sp) * 2 * (size_t)most) : NULL;
     if (most > 0 && NULL == sp) {
         return s->err = TOPO_ENOMEM;
     }
     for (int st = 0; st < s->nsteps; st++) {
-        mark_direct(s, &s->steps[st], sp);
+        mark_direct(s, &s->steps[st], sp, sp + most);
     }
     free(sp);
     return TOPO_OK;

@@ -140,6 +140,8 @@ run_mpmd() {
 
 V1="coll_topo_verbose=1"
 V2="coll_topo_verbose=2"
+# every candidate priced and listed with its price (none pruned)
+V2P="coll_topo_verbose=2 coll_topo_prune=0"
 
 # ---- size-range rules ---------------------------------------------------
 # Small counts under 1k bytes use the first rule, larger ones the second;
@@ -182,7 +184,7 @@ hop_run() {
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log
     logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
-        --mca coll_topo_topology torus:2x4 --mca coll_topo_hop "$hop" \
+        --mca coll_topo_prune 0 --mca coll_topo_topology torus:2x4 --mca coll_topo_hop "$hop" \
         "$ALLREDUCE" --comms world --max-count 1
     echo "rc=$?" >>"$log"
     grep -Eo "allreduce candidate recursive_doubling for 4 bytes: [0-9.]+ us" "$log" | head -n 1 |
@@ -207,7 +209,7 @@ ports_run() {
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log
     logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
-        --mca coll_topo_topology torus:2x4 $1 \
+        --mca coll_topo_prune 0 --mca coll_topo_topology torus:2x4 $1 \
         "$ALLREDUCE" --comms world --max-count 131072
     echo "rc=$?" >>"$log"
     grep -Eo "allreduce candidate swing_bw for 52[0-9]{4} bytes: [0-9.]+ us" "$log" | head -n 1 |
@@ -245,6 +247,17 @@ run root-free 4 "$V2 coll_topo_locality=off" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 100 --all-roots-max 100" \
     "+bcast decision (root 0," "-bcast decision (root 1," "-bcast decision (root 3," \
     "+reduce decision (root 1," "+reduce decision (root 3,"
+# ---- pruning ----------------------------------------------------------------
+# On torus:2x4 (no protocol switch) swing_bw's lower bound is above the
+# candidates priced before it at every payload: not priced, said as pruned;
+# with coll_topo_prune=0 it is priced (topo-plan --topology torus:2x4).
+run prune 8 "$V2 coll_topo_topology=torus:2x4 coll_topo_eager_limit=0" \
+    "$ALLREDUCE --comms world --max-count 10" \
+    "+allreduce candidate swing_bw: excluded (pruned: its lower bound is above"
+run prune-off 8 "$V2P coll_topo_topology=torus:2x4 coll_topo_eager_limit=0" \
+    "$ALLREDUCE --comms world --max-count 10" \
+    "-excluded (pruned" "+allreduce candidate swing_bw for 4 bytes:"
+
 # ---- tables shared by the communicators of a process ---------------------
 # A duplicate of MPI_COMM_WORLD has the same inputs (topology, size,
 # parameters): it takes world's tables (the table line, no candidate
@@ -387,10 +400,10 @@ run coords-one-host 4 "$V1 coll_topo_coords_file=$cdir/onehost" \
 # Two ranks on one host: every message is intra-host, priced at
 # coll_topo_intra_alpha (1 ms here: about 1000 us for 4 bytes, the one
 # step of recursive doubling), or at coll_topo_alpha (2 us) when it is 0.
-run intra-alpha 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=1e-3" \
+run intra-alpha 2 "$V2P coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world --max-count 1" \
     "+allreduce candidate recursive_doubling for 4 bytes: 1000.0"
-run intra-alpha-network 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=0" \
+run intra-alpha-network 2 "$V2P coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=0" \
     "$ALLREDUCE --comms world --max-count 1" \
     "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
 # A star's hosts (coll_topo_locality): the ranks on this machine are on one
@@ -399,14 +412,14 @@ run intra-alpha-network 2 "$V2 coll_topo_coords_file=$cdir/onehost coll_topo_int
 # two hosts, or every rank a host of its own: the plain star).  CI machines
 # have 2 processors, so runs of more ranks are oversubscribed: auto then
 # leaves the star plain, and `always` applies the hosts anyway.
-run locality-one-host 2 "$V2 coll_topo_intra_alpha=1e-3" "$ALLREDUCE --comms world --max-count 100" \
+run locality-one-host 2 "$V2P coll_topo_intra_alpha=1e-3" "$ALLREDUCE --comms world --max-count 100" \
     "+topology star (from auto: no coll_topo_topology" "+; coll_topo_locality: 2 ranks on 1 host)" \
     "+allreduce candidate recursive_doubling for 4 bytes: 1000.0"
-run locality-always 4 "$V2 coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
+run locality-always 4 "$V2P coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world,split --max-count 100" \
     "+; coll_topo_locality: 4 ranks on 1 host)" "+comm split (cid" "+; coll_topo_locality: 2 ranks on 1 host)" \
     "+allreduce candidate recursive_doubling for 4 bytes: 2000.1"
-run locality-off 2 "$V2 coll_topo_locality=off coll_topo_intra_alpha=1e-3" \
+run locality-off 2 "$V2P coll_topo_locality=off coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world --max-count 1" \
     "-coll_topo_locality:" "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
 run locality-star-param 2 "$V1 coll_topo_topology=star" "$ALLREDUCE --comms world --max-count 10" \
@@ -419,7 +432,7 @@ if [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 64)" -lt 16 ]; then
 fi
 # Two hosts of two ranks: recursive doubling's first step stays on the
 # hosts (1 ms), its second crosses the switch (2 us).
-run_mpmd locality-two-hosts "$V2 coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
+run_mpmd locality-two-hosts "$V2P coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world,split,reversed --max-count 100" \
     "2 OMPI_MCA_coll_topo_coords_host=h0" "2 OMPI_MCA_coll_topo_coords_host=h1" -- \
     "+; coll_topo_locality: 4 ranks on 2 hosts)" \

@@ -73,18 +73,30 @@ has sampled 'price_ranks 64;'
 has sampled '^ring +2198 +\*?4396\.0'
 run badsample 2 --topology star --size 8 --price-ranks -1
 # on a torus, whose links are modelled: 512 ranks of torus:8x8x8, the ring
-# sampled too, its busiest link estimated (one block per step, as routed)
-run tsampled 0 --topology torus:8x8x8 --price-ranks 64 --msg-overhead 0 --sizes 8,1M
+# sampled too, its busiest link estimated (one block per step, as routed);
+# --no-prune: priced although it cannot win
+run tsampled 0 --topology torus:8x8x8 --price-ranks 64 --msg-overhead 0 --sizes 8,1M --no-prune
 has tsampled '^ring +1022 +2044\.002 +2305\.632'
+# pruned (the default): listed with its lower bound, marked >, and the
+# same decision table
+run tpruned 0 --topology torus:8x8x8 --price-ranks 64 --msg-overhead 0 --sizes 8,1M
+has tpruned '^ring +1022 +>[0-9.]+ +>[0-9.]+$'
+has tpruned '^> = pruned, not priced'
+sed -n '/^decision table:/,$p' "$tmp/tsampled.out" >"$tmp/tsampled.table"
+sed -n '/^decision table:/,$p' "$tmp/tpruned.out" >"$tmp/tpruned.table"
+cmp -s "$tmp/tsampled.table" "$tmp/tpruned.table" ||
+    fail "tpruned: the decision table differs from --no-prune's"
 
 # placements (--nodes): half of a 4x4 torus on two rows or on every other
 # node; with a hop cost the ring's latency follows the longest route (2
 # hops in rows, 3 scattered: 14 steps of 2 + 1 or 2 + 2 us; no per-message
 # overhead)
-run rows 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --msg-overhead 0 --sizes 8
-run scattered 0 --topology torus:4x4 --nodes 0,2,4,6,8,10,12,14 --hop 1e-6 --msg-overhead 0 --sizes 8
+# (--no-prune: ring cannot win, and would be listed with its bound)
+run rows 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --msg-overhead 0 --sizes 8 --no-prune
+run scattered 0 --topology torus:4x4 --nodes 0,2,4,6,8,10,12,14 --hop 1e-6 --msg-overhead 0 \
+    --sizes 8 --no-prune
 # the per-message overhead: 14 steps of one message more
-run rows_o 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --msg-overhead 1e-6 --sizes 8
+run rows_o 0 --topology torus:4x4 --nodes 0-7 --hop 1e-6 --msg-overhead 1e-6 --sizes 8 --no-prune
 has rows_o '^ring +14 +\*?56\.0'
 has rows_o 'msg_overhead 1e-06 s' 
 has rows '^placed on nodes 0-7 '
@@ -101,7 +113,8 @@ has badrepeat 'bad repeat count' err
 # a star's hosts (coll_topo_locality): two hosts of two ranks; recursive
 # doubling's first step stays on the hosts (1 ms), the second crosses the
 # switch (2 us)
-run starhosts 0 --topology star --nodes 0*2,1*2 --intra-alpha 1e-3 --msg-overhead 0 --sizes 8
+run starhosts 0 --topology star --nodes 0*2,1*2 --intra-alpha 1e-3 --msg-overhead 0 --sizes 8 \
+    --no-prune
 has starhosts '^placed on nodes 0\*2,1\*2 '
 has starhosts '^allreduce on star: 4 ranks'
 has starhosts '^recursive_doubling +2 +\*?1002\.0'

@@ -363,6 +363,188 @@ START_TEST(test_price_roots)
 }
 END_TEST
 
+/* --- pruning (topo_price_candidates) ----------------------------------- */
+
+/* The calls the pruning tests price: grids (links routed, or estimated on
+ * a sample), stars (sampled or not), placements, roots, with and without
+ * the protocol switch. */
+typedef struct {
+    const char *topo;
+    int size, root, price_ranks;
+    const int *place;
+    int eager; /* the protocol switch at 4096 bytes, intra-node rendezvous cheaper */
+} prune_case_t;
+
+static const int four_hosts[] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+static const int half_torus[] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+static const prune_case_t prune_cases[] = {
+    {"torus:4x4x4", 64, 0, 0, NULL, 0}, {"torus:4x4x4", 64, 5, 16, NULL, 1},
+    {"torus:8x8", 64, 0, 0, NULL, 1},   {"torus:8x4", 32, 3, 8, NULL, 0},
+    {"mesh:4x4", 16, 0, 0, NULL, 0},    {"mesh:4x4", 16, 7, 0, NULL, 1},
+    {"star", 64, 0, 0, NULL, 0},        {"star", 100, 37, 16, NULL, 1},
+    {"star", 16, 2, 0, four_hosts, 1},  {"torus:4x4", 8, 0, 0, half_torus, 0},
+    {"fullmesh", 24, 0, 0, NULL, 0},
+};
+
+/* The fitting candidates of prim for case c priced with and without
+ * pruning; returns 1 if the tables (and the prices of the candidates both
+ * priced) are identical.  *npruned counts the pruned candidates; every
+ * bound is checked to be at most its price, where both exist. */
+static int pruned_same(const prune_case_t *c, topo_prim_t prim, int *npruned)
+{
+    topo_topology_t t = ut_topo(c->topo);
+    t.place = c->place;
+    const topo_cost_params_t par = {2e-6, 1e-10, 5e-11};
+    const topo_cost_net_t net = {.copy = 1e-10,
+                                 .msg_overhead = 5e-8,
+                                 .intra_alpha = 5e-7,
+                                 .intra_beta = 5e-11,
+                                 .intra_beta_written = 1.5e-10,
+                                 .price_ranks = c->price_ranks};
+    const topo_proto_t proto = {.eager = 4096.0, .rndv = 4e-6, .rndv_intra = 5e-7};
+    const topo_gen_args_t a = {
+        .prim = prim, .size = c->size, .rank = 0, .root = c->root, .topo = &t};
+    int n, nfit = 0;
+    const topo_algo_t *cat = topo_catalog(&n);
+    const topo_algo_t **fit = calloc((size_t)n, sizeof(*fit));
+    topo_price_t *all = calloc((size_t)n, sizeof(*all)), *some = calloc((size_t)n, sizeof(*some));
+    topo_price_t *bound = calloc((size_t)n, sizeof(*bound));
+    int *rc_all = calloc((size_t)n, sizeof(int)), *rc_some = calloc((size_t)n, sizeof(int));
+    const topo_price_t **pa = calloc((size_t)n, sizeof(*pa)), **ps = calloc((size_t)n, sizeof(*ps));
+    ck_assert(fit && all && some && bound && rc_all && rc_some && pa && ps);
+    for (int i = 0; i < n; i++) {
+        char why[256];
+        if (cat[i].prim == prim && topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+            fit[nfit++] = &cat[i];
+        }
+    }
+    const topo_proto_t *pp = c->eager ? &proto : NULL;
+    ck_assert_int_eq(topo_price_candidates(fit, nfit, &a, &par, &net, pp, 0, all, rc_all, NULL),
+                     TOPO_OK);
+    ck_assert_int_eq(topo_price_candidates(fit, nfit, &a, &par, &net, pp, 1, some, rc_some, bound),
+                     TOPO_OK);
+    int same = 1;
+    for (int i = 0; i < nfit; i++) {
+        ck_assert_int_eq(rc_all[i], TOPO_OK);
+        pa[i] = &all[i];
+        ps[i] = TOPO_OK == rc_some[i] ? &some[i] : NULL;
+        *npruned += TOPO_PRUNED == rc_some[i];
+        ck_assert(TOPO_OK == rc_some[i] || TOPO_PRUNED == rc_some[i]);
+        if (TOPO_OK == rc_some[i]) { /* priced alike either way */
+            ck_assert(all[i].lat == some[i].lat && all[i].per_byte == some[i].per_byte);
+            ck_assert_int_eq(all[i].nthr, some[i].nthr);
+        }
+        /* the bound is below the price, bit for bit, at every payload
+         * tried (a rendezvous step included) */
+        ck_assert_int_le(bound[i].depth, all[i].depth);
+        ck_assert(bound[i].lat <= all[i].lat && bound[i].per_byte <= all[i].per_byte);
+        for (size_t y = 0; y < ((size_t)1 << 36); y = y * 3 / 2 + 1) {
+            ck_assert_msg(topo_price_at(&bound[i], y) <= topo_price_at(&all[i], y),
+                          "%s on %s: bound above the price at %zu", fit[i]->name, c->topo, y);
+        }
+    }
+    topo_decision_t da, ds;
+    ck_assert_int_eq(topo_decision_build(pa, nfit, &da), TOPO_OK);
+    ck_assert_int_eq(topo_decision_build(ps, nfit, &ds), TOPO_OK);
+    if (da.n != ds.n) {
+        same = 0;
+    }
+    for (int k = 0; same && k < da.n; k++) {
+        same = da.lo[k] == ds.lo[k] && da.cand[k] == ds.cand[k];
+    }
+    topo_decision_free(&da);
+    topo_decision_free(&ds);
+    for (int i = 0; i < nfit; i++) {
+        topo_price_free(&all[i]);
+        topo_price_free(&some[i]);
+        topo_price_free(&bound[i]);
+    }
+    free(fit);
+    free(all);
+    free(some);
+    free(bound);
+    free(rc_all);
+    free(rc_some);
+    free(pa);
+    free(ps);
+    return same;
+}
+
+START_TEST(test_pruning_keeps_the_tables)
+{
+    /* every primitive on every case, every rank priced, then sampled (as
+     * on thousands of ranks): the same table with and without pruning, and
+     * some candidates pruned (the test prunes for real) */
+    int npruned = 0;
+    for (int sampled = 0; sampled <= 1; sampled++) {
+        const int old = topo_cost_force_sampling(sampled);
+        for (size_t c = 0; c < sizeof(prune_cases) / sizeof(prune_cases[0]); c++) {
+            for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
+                ck_assert_msg(pruned_same(&prune_cases[c], (topo_prim_t)prim, &npruned),
+                              "%s on %s (%d ranks, root %d%s): pruning changed the table",
+                              topo_prim_name((topo_prim_t)prim), prune_cases[c].topo,
+                              prune_cases[c].size, prune_cases[c].root, sampled ? ", sampled" : "");
+            }
+        }
+        topo_cost_force_sampling(old);
+    }
+    ck_assert_int_ge(npruned, 20);
+}
+END_TEST
+
+START_TEST(test_pruning_with_a_wrong_bound_is_caught)
+{
+    /* The mutation check: a bound 1.5 times too high prunes candidates that
+     * win somewhere, and the comparison above sees it in some table. */
+    const double old = topo_price_bound_scale(1.5);
+    int npruned = 0, changed = 0;
+    for (size_t c = 0; c < sizeof(prune_cases) / sizeof(prune_cases[0]); c++) {
+        for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
+            changed += !pruned_same(&prune_cases[c], (topo_prim_t)prim, &npruned);
+        }
+    }
+    topo_price_bound_scale(old);
+    ck_assert_int_gt(changed, 0);
+}
+END_TEST
+
+START_TEST(test_pruned_candidate_above_envelope)
+{
+    /* ring on torus:8x8x8: 1022 steps of latency, more per byte than
+     * rabenseifner_mp, and more work to price: priced after it, and
+     * pruned, with its bound reported */
+    const topo_topology_t t = ut_topo("torus:8x8x8");
+    const topo_gen_args_t a = {.prim = TOPO_PRIM_ALLREDUCE, .size = 512, .topo = &t};
+    const topo_cost_params_t par = {2e-6, 1e-10, 5e-11};
+    const topo_algo_t *fit[] = {ut_allreduce("ring"), ut_allreduce("rabenseifner_mp"),
+                                ut_allreduce("recursive_doubling")};
+    topo_price_t pr[3], lb[3];
+    size_t work[3];
+    int rc[3];
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(topo_price_bound(fit[i], &a, &par, NULL, NULL, &lb[i], &work[i]), TOPO_OK);
+        topo_price_free(&lb[i]);
+    }
+    ck_assert_uint_gt(work[0], work[1]);
+    ck_assert_int_eq(topo_price_candidates(fit, 3, &a, &par, NULL, NULL, 1, pr, rc, lb), TOPO_OK);
+    ck_assert_int_eq(rc[0], TOPO_PRUNED);
+    ck_assert_int_eq(rc[1], TOPO_OK);
+    ck_assert_int_eq(rc[2], TOPO_OK);
+    ck_assert_int_eq(lb[0].depth, 1022);
+    ck_assert(lb[0].lat >= 1022 * par.alpha);
+    ck_assert(0.0 == pr[0].lat && NULL == pr[0].thr); /* zeroed */
+    for (int i = 0; i < 3; i++) {
+        topo_price_free(&pr[i]);
+        topo_price_free(&lb[i]);
+    }
+    /* alone, nothing prunes it */
+    ck_assert_int_eq(topo_price_candidates(fit, 1, &a, &par, NULL, NULL, 1, pr, rc, NULL), TOPO_OK);
+    ck_assert_int_eq(rc[0], TOPO_OK);
+    topo_price_free(&pr[0]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decision");
@@ -378,6 +560,9 @@ int main(void)
     tcase_add_test(tc, test_catalog_tables);
     tcase_add_test(tc, test_two_ranks_recursive_doubling_pays_at_the_limit);
     tcase_add_test(tc, test_rendezvous_by_class);
+    tcase_add_test(tc, test_pruning_keeps_the_tables);
+    tcase_add_test(tc, test_pruning_with_a_wrong_bound_is_caught);
+    tcase_add_test(tc, test_pruned_candidate_above_envelope);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
