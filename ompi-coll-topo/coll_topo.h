@@ -303,6 +303,12 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_topo_memo_t *memo[COLL_TOPO_NSLOTS]; /* COLL_TOPO_NMEMO each, allocated at
                                                      the slot's first call; NULL: none */
     unsigned memo_turn[COLL_TOPO_NSLOTS];         /* the way a miss replaces next */
+    /* coll_topo_verbose=2: per slot, the calls the memo held and those
+     * decided again, and the plans compiled, reported when the
+     * communicator is freed (by rank 0, `said_comm` names it). */
+    unsigned long memo_hits[COLL_TOPO_NSLOTS], decided[COLL_TOPO_NSLOTS];
+    unsigned long plans_compiled;
+    char said_comm[96];                           /* "NAME (cid N)", or empty: no report */
     size_t memo_plan_bytes;                       /* held by the memo entries' plans */
     /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
      * operation of this commutativity and a payload in [lo, hi) goes to the

@@ -240,7 +240,9 @@ static inline mca_coll_topo_memo_t *memo_set(const mca_coll_topo_module_t *m, in
     }
     const uint64_t key = (uint64_t)call->count + (uint64_t)call->unit +
                          (uint64_t)(unsigned)call->root * UINT64_C(0x9e3779b9);
-    const unsigned set = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
+    /* the high bits of a Fibonacci hash, scaled to the sets */
+    const uint64_t h = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+    const unsigned set = (unsigned)((h * COLL_TOPO_MEMO_SETS) >> 32);
     return &m->memo[slot][set * COLL_TOPO_MEMO_WAYS];
 }
 
@@ -394,6 +396,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     for (int w = 0; NULL != set && w < COLL_TOPO_MEMO_WAYS; w++) {
         mca_coll_topo_memo_t *memo = &set[w];
         if (memo_matches(memo, call, comm)) {
+            m->memo_hits[slot]++;
             if (memo->handoff) {
                 return COLL_TOPO_FALLBACK;
             }
@@ -421,6 +424,7 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
     size_t total = call->count, dsize = 0;
     int rc;
 
+    m->decided[slot]++;
     call->algo = NULL;
     call->sched = NULL;
     call->edt = MPI_BYTE; /* barrier: messages without data */

@@ -153,7 +153,9 @@ static int topo_register(void)
         "Explain decisions on stderr (rank 0 of each communicator, lines start with "
         "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
         "each primitive uses and why, and every fallback to the previous module; 2 = also "
-        "every candidate of the automatic decision with its predicted time",
+        "every candidate of the automatic decision with its predicted time, and when the "
+        "communicator is freed, per primitive its calls and how many the memo of repeated "
+        "calls held",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.verbose);
 

@@ -934,6 +934,7 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     if (0 == p->gen) {
         p->gen = ++m->plan_gen; /* 0 is no plan's generation */
     }
+    m->plans_compiled++;
     int rc = compile(c);
     if (OMPI_SUCCESS == rc && nunits > 0 &&
         OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->units, &p->cap_units, units_bytes)) {

@@ -27,8 +27,37 @@ static void topo_module_construct(mca_coll_topo_module_t *m)
     memset((char *)m + sizeof(m->super), 0, sizeof(*m) - sizeof(m->super));
 }
 
+/* coll_topo_verbose=2, when the communicator is freed: how its calls
+ * went through the memo of repeated calls (the calls that
+ * coll_topo_handoff hands over at the entry are not counted). */
+static void report_calls(const mca_coll_topo_module_t *m)
+{
+    bool any = false;
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        if (0 == m->memo_hits[i] + m->decided[i]) {
+            continue;
+        }
+        any = true;
+        fprintf(stderr,
+                "coll:topo: comm %s: %s: %lu calls, %lu repeating a remembered call, %lu "
+                "decided\n",
+                m->said_comm,
+                COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == i ? "reduce_scatter_block"
+                                                         : topo_prim_name((topo_prim_t)i),
+                m->memo_hits[i] + m->decided[i], m->memo_hits[i], m->decided[i]);
+    }
+    if (any) {
+        fprintf(stderr, "coll:topo: comm %s: %lu executor plans compiled\n", m->said_comm,
+                m->plans_compiled);
+        fflush(stderr);
+    }
+}
+
 static void topo_module_destruct(mca_coll_topo_module_t *m)
 {
+    if ('\0' != m->said_comm[0]) {
+        report_calls(m);
+    }
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
         if (NULL != m->prev[i].module) {
             OBJ_RELEASE(m->prev[i].module);
@@ -626,6 +655,10 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
         said_disagree = true;
         mca_coll_topo_show_help("ranks-disagree", mca_coll_topo_comm_name(comm),
                                 (unsigned)comm->c_contextid, size);
+    }
+    if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
+        snprintf(m->said_comm, sizeof(m->said_comm), "%s (cid %u)", mca_coll_topo_comm_name(comm),
+                 (unsigned)comm->c_contextid);
     }
     if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
         fprintf(stderr, "coll:topo: comm %s (cid %u, %d ranks): topology %s (from %s)\n",

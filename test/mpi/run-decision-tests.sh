@@ -277,6 +277,14 @@ run price-roots 5 "$V2 coll_topo_locality=off coll_topo_price_roots=2" \
     "+reduce decision (root 0," "+reduce decision (root 4," \
     "-reduce decision (root 1," "-reduce decision (root 2," "-reduce decision (root 3,"
 
+# The memo of repeated calls: reduce and bcast of 40 counts in turn, three
+# times around, decide each count once and find the other 80 calls in the
+# memo (with one entry per primitive all 120 were decided); the report at
+# MPI_Finalize (coll_topo_verbose=2) counts them.
+run memo 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-check" \
+    "+comm MPI_COMM_WORLD (cid 0): reduce: 120 calls, 80 repeating a remembered call, 40 decided" \
+    "+comm MPI_COMM_WORLD (cid 0): bcast: 120 calls, 80 repeating a remembered call, 40 decided"
+
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
 # one message, barrier, allgather and alltoall one exchange, which the

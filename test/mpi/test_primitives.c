@@ -514,6 +514,7 @@ typedef struct {
     long max_count;
     int all_roots_max;
     int verbose;
+    int memo_check;
 } options_t;
 
 static const long big_counts[] = {65537};
@@ -607,20 +608,22 @@ static void run_interleaved(const tt_comm_t *c, int ci)
     }
 }
 
-/* An application cycling through more counts and roots than coll/topo's
- * memo of repeated calls holds (64 entries, 4 per set): reductions and
- * broadcasts of 100 counts in turn, each from the next root, with and
- * without MPI_IN_PLACE by turns of 7, twice around, so that entries are
- * replaced, found again and their plans (compiled for one call, or
- * recompiled elsewhere for the other windows) reused.  Results are
- * checked as everywhere. */
-static void run_cycling(const tt_comm_t *c, int ci)
+/* An application cycling through counts (1 to ncounts) and roots (each
+ * call from the next root, or every call from root 0): reductions and
+ * broadcasts, with and without MPI_IN_PLACE by turns of 7, `rounds` times
+ * around.  By default 100 counts from every root twice around, more than
+ * coll/topo's memo of repeated calls holds (64 entries, 4 per set), so
+ * that entries are replaced, found again and their plans (compiled for
+ * one call, or recompiled elsewhere for the other windows) reused.
+ * --memo-check: only 40 counts from root 0, three times around, which the
+ * memo holds (run-decision-tests checks its report: 40 calls of each
+ * decided, 80 found).  Results are checked as everywhere. */
+static void run_cycling(const tt_comm_t *c, int ci, int ncounts, int rounds, int roots)
 {
-    enum { NCOUNTS = 100 };
-    for (int round = 0; round < 2; round++) {
-        for (int i = 0; i < NCOUNTS; i++) {
+    for (int round = 0; round < rounds; round++) {
+        for (int i = 0; i < ncounts; i++) {
             const size_t count = (size_t)i + 1;
-            const int root = i % c->size, inplace = (i / 7 + round) % 2;
+            const int root = roots ? i % c->size : 0, inplace = (i / 7 + round) % 2;
             const uint64_t salt = tt_mix((uint64_t)ci, (uint64_t)round, (uint64_t)i);
             case_t k = {c, T_INT, O_SUM, count, root, inplace, salt};
             snprintf(label, sizeof label,
@@ -681,7 +684,7 @@ static int wanted(const char *list, const char *name)
 
 int main(int argc, char **argv)
 {
-    options_t opt = {{0}, NULL, 65537, 8, 0};
+    options_t opt = {{0}, NULL, 65537, 8, 0, 0};
     const char *prims = NULL;
     int wrank, wsize, bad = 0;
 
@@ -701,6 +704,8 @@ int main(int argc, char **argv)
             opt.all_roots_max = (int)strtol(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--verbose"))
             opt.verbose = 1;
+        else if (!strcmp(argv[i], "--memo-check"))
+            opt.memo_check = 1;
         else
             bad = 1;
     }
@@ -708,8 +713,9 @@ int main(int argc, char **argv)
         opt.prims[p] = wanted(prims, prim_names[p]);
     if (bad) {
         if (wrank == 0)
-            fprintf(stderr, "usage: %s [--prims LIST] [--comms LIST] [--max-count N] "
-                            "[--all-roots-max N] [--verbose]\n",
+            fprintf(stderr,
+                    "usage: %s [--prims LIST] [--comms LIST] [--max-count N] "
+                    "[--all-roots-max N] [--verbose] [--memo-check]\n",
                     argv[0]);
         MPI_Finalize();
         return 2;
@@ -727,14 +733,18 @@ int main(int argc, char **argv)
     for (int ci = 0; ci < ncomms; ci++) {
         double t0 = MPI_Wtime();
         long before = ncalls;
-        for (int p = 0; p < P_COUNT; p++)
-            if (opt.prims[p])
-                run_prim(&comms[ci], ci, p, &opt);
-        if (opt.prims[P_BCAST] && opt.prims[P_REDUCE] && opt.prims[P_ALLGATHER] &&
-            opt.prims[P_RSB] && opt.prims[P_ALLTOALL])
-            run_interleaved(&comms[ci], ci);
-        if (opt.prims[P_BCAST] && opt.prims[P_REDUCE])
-            run_cycling(&comms[ci], ci);
+        if (opt.memo_check) {
+            run_cycling(&comms[ci], ci, 40, 3, 0);
+        } else {
+            for (int p = 0; p < P_COUNT; p++)
+                if (opt.prims[p])
+                    run_prim(&comms[ci], ci, p, &opt);
+            if (opt.prims[P_BCAST] && opt.prims[P_REDUCE] && opt.prims[P_ALLGATHER] &&
+                opt.prims[P_RSB] && opt.prims[P_ALLTOALL])
+                run_interleaved(&comms[ci], ci);
+            if (opt.prims[P_BCAST] && opt.prims[P_REDUCE])
+                run_cycling(&comms[ci], ci, 100, 2, 1);
+        }
         if (comms[ci].rank == 0 && wrank == 0)
             tt_note("comm %s (%d ranks): %ld calls in %.2f s", comms[ci].name, comms[ci].size,
                     ncalls - before, MPI_Wtime() - t0);
