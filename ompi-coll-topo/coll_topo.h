@@ -303,6 +303,8 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_topo_memo_t *memo[COLL_TOPO_NSLOTS]; /* COLL_TOPO_NMEMO each, allocated at
                                                      the slot's first call; NULL: none */
     unsigned memo_turn[COLL_TOPO_NSLOTS];         /* the way a miss replaces next */
+    mca_coll_topo_memo_t *memo_last[COLL_TOPO_NSLOTS]; /* the entry of the slot's last
+                                                          call (looked at first), or NULL */
     /* coll_topo_verbose=2: per slot, the calls the memo held and those
      * decided again, and the plans compiled, reported when the
      * communicator is freed (by rank 0, `said_comm` names it). */

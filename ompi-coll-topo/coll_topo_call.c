@@ -321,6 +321,7 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
         .plan = {NULL, 0, spare},
         .handoff = handoff,
     };
+    m->memo_last[slot] = memo;
     return memo;
 }
 
@@ -391,25 +392,31 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->units = NULL;
     call->reason = m->reason;
     /* A call that repeats a remembered one of the slot (a remembered call
-     * ran, so neither of begin_decide's early fallbacks applies). */
-    mca_coll_topo_memo_t *set = memo_set(m, slot, call);
-    for (int w = 0; NULL != set && w < COLL_TOPO_MEMO_WAYS; w++) {
-        mca_coll_topo_memo_t *memo = &set[w];
-        if (memo_matches(memo, call, comm)) {
-            m->memo_hits[slot]++;
-            if (memo->handoff) {
-                return COLL_TOPO_FALLBACK;
-            }
-            call->algo = memo->algo;
-            call->sched = &m->scheds[memo->sched].sched;
-            call->edt = memo->edt;
-            call->k = memo->k;
-            call->eext = memo->eext;
-            call->n = memo->n;
-            call->units = memo->units;
-            call->plan = &memo->plan;
-            return COLL_TOPO_RUN;
+     * ran, so neither of begin_decide's early fallbacks applies): the last
+     * call's entry, else those of the call's set. */
+    mca_coll_topo_memo_t *memo = m->memo_last[slot];
+    if (NULL == memo || !memo_matches(memo, call, comm)) {
+        mca_coll_topo_memo_t *set = memo_set(m, slot, call);
+        memo = NULL;
+        for (int w = 0; NULL != set && w < COLL_TOPO_MEMO_WAYS && NULL == memo; w++) {
+            memo = memo_matches(&set[w], call, comm) ? &set[w] : NULL;
         }
+        m->memo_last[slot] = memo;
+    }
+    if (NULL != memo) {
+        m->memo_hits[slot]++;
+        if (memo->handoff) {
+            return COLL_TOPO_FALLBACK;
+        }
+        call->algo = memo->algo;
+        call->sched = &m->scheds[memo->sched].sched;
+        call->edt = memo->edt;
+        call->k = memo->k;
+        call->eext = memo->eext;
+        call->n = memo->n;
+        call->units = memo->units;
+        call->plan = &memo->plan;
+        return COLL_TOPO_RUN;
     }
     return begin_decide(call, m, comm, slot);
 }

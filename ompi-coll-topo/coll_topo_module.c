@@ -775,6 +775,7 @@ void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
         }
         free(m->memo[i]);
         m->memo[i] = NULL;
+        m->memo_last[i] = NULL;
     }
 }
 
