@@ -163,17 +163,12 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     const topo_algo_t **fit = calloc((size_t)n, sizeof(*fit));
     topo_price_t *price = calloc((size_t)n, sizeof(*price));
     int *prc = calloc((size_t)n, sizeof(*prc));
-    if (NULL == d.algo || NULL == d.price || NULL == pr || NULL == fit || NULL == price ||
-        NULL == prc) {
-        free(pr);
-        free(fit);
-        free(price);
-        free(prc);
-        decision_free(&d);
-        return NULL;
-    }
+    int rc = NULL == d.algo || NULL == d.price || NULL == pr || NULL == fit || NULL == price ||
+                     NULL == prc
+                 ? TOPO_ENOMEM
+                 : TOPO_OK;
     int nfit = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && TOPO_OK == rc; i++) {
         char why[256] = "";
         const topo_algo_t *a = &cat[i];
         if (a->prim != args->prim) {
@@ -189,16 +184,11 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     }
     /* candidates whose lower bound is above a priced one at every payload
      * are not priced: they cannot be in the table (decision.h) */
-    if (TOPO_OK !=
-        topo_price_candidates(fit, nfit, args, &params, &net, &proto, c->prune, price, prc, NULL)) {
-        free(pr);
-        free(fit);
-        free(price);
-        free(prc);
-        decision_free(&d);
-        return NULL;
+    if (TOPO_OK == rc) {
+        rc = topo_price_candidates(fit, nfit, args, &params, &net, &proto, c->prune, price, prc,
+                                   NULL);
     }
-    for (int k = 0; k < nfit; k++) {
+    for (int k = 0; k < nfit && TOPO_OK == rc; k++) {
         if (TOPO_OK != prc[k]) {
             if (say) {
                 say_excluded(comm, args->prim, fit[k]->name,
@@ -217,7 +207,9 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     free(fit);
     free(price);
     free(prc);
-    int rc = topo_decision_build(pr, d.ncand, &d.table);
+    if (TOPO_OK == rc) {
+        rc = topo_decision_build(pr, d.ncand, &d.table);
+    }
     free(pr);
     if (TOPO_OK != rc) {
         decision_free(&d);

@@ -446,25 +446,56 @@ static int class_links(const topo_topology_t *t, int size, double scale, double 
     return TOPO_OK;
 }
 
-int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
-                    const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
+/* A step's price from its maxima `s1` and its busiest link's load `link`:
+ * the one formula of topo_cost_steps and of its lower bound,
+ * topo_cost_bound_steps (which must stay at most the price, term by
+ * term). */
+static void step_price(topo_cost_step_t *o, const pass1_t *s1, double link,
+                       const topo_cost_params_t *p, const topo_cost_net_t *net)
 {
     const double hop = NULL != net ? net->hop : 0.0;
     const double msg_overhead = NULL != net && net->msg_overhead > 0 ? net->msg_overhead : 0.0;
-    const topo_topology_t *t = a->topo;
     const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
+    o->active = s1->active;
+    o->max_hops = s1->hops;
+    o->port = s1->port;
+    o->msg = s1->msg;
+    o->sends = s1->sends;
+    o->intra_only = s1->intra && !s1->net;
+    o->link = link;
+    /* the step waits for its slowest message class: the network's alpha,
+     * the intra latency when only ranks of one node talk, the larger of
+     * the two when both do */
+    const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
+    o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
+             msg_overhead * s1->sends;
+    o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
+}
+
+/* The pricing context of the call `a` (every rank; links routed where
+ * modelled), for topo_cost_steps and topo_cost_bound_steps. */
+static ctx_t ctx_of(const topo_gen_args_t *a, const topo_cost_params_t *p,
+                    const topo_cost_net_t *net)
+{
+    const topo_topology_t *t = a->topo;
     const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
     const double wbeta =
         NULL != net && net->intra_beta_written > 0 ? net->intra_beta_written : ibeta;
-    const int routes = topo_topology_routes(t, a->size);
-    ctx_t c = {.t = t,
-               .p = p,
-               .ports = topo_topology_ports(t, a->size),
-               .links = routes && (NULL == net || !net->no_links),
-               .placed = topo_topology_placed(t, a->size),
-               .intra_beta = ibeta,
-               .written = wbeta,
-               .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
+    return (ctx_t){.t = t,
+                   .p = p,
+                   .ports = topo_topology_ports(t, a->size),
+                   .links = topo_topology_routes(t, a->size) && (NULL == net || !net->no_links),
+                   .placed = topo_topology_placed(t, a->size),
+                   .intra_beta = ibeta,
+                   .written = wbeta,
+                   .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
+}
+
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                    const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
+{
+    const topo_topology_t *t = a->topo;
+    ctx_t c = ctx_of(a, p, net);
     pass1_t *acc = NULL;
     double *link = NULL;
     int depth = 0, done = 0;
@@ -524,22 +555,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         rc = TOPO_ENOMEM;
     }
     for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-        const pass1_t *s1 = &acc[st];
-        topo_cost_step_t *o = &out[st];
-        o->active = s1->active;
-        o->max_hops = s1->hops;
-        o->port = s1->port;
-        o->msg = s1->msg;
-        o->sends = s1->sends;
-        o->intra_only = s1->intra && !s1->net;
-        o->link = c.links ? link[st] : 0.0;
-        /* the step waits for its slowest message class: the network's
-         * alpha, the intra latency when only ranks of one node talk, the
-         * larger of the two when both do */
-        const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
-        o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
-                 msg_overhead * s1->sends;
-        o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
+        step_price(&out[st], &acc[st], c.links ? link[st] : 0.0, p, net);
     }
     free(acc);
     free(link);
@@ -556,28 +572,14 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
                           const topo_cost_params_t *p, const topo_cost_net_t *net,
                           topo_cost_step_t **stepsp, int *depthp, size_t *work)
 {
-    const double hop = NULL != net ? net->hop : 0.0;
-    const double msg_overhead = NULL != net && net->msg_overhead > 0 ? net->msg_overhead : 0.0;
-    const topo_topology_t *t = a->topo;
-    const double ialpha = NULL != net && net->intra_alpha > 0 ? net->intra_alpha : p->alpha;
-    const double ibeta = NULL != net && net->intra_beta > 0 ? net->intra_beta : p->beta;
-    const double wbeta =
-        NULL != net && net->intra_beta_written > 0 ? net->intra_beta_written : ibeta;
     const int rank0 = 0;
     /* rank 0 alone, as topo_cost_steps prices it (hops routed where links
      * are modelled; estimate: no link accumulation) */
-    const int links = topo_topology_routes(t, a->size) && (NULL == net || !net->no_links);
-    ctx_t c = {.t = t,
-               .p = p,
-               .ranks = &rank0,
-               .nranks = 1,
-               .ports = topo_topology_ports(t, a->size),
-               .links = links,
-               .estimate = links,
-               .placed = topo_topology_placed(t, a->size),
-               .intra_beta = ibeta,
-               .written = wbeta,
-               .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
+    ctx_t c = ctx_of(a, p, net);
+    const int links = c.links;
+    c.ranks = &rank0;
+    c.nranks = 1;
+    c.estimate = links;
     pass1_t *acc = NULL;
     double *link = NULL;
     int depth = 0, done = 0;
@@ -605,19 +607,7 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
      * estimate and routed load there is at least that): every term is at
      * most its counterpart there */
     for (int st = 0; st < depth; st++) {
-        const pass1_t *s1 = &acc[st];
-        topo_cost_step_t *o = &out[st];
-        o->active = s1->active;
-        o->max_hops = s1->hops;
-        o->port = s1->port;
-        o->msg = s1->msg;
-        o->sends = s1->sends;
-        o->intra_only = s1->intra && !s1->net;
-        o->link = links ? s1->first : 0.0;
-        const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
-        o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
-                 msg_overhead * s1->sends;
-        o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
+        step_price(&out[st], &acc[st], links ? acc[st].first : 0.0, p, net);
     }
     free(acc);
     *stepsp = out;
