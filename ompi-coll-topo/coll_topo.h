@@ -226,18 +226,24 @@ typedef struct {
     mca_coll_topo_plan_t *own;
 } mca_coll_topo_plan_ref_t;
 
-/* The repeated-call memo of each slot: COLL_TOPO_MEMO_SETS sets of
- * COLL_TOPO_MEMO_WAYS entries, a call's set chosen by its count and root,
- * so that an application cycling through up to about this many counts or
- * roots finds each call's decision, schedule, layout and plan without
- * looking them up (with one entry per slot, allreduce of 40 counts in
- * turn on 4 ranks cost 8798 instructions per call against tuned's 2591,
- * most of it compiling the plan again).  Entries own their plans up to
- * COLL_TOPO_MEMO_PLAN_BYTES per module (a large communicator's plans are
- * large; past that, plans[] serve). */
-#define COLL_TOPO_MEMO_SETS 16
+/* The repeated-call memo of each slot: sets of COLL_TOPO_MEMO_WAYS
+ * entries, a call's set chosen by its count and root, so that an
+ * application cycling through up to about 3/4 as many counts or roots as
+ * the memo holds finds each call's decision, schedule, layout and plan
+ * without looking them up (with one entry per slot, allreduce of 40 counts
+ * in turn on 4 ranks cost 8798 instructions per call against tuned's 2591,
+ * most of it compiling the plan again).  A slot starts with
+ * COLL_TOPO_MEMO_SETS_MIN sets; one that has replaced
+ * COLL_TOPO_MEMO_GROW_AFTER times its entries (its calls cycle through more
+ * than it holds) grows 4 times, up to COLL_TOPO_MEMO_SETS_MAX sets (allreduce
+ * of 100 counts in turn: 6921 instructions per call against tuned's 2990
+ * with 64 entries).  Entries own their plans up to COLL_TOPO_MEMO_PLAN_BYTES
+ * per module (a large communicator's plans are large; past that, plans[]
+ * serve). */
+#define COLL_TOPO_MEMO_SETS_MIN 16
+#define COLL_TOPO_MEMO_SETS_MAX 256
 #define COLL_TOPO_MEMO_WAYS 4
-#define COLL_TOPO_NMEMO (COLL_TOPO_MEMO_SETS * COLL_TOPO_MEMO_WAYS)
+#define COLL_TOPO_MEMO_GROW_AFTER 2
 #define COLL_TOPO_MEMO_PLAN_BYTES ((size_t)8 << 20)
 
 /* A call of a slot that ran, for a call that repeats it (same datatype,
@@ -300,9 +306,15 @@ typedef struct mca_coll_topo_module_t {
         int *at;
     } *sched_at;
     int nsched_at;
-    mca_coll_topo_memo_t *memo[COLL_TOPO_NSLOTS]; /* COLL_TOPO_NMEMO each, allocated at
-                                                     the slot's first call; NULL: none */
+    mca_coll_topo_memo_t *memo[COLL_TOPO_NSLOTS]; /* memo_sets[slot] * COLL_TOPO_MEMO_WAYS
+                                                     each, allocated at the slot's first
+                                                     call; NULL: none */
+    unsigned memo_sets[COLL_TOPO_NSLOTS];         /* sets of memo[slot] (0: none) */
+    unsigned long memo_replaced[COLL_TOPO_NSLOTS]; /* entries replaced since memo[slot]
+                                                      was allocated */
     unsigned memo_turn[COLL_TOPO_NSLOTS];         /* the way a miss replaces next */
+    unsigned memo_grown[COLL_TOPO_NSLOTS];        /* the most sets memo[slot] had (for the
+                                                     verbose report) */
     mca_coll_topo_memo_t *memo_last[COLL_TOPO_NSLOTS]; /* the entry of the slot's last
                                                           call (looked at first), or NULL */
     /* coll_topo_verbose=2: per slot, the calls the memo held and those
@@ -394,6 +406,8 @@ const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
                                            const topo_algo_t *algo, const topo_gen_args_t *args);
 /* Forget the repeated-call memo of every slot (releases its objects). */
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
+/* Forget the memo of one slot and free it (the next call allocates it). */
+void mca_coll_topo_memo_clear_slot(mca_coll_topo_module_t *m, int slot);
 /* Forget one memo entry (frees its plan). */
 void mca_coll_topo_memo_forget(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo);
 /* The index in m->scheds of a schedule mca_coll_topo_schedule returned

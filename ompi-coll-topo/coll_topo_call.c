@@ -242,8 +242,33 @@ static inline mca_coll_topo_memo_t *memo_set(const mca_coll_topo_module_t *m, in
                          (uint64_t)(unsigned)call->root * UINT64_C(0x9e3779b9);
     /* the high bits of a Fibonacci hash, scaled to the sets */
     const uint64_t h = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
-    const unsigned set = (unsigned)((h * COLL_TOPO_MEMO_SETS) >> 32);
+    const unsigned set = (unsigned)((h * m->memo_sets[slot]) >> 32);
     return &m->memo[slot][set * COLL_TOPO_MEMO_WAYS];
+}
+
+/* The memo of `slot`, allocated at its first call, or grown 4 times when
+ * it has replaced COLL_TOPO_MEMO_GROW_AFTER times as many entries as it
+ * holds since it was allocated: the slot's calls cycle through more than it
+ * holds, and every one of them was deciding and compiling its plan again.
+ * Growing forgets what the memo held (the calls that repeat it find it
+ * again after one more miss).  NULL: out of memory. */
+static mca_coll_topo_memo_t *memo_of(mca_coll_topo_module_t *m, int slot)
+{
+    unsigned sets = COLL_TOPO_MEMO_SETS_MIN;
+    if (NULL != m->memo[slot]) {
+        const unsigned long held = (unsigned long)m->memo_sets[slot] * COLL_TOPO_MEMO_WAYS;
+        if (m->memo_sets[slot] >= COLL_TOPO_MEMO_SETS_MAX ||
+            m->memo_replaced[slot] < COLL_TOPO_MEMO_GROW_AFTER * held) {
+            return m->memo[slot];
+        }
+        sets = 4 * m->memo_sets[slot];
+        mca_coll_topo_memo_clear_slot(m, slot);
+    }
+    m->memo[slot] = calloc((size_t)sets * COLL_TOPO_MEMO_WAYS, sizeof(mca_coll_topo_memo_t));
+    m->memo_sets[slot] = NULL != m->memo[slot] ? sets : 0;
+    m->memo_grown[slot] = m->memo_sets[slot] > m->memo_grown[slot] ? m->memo_sets[slot]
+                                                                   : m->memo_grown[slot];
+    return m->memo[slot];
 }
 
 /* Keep what a call decided, for the calls that repeat it: a schedule to
@@ -258,16 +283,14 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
     int *counts = NULL;
     size_t *units = NULL;
 
-    if (NULL == m->memo[slot]) {
-        m->memo[slot] = calloc(COLL_TOPO_NMEMO, sizeof(mca_coll_topo_memo_t));
-    }
+    const mca_coll_topo_memo_t *all = memo_of(m, slot);
     if (NULL != call->counts) {
         counts = malloc((size_t)size * sizeof(*counts));
     }
     if (nunits > 0) {
         units = malloc((size_t)nunits * sizeof(*units));
     }
-    if (NULL == m->memo[slot] || (NULL != call->counts && NULL == counts) ||
+    if (NULL == all || (NULL != call->counts && NULL == counts) ||
         (nunits > 0 && NULL == units)) {
         free(counts);
         free(units);
@@ -285,6 +308,7 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
     }
     if (NULL == memo) {
         memo = &set[m->memo_turn[slot]++ % COLL_TOPO_MEMO_WAYS];
+        m->memo_replaced[slot]++;
     }
     /* The replaced entry's plan is compiled again for this call when it
      * needs one (rather than freed and allocated again: an application

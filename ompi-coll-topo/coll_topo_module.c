@@ -38,13 +38,18 @@ static void report_calls(const mca_coll_topo_module_t *m)
             continue;
         }
         any = true;
+        char grown[64] = "";
+        if (m->memo_grown[i] > COLL_TOPO_MEMO_SETS_MIN) {
+            snprintf(grown, sizeof(grown), " (the memo grew to %u entries)",
+                     m->memo_grown[i] * COLL_TOPO_MEMO_WAYS);
+        }
         fprintf(stderr,
                 "coll:topo: comm %s: %s: %lu calls, %lu repeating a remembered call, %lu "
-                "decided\n",
+                "decided%s\n",
                 m->said_comm,
                 COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == i ? "reduce_scatter_block"
                                                          : topo_prim_name((topo_prim_t)i),
-                m->memo_hits[i] + m->decided[i], m->memo_hits[i], m->decided[i]);
+                m->memo_hits[i] + m->decided[i], m->memo_hits[i], m->decided[i], grown);
     }
     if (any) {
         fprintf(stderr, "coll:topo: comm %s: %lu executor plans compiled\n", m->said_comm,
@@ -767,15 +772,23 @@ void mca_coll_topo_memo_forget(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *
     memset(memo, 0, sizeof(*memo));
 }
 
+void mca_coll_topo_memo_clear_slot(mca_coll_topo_module_t *m, int slot)
+{
+    const unsigned n = m->memo_sets[slot] * COLL_TOPO_MEMO_WAYS;
+    for (unsigned j = 0; NULL != m->memo[slot] && j < n; j++) {
+        mca_coll_topo_memo_forget(m, &m->memo[slot][j]);
+    }
+    free(m->memo[slot]);
+    m->memo[slot] = NULL;
+    m->memo_last[slot] = NULL;
+    m->memo_sets[slot] = 0;
+    m->memo_replaced[slot] = 0;
+}
+
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
 {
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
-        for (int j = 0; NULL != m->memo[i] && j < COLL_TOPO_NMEMO; j++) {
-            mca_coll_topo_memo_forget(m, &m->memo[i][j]);
-        }
-        free(m->memo[i]);
-        m->memo[i] = NULL;
-        m->memo_last[i] = NULL;
+        mca_coll_topo_memo_clear_slot(m, i);
     }
 }
 

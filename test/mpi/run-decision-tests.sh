@@ -284,6 +284,12 @@ run price-roots 5 "$V2 coll_topo_locality=off coll_topo_price_roots=2" \
 run memo 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-check" \
     "+comm MPI_COMM_WORLD (cid 0): reduce: 120 calls, 80 repeating a remembered call, 40 decided" \
     "+comm MPI_COMM_WORLD (cid 0): bcast: 120 calls, 80 repeating a remembered call, 40 decided"
+# 200 counts in turn, four times around: more than the memo's first 64
+# entries hold; having replaced twice as many, it grows to 256 and finds
+# nearly all calls of the last two rounds (without growing: none).
+run memo-grow 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-grow" \
+    "+comm MPI_COMM_WORLD (cid 0): reduce: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)" \
+    "+comm MPI_COMM_WORLD (cid 0): bcast: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)"
 
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are

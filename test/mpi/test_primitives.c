@@ -617,7 +617,10 @@ static void run_interleaved(const tt_comm_t *c, int ci)
  * one call, or recompiled elsewhere for the other windows) reused.
  * --memo-check: only 40 counts from root 0, three times around, which the
  * memo holds (run-decision-tests checks its report: 40 calls of each
- * decided, 80 found).  Results are checked as everywhere. */
+ * decided, 80 found).  --memo-grow: 200 counts from root 0, four times
+ * around, more than the memo first holds, so that it grows and holds them
+ * (run-decision-tests checks that most calls of the last rounds are
+ * found).  Results are checked as everywhere. */
 static void run_cycling(const tt_comm_t *c, int ci, int ncounts, int rounds, int roots)
 {
     for (int round = 0; round < rounds; round++) {
@@ -706,6 +709,8 @@ int main(int argc, char **argv)
             opt.verbose = 1;
         else if (!strcmp(argv[i], "--memo-check"))
             opt.memo_check = 1;
+        else if (!strcmp(argv[i], "--memo-grow"))
+            opt.memo_check = 2;
         else
             bad = 1;
     }
@@ -715,7 +720,7 @@ int main(int argc, char **argv)
         if (wrank == 0)
             fprintf(stderr,
                     "usage: %s [--prims LIST] [--comms LIST] [--max-count N] "
-                    "[--all-roots-max N] [--verbose] [--memo-check]\n",
+                    "[--all-roots-max N] [--verbose] [--memo-check | --memo-grow]\n",
                     argv[0]);
         MPI_Finalize();
         return 2;
@@ -733,8 +738,10 @@ int main(int argc, char **argv)
     for (int ci = 0; ci < ncomms; ci++) {
         double t0 = MPI_Wtime();
         long before = ncalls;
-        if (opt.memo_check) {
+        if (1 == opt.memo_check) {
             run_cycling(&comms[ci], ci, 40, 3, 0);
+        } else if (2 == opt.memo_check) {
+            run_cycling(&comms[ci], ci, 200, 4, 0);
         } else {
             for (int p = 0; p < P_COUNT; p++)
                 if (opt.prims[p])
