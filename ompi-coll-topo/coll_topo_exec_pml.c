@@ -169,6 +169,7 @@ typedef struct {
      * its temporary elements. */
     uint8_t *at_in;
     size_t *tn;
+    size_t *xn; /* per transfer of the step being compiled, its elements */
     /* The lane being compiled: per block, the last of its steps that
      * writes the block (-1: none); the step, and whether it receives. */
     int32_t *last_write;
@@ -335,23 +336,24 @@ static bool in_place_reduce(const comp_t *c, const topo_step_t *st, const topo_x
     return true;
 }
 
-/* Does this transfer need temporary storage, and how many elements?  (At
- * the start of its step: a send is sent from where its blocks are when they
- * are one piece.) */
-static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_xfer_t *t)
+/* Does this transfer of n elements need temporary storage, and how many
+ * elements?  (At the start of its step: a send is sent from where its
+ * blocks are when they are one piece.) */
+static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_xfer_t *t,
+                             size_t n)
 {
     piece_t pc;
     const topo_range_t *r = &c->s->ranges[t->range0];
     if (TOPO_XFER_SEND == t->kind) {
-        return t->nranges > 1 || !one_piece(c, r, true, &pc) ? xfer_elems(c, t) : 0;
+        return t->nranges > 1 || !one_piece(c, r, true, &pc) ? n : 0;
     }
     if (is_recv(t->kind)) {
         bool direct = t->direct && TOPO_XFER_RECV_COPY == t->kind && 1 == t->nranges &&
                       one_piece(c, r, false, &pc);
-        return direct || in_place_reduce(c, st, t) ? 0 : xfer_elems(c, t);
+        return direct || in_place_reduce(c, st, t) ? 0 : n;
     }
     if (TOPO_XFER_COPY == t->kind) {
-        return copy_overlaps(c, t) ? xfer_elems(c, t) : 0;
+        return copy_overlaps(c, t) ? n : 0;
     }
     return 0;
 }
@@ -570,7 +572,8 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     /* as the blocks are at the start of the step */
     c->step_recv = false;
     for (int i = 0; i < st->nxfers; i++) {
-        c->tn[i] = xfer_tmp_elems(c, st, &s->xfers[st->xfer0 + i]);
+        c->xn[i] = xfer_elems(c, &s->xfers[st->xfer0 + i]);
+        c->tn[i] = xfer_tmp_elems(c, st, &s->xfers[st->xfer0 + i], c->xn[i]);
         c->step_recv = c->step_recv || is_recv(s->xfers[st->xfer0 + i].kind);
     }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
@@ -582,7 +585,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
             const size_t tn = c->tn[i];
             const ptrdiff_t slot = (ptrdiff_t)pos - c->true_lb;
             pos += span_bytes(c, tn);
-            const size_t n = xfer_elems(c, t);
+            const size_t n = c->xn[i];
             const bool moves = n > 0 || s->sync;
             switch (phase) {
             case 0: /* pack the sends of several ranges */
@@ -757,14 +760,15 @@ static int compile(comp_t *c)
         maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
     }
     p->ndefer = 0;
-    /* the scratch, in the module's buffer: tn, last_write, at_in */
+    /* the scratch, in the module's buffer: tn, xn, last_write, at_in */
     const size_t nb = (size_t)s->nblocks + 1;
-    const size_t tn_bytes = (size_t)maxx * sizeof(size_t), lw_bytes = nb * sizeof(int32_t);
+    const size_t tn_bytes = 2 * (size_t)maxx * sizeof(size_t), lw_bytes = nb * sizeof(int32_t);
     if (OMPI_SUCCESS !=
         mca_coll_topo_grow(&c->m->comp, &c->m->cap_comp, tn_bytes + lw_bytes + nb)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     c->tn = (size_t *)c->m->comp;
+    c->xn = c->tn + maxx;
     c->last_write = (int32_t *)((char *)c->m->comp + tn_bytes);
     c->at_in = (uint8_t *)((char *)c->m->comp + tn_bytes + lw_bytes);
     rc = start_input(c);
@@ -778,6 +782,7 @@ static int compile(comp_t *c)
     }
     c->at_in = NULL;
     c->tn = NULL;
+    c->xn = NULL;
     c->last_write = NULL;
     p->uses_work = false;
     for (int i = 0; i < p->nops; i++) {
@@ -891,7 +896,15 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         *out = ref->own;
         return OMPI_SUCCESS;
     }
-    for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
+    /* A memo entry's first plan is compiled into the entry without looking
+     * through plans[], which hold the plans of calls whose memo entry was
+     * over budget or had its own plan for other windows (MPI_IN_PLACE by
+     * turns): seldom this call's, and 32 plans to look at on every call of
+     * an application cycling through more calls than the memo holds. */
+    const bool into_memo =
+        NULL != *own && (*own)->sched >= 0 && NULL != ref &&
+        (NULL != ref->own ? ref->own->sched < 0 : m->memo_plan_bytes < COLL_TOPO_MEMO_PLAN_BYTES);
+    for (int i = 0; !into_memo && i < COLL_TOPO_NPLANS; i++) {
         if (plan_fits(m->plans[i], sched, count, units, nunits, c)) {
             *out = m->plans[i];
             return OMPI_SUCCESS;
@@ -901,8 +914,7 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     bool memo_plan = false;
     size_t memo_bytes = 0; /* what the memo entry's plan held before */
     if (NULL != *own && (*own)->sched >= 0) {
-        if (NULL != ref && (NULL != ref->own ? ref->own->sched < 0
-                                             : m->memo_plan_bytes < COLL_TOPO_MEMO_PLAN_BYTES)) {
+        if (into_memo) {
             /* compiled once for this memo entry's call (into the plan of
              * the entry it replaced, if any) */
             slot = &ref->own;

@@ -13,6 +13,7 @@
 #include "cost.h"
 #include "decision.h"
 #include "links.h"
+#include "rules.h"
 #include "schedule.h"
 #include "topology.h"
 
@@ -43,7 +44,7 @@ static void usage(FILE *f)
         "       [--root R] [--non-commutative]\n"
         "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
-        "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg]\n"
+        "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules]\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
         "                     README's) and exit\n"
@@ -97,7 +98,11 @@ static void usage(FILE *f)
         "  --rank R           dump rank R only (default: every rank)\n"
         "  --plot FILE        predicted time vs message size per algorithm (log-log),\n"
         "                     PNG or SVG by the extension; writes FILE's stem .gp and .dat\n"
-        "                     and runs gnuplot\n",
+        "                     and runs gnuplot\n"
+        "  --rules            print the decision table instead, as a value of\n"
+        "                     coll_topo_<primitive>_rules covering every payload: the\n"
+        "                     component then prices nothing for that primitive (the first\n"
+        "                     call of a large communicator), and runs these choices\n",
         prog, prog);
 }
 
@@ -379,6 +384,75 @@ static double predict(const cand_t *c, double m)
 static int choose(const plan_t *pl, double m)
 {
     return topo_decision_lookup(&pl->table, (size_t)m);
+}
+
+/* A rule's bound: bytes, with a binary suffix where it is exact. */
+static void rule_bound(size_t v, char *buf, size_t len)
+{
+    static const char suffix[] = {'g', 'm', 'k'};
+    if (SIZE_MAX == v) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        const size_t u = (size_t)1 << (10 * (3 - i));
+        if (0 != v && 0 == v % u) {
+            snprintf(buf, len, "%zu%c", v / u, suffix[i]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%zu", v);
+}
+
+/* --rules: the decision table as a coll_topo_<primitive>_rules value, one
+ * item per range (ranges without a candidate are left out: the component
+ * decides those itself), checked by the component's own parser. */
+static int print_rules(const plan_t *pl)
+{
+    const topo_decision_t *t = &pl->table;
+    size_t len = 0, cap = 64;
+    char *out = malloc(cap);
+    if (NULL == out) {
+        die(EXIT_FAILURE, "out of memory");
+    }
+    out[0] = '\0';
+    for (int k = 0; k < t->n; k++) {
+        if (t->cand[k] < 0) {
+            continue;
+        }
+        char lo[32], hi[32], item[160];
+        rule_bound(t->lo[k], lo, sizeof(lo));
+        rule_bound(k + 1 < t->n ? t->lo[k + 1] : SIZE_MAX, hi, sizeof(hi));
+        int n = snprintf(item, sizeof(item), "%s%s-%s:%s", 0 == len ? "" : ",", lo, hi,
+                         pl->cands[t->cand[k]].algo->name);
+        if (len + (size_t)n + 1 > cap) {
+            cap = 2 * (len + (size_t)n + 1);
+            char *grown = realloc(out, cap);
+            if (NULL == grown) {
+                free(out);
+                die(EXIT_FAILURE, "out of memory");
+            }
+            out = grown;
+        }
+        memcpy(out + len, item, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    topo_rules_t rules;
+    char err[256];
+    int rc = 0;
+    if (0 == len) {
+        fprintf(stderr, "%s: no algorithm fits %s on %s: no rules\n", prog,
+                topo_prim_name(pl->args.prim), pl->topo_name);
+        rc = 1;
+    } else if (TOPO_OK != topo_rules_parse(out, pl->args.prim, &rules, err, sizeof(err))) {
+        fprintf(stderr, "%s: the table does not make a valid rules value (%s): %s\n", prog, err,
+                out);
+        rc = 1;
+    } else {
+        printf("%s\n", out);
+    }
+    free(out);
+    return rc;
 }
 
 static void print_table(const plan_t *pl)
@@ -787,6 +861,7 @@ int main(int argc, char **argv)
 {
     const char *topology = NULL, *primitive = "allreduce", *sizes = "8,1k,64k,1M,16M";
     const char *dump_algo = NULL, *plot_file = NULL;
+    int rules = 0; /* --rules */
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
     const char *nodes = NULL;
@@ -833,6 +908,10 @@ int main(int argc, char **argv)
         }
         if (0 == strcmp(opt, "--no-prune")) {
             pl.prune = 0;
+            continue;
+        }
+        if (0 == strcmp(opt, "--rules")) {
+            rules = 1;
             continue;
         }
         static const char *const with_value[] = {
@@ -961,6 +1040,9 @@ int main(int argc, char **argv)
     if (rank >= 0 && NULL == dump_algo) {
         die(EXIT_USAGE, "--rank goes with --dump");
     }
+    if (rules && (NULL != dump_algo || NULL != plot_file)) {
+        die(EXIT_USAGE, "--rules prints the table alone: not with --dump or --plot");
+    }
     pl.nsizes = parse_sizes(sizes, pl.sizes);
     pl.args.prim = (topo_prim_t)prim;
     pl.args.size = (int)size;
@@ -976,6 +1058,8 @@ int main(int argc, char **argv)
     int rc = 0;
     if (NULL != dump_algo) {
         rc = dump(&pl, dump_algo, (int)rank);
+    } else if (rules) {
+        rc = print_rules(&pl);
     } else {
         print_table(&pl);
     }

@@ -138,6 +138,41 @@ has dump '^  rank 0 lane 0: send to 1 \[[0-9-]+\] 65536 B 1 hop; recv\+reduce fr
 has dump '^step 29'
 grep -q '^  rank 1 ' "$tmp/dump.out" && fail "dump --rank 0 shows rank 1"
 
+# --rules: the table as a coll_topo_<primitive>_rules value, one item per
+# range from 0 to inf, naming at each size the algorithm the table chooses
+rules_agree() { # rules_agree NAME ARGS...: --rules against the table's choices
+    local rn=$1 value
+    shift
+    run "$rn" 0 "$@" --rules
+    run "$rn.table" 0 "$@" --sizes 8,1k,64k,1M,16M,1G
+    value=$(cat "$tmp/$rn.out")
+    grep -Eq '^0-[0-9]+[kmg]?:[a-z_]+(,[0-9]+[kmg]?-[0-9]+[kmg]?:[a-z_]+)*,?[0-9kmg]*-?inf:[a-z_]+$|^0-inf:[a-z_]+$' \
+        <<<"$value" || fail "$rn: not a rules value from 0 to inf: $value"
+    sed -n '/^chosen:/,$p' "$tmp/$rn.table.out" | awk -v rules="$value" '
+        function bytes(v,   n, u) {
+            if (v == "inf") return 2^64
+            n = v + 0; u = substr(v, length(v))
+            return n * (u == "k" ? 1024 : u == "m" ? 1048576 : u == "g" ? 1073741824 : 1)
+        }
+        /^  [0-9]+ [KMG]?i?B / {
+            m = $1 * ($2 == "KiB" ? 1024 : $2 == "MiB" ? 1048576 : $2 == "GiB" ? 1073741824 : 1)
+            n = split(rules, item, ",")
+            got = ""
+            for (i = 1; i <= n; i++) {
+                split(item[i], part, "[-:]")
+                if (m >= bytes(part[1]) && m < bytes(part[2])) got = part[3]
+            }
+            if (got != $3) { print $1 " " $2 ": the table chooses " $3 ", the rules " got; bad = 1 }
+            checked++
+        }
+        END { exit bad || checked != 6 }' ||
+        fail "$rn: --rules and the table disagree: $value"
+}
+rules_agree rules-torus --topology torus:8x8
+rules_agree rules-bcast --topology torus:4x4x2 --primitive bcast --eager-limit 4032
+rules_agree rules-reduce --topology star --size 12 --primitive reduce --root 5
+run rules-dump 2 --topology torus:4x4 --rules --dump ring
+
 # --plot
 if command -v gnuplot >/dev/null 2>&1; then
     run plot 0 --topology torus:4x4 --plot "$tmp/plan.svg"
