@@ -73,27 +73,6 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
     return true;
 }
 
-/* A rule's bound as the rules are written: 4k, 8m, 1g, inf or bytes. */
-static void size_text(size_t v, char *buf, size_t len)
-{
-    static const struct {
-        unsigned shift;
-        char suffix;
-    } units[] = {{30, 'g'}, {20, 'm'}, {10, 'k'}};
-    if (SIZE_MAX == v) {
-        snprintf(buf, len, "inf");
-        return;
-    }
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        const size_t u = (size_t)1 << units[i].shift;
-        if (0 != v && 0 == v % u) {
-            snprintf(buf, len, "%zu%c", v / u, units[i].suffix);
-            return;
-        }
-    }
-    snprintf(buf, len, "%zu", v);
-}
-
 /*
  * The algorithm, in this order of precedence: forced by
  * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
@@ -135,8 +114,8 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         const int fits = topo_algo_fits(algo, args, commutative, why, len);
         const int say = SAY(algo);
         if (!fits || say) {
-            size_text(rule->lo, lo, sizeof(lo));
-            size_text(rule->hi, hi, sizeof(hi));
+            topo_rules_format_size(rule->lo, lo, sizeof(lo));
+            topo_rules_format_size(rule->hi, hi, sizeof(hi));
         }
         if (!fits) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
@@ -266,8 +245,8 @@ static mca_coll_topo_memo_t *memo_of(mca_coll_topo_module_t *m, int slot)
     }
     m->memo[slot] = calloc((size_t)sets * COLL_TOPO_MEMO_WAYS, sizeof(mca_coll_topo_memo_t));
     m->memo_sets[slot] = NULL != m->memo[slot] ? sets : 0;
-    m->memo_grown[slot] = m->memo_sets[slot] > m->memo_grown[slot] ? m->memo_sets[slot]
-                                                                   : m->memo_grown[slot];
+    m->memo_grown[slot] =
+        m->memo_sets[slot] > m->memo_grown[slot] ? m->memo_sets[slot] : m->memo_grown[slot];
     return m->memo[slot];
 }
 
@@ -290,8 +269,7 @@ static mca_coll_topo_memo_t *remember(mca_coll_topo_module_t *m, int slot,
     if (nunits > 0) {
         units = malloc((size_t)nunits * sizeof(*units));
     }
-    if (NULL == all || (NULL != call->counts && NULL == counts) ||
-        (nunits > 0 && NULL == units)) {
+    if (NULL == all || (NULL != call->counts && NULL == counts) || (nunits > 0 && NULL == units)) {
         free(counts);
         free(units);
         return NULL;

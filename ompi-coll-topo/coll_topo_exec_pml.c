@@ -339,8 +339,7 @@ static bool in_place_reduce(const comp_t *c, const topo_step_t *st, const topo_x
 /* Does this transfer of n elements need temporary storage, and how many
  * elements?  (At the start of its step: a send is sent from where its
  * blocks are when they are one piece.) */
-static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_xfer_t *t,
-                             size_t n)
+static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_xfer_t *t, size_t n)
 {
     piece_t pc;
     const topo_range_t *r = &c->s->ranges[t->range0];

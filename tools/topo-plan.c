@@ -386,24 +386,6 @@ static int choose(const plan_t *pl, double m)
     return topo_decision_lookup(&pl->table, (size_t)m);
 }
 
-/* A rule's bound: bytes, with a binary suffix where it is exact. */
-static void rule_bound(size_t v, char *buf, size_t len)
-{
-    static const char suffix[] = {'g', 'm', 'k'};
-    if (SIZE_MAX == v) {
-        snprintf(buf, len, "inf");
-        return;
-    }
-    for (int i = 0; i < 3; i++) {
-        const size_t u = (size_t)1 << (10 * (3 - i));
-        if (0 != v && 0 == v % u) {
-            snprintf(buf, len, "%zu%c", v / u, suffix[i]);
-            return;
-        }
-    }
-    snprintf(buf, len, "%zu", v);
-}
-
 /* --rules: the decision table as a coll_topo_<primitive>_rules value, one
  * item per range (ranges without a candidate are left out: the component
  * decides those itself), checked by the component's own parser. */
@@ -421,8 +403,8 @@ static int print_rules(const plan_t *pl)
             continue;
         }
         char lo[32], hi[32], item[160];
-        rule_bound(t->lo[k], lo, sizeof(lo));
-        rule_bound(k + 1 < t->n ? t->lo[k + 1] : SIZE_MAX, hi, sizeof(hi));
+        topo_rules_format_size(t->lo[k], lo, sizeof(lo));
+        topo_rules_format_size(k + 1 < t->n ? t->lo[k + 1] : SIZE_MAX, hi, sizeof(hi));
         int n = snprintf(item, sizeof(item), "%s%s-%s:%s", 0 == len ? "" : ",", lo, hi,
                          pl->cands[t->cand[k]].algo->name);
         if (len + (size_t)n + 1 > cap) {

@@ -10,6 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+void topo_rules_format_size(size_t v, char *buf, size_t len)
+{
+    static const struct {
+        unsigned shift;
+        char suffix;
+    } units[] = {{30, 'g'}, {20, 'm'}, {10, 'k'}};
+    if (SIZE_MAX == v) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        const size_t u = (size_t)1 << units[i].shift;
+        if (0 != v && 0 == v % u) {
+            snprintf(buf, len, "%zu%c", v / u, units[i].suffix);
+            return;
+        }
+    }
+    snprintf(buf, len, "%zu", v);
+}
+
 /* Parse a size at *p ("inf" only when allow_inf); advances *p. */
 static int parse_size(const char **p, int allow_inf, size_t *out)
 {

@@ -32,6 +32,9 @@ typedef struct {
  * returns TOPO_EINVAL with a one-line reason naming the offending item. */
 int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, char *err,
                      size_t errlen);
+/* A rule's bound as the rules spell it: "inf" for SIZE_MAX, else bytes
+ * with the largest binary suffix (g, m, k) that divides them, e.g. 4k. */
+void topo_rules_format_size(size_t v, char *buf, size_t len);
 /* The rule covering `bytes`, or NULL (automatic).  O(log k). */
 const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes);
 /* The algorithm the rules give for `bytes`, or NULL (automatic). */

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,36 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/* A bound as topo_rules_format_size spells it parses back to itself. */
+START_TEST(test_format_size)
+{
+    static const struct {
+        size_t v;
+        const char *text;
+    } cases[] = {{0, "0"},           {1, "1"},           {1023, "1023"},
+                 {1024, "1k"},       {1536, "1536"},     {3072, "3k"},
+                 {1u << 20, "1m"},   {(size_t)5 << 30, "5g"},   {(1u << 30) + 1024, "1048577k"},
+                 {SIZE_MAX, "inf"}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[32], rule[64], err[256];
+        topo_rules_t r;
+        topo_rules_format_size(cases[i].v, text, sizeof(text));
+        ck_assert_str_eq(text, cases[i].text);
+        if (SIZE_MAX == cases[i].v) {
+            continue;
+        }
+        /* as the upper bound of a rule from 0 (an empty range for 0) */
+        snprintf(rule, sizeof(rule), "0-%s:ring", text);
+        if (0 == cases[i].v) {
+            continue;
+        }
+        ck_assert_int_eq(topo_rules_parse(rule, TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                         TOPO_OK);
+        ck_assert_uint_eq(r.rule[0].hi, cases[i].v);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rules");
@@ -98,6 +129,7 @@ int main(void)
     tcase_add_test(tc, test_parse_and_lookup);
     tcase_add_test(tc, test_gaps_are_automatic);
     tcase_add_test(tc, test_malformed);
+    tcase_add_test(tc, test_format_size);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
