@@ -141,13 +141,14 @@ grep -q '^  rank 1 ' "$tmp/dump.out" && fail "dump --rank 0 shows rank 1"
 # --rules: the table as a coll_topo_<primitive>_rules value, one item per
 # range from 0 to inf, naming at each size the algorithm the table chooses
 rules_agree() { # rules_agree NAME ARGS...: --rules against the table's choices
-    local rn=$1 value
+    rn=$1
     shift
     run "$rn" 0 "$@" --rules
     run "$rn.table" 0 "$@" --sizes 8,1k,64k,1M,16M,1G
     value=$(cat "$tmp/$rn.out")
-    grep -Eq '^0-[0-9]+[kmg]?:[a-z_]+(,[0-9]+[kmg]?-[0-9]+[kmg]?:[a-z_]+)*,?[0-9kmg]*-?inf:[a-z_]+$|^0-inf:[a-z_]+$' \
-        <<<"$value" || fail "$rn: not a rules value from 0 to inf: $value"
+    printf '%s\n' "$value" |
+        grep -Eq '^0-[0-9]+[kmg]?:[a-z_]+(,[0-9]+[kmg]?-[0-9]+[kmg]?:[a-z_]+)*,?[0-9kmg]*-?inf:[a-z_]+$|^0-inf:[a-z_]+$' ||
+        fail "$rn: not a rules value from 0 to inf: $value"
     sed -n '/^chosen:/,$p' "$tmp/$rn.table.out" | awk -v rules="$value" '
         function bytes(v,   n, u) {
             if (v == "inf") return 2^64
