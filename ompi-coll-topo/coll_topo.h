@@ -313,8 +313,6 @@ typedef struct mca_coll_topo_module_t {
     unsigned long memo_replaced[COLL_TOPO_NSLOTS]; /* entries replaced since memo[slot]
                                                       was allocated */
     unsigned memo_turn[COLL_TOPO_NSLOTS];         /* the way a miss replaces next */
-    unsigned memo_grown[COLL_TOPO_NSLOTS];        /* the most sets memo[slot] had (for the
-                                                     verbose report) */
     mca_coll_topo_memo_t *memo_last[COLL_TOPO_NSLOTS]; /* the entry of the slot's last
                                                           call (looked at first), or NULL */
     /* coll_topo_verbose=2: per slot, the calls the memo held and those

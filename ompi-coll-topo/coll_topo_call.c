@@ -245,8 +245,6 @@ static mca_coll_topo_memo_t *memo_of(mca_coll_topo_module_t *m, int slot)
     }
     m->memo[slot] = calloc((size_t)sets * COLL_TOPO_MEMO_WAYS, sizeof(mca_coll_topo_memo_t));
     m->memo_sets[slot] = NULL != m->memo[slot] ? sets : 0;
-    m->memo_grown[slot] =
-        m->memo_sets[slot] > m->memo_grown[slot] ? m->memo_sets[slot] : m->memo_grown[slot];
     return m->memo[slot];
 }
 

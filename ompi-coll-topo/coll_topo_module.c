@@ -39,9 +39,9 @@ static void report_calls(const mca_coll_topo_module_t *m)
         }
         any = true;
         char grown[64] = "";
-        if (m->memo_grown[i] > COLL_TOPO_MEMO_SETS_MIN) {
+        if (m->memo_sets[i] > COLL_TOPO_MEMO_SETS_MIN) {
             snprintf(grown, sizeof(grown), " (the memo grew to %u entries)",
-                     m->memo_grown[i] * COLL_TOPO_MEMO_WAYS);
+                     m->memo_sets[i] * COLL_TOPO_MEMO_WAYS);
         }
         fprintf(stderr,
                 "coll:topo: comm %s: %s: %lu calls, %lu repeating a remembered call, %lu "

@@ -392,32 +392,25 @@ static int choose(const plan_t *pl, double m)
 static int print_rules(const plan_t *pl)
 {
     const topo_decision_t *t = &pl->table;
-    size_t len = 0, cap = 64;
-    char *out = malloc(cap);
-    if (NULL == out) {
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (NULL == f) {
         die(EXIT_FAILURE, "out of memory");
     }
-    out[0] = '\0';
     for (int k = 0; k < t->n; k++) {
         if (t->cand[k] < 0) {
             continue;
         }
-        char lo[32], hi[32], item[160];
+        char lo[32], hi[32];
         topo_rules_format_size(t->lo[k], lo, sizeof(lo));
         topo_rules_format_size(k + 1 < t->n ? t->lo[k + 1] : SIZE_MAX, hi, sizeof(hi));
-        int n = snprintf(item, sizeof(item), "%s%s-%s:%s", 0 == len ? "" : ",", lo, hi,
-                         pl->cands[t->cand[k]].algo->name);
-        if (len + (size_t)n + 1 > cap) {
-            cap = 2 * (len + (size_t)n + 1);
-            char *grown = realloc(out, cap);
-            if (NULL == grown) {
-                free(out);
-                die(EXIT_FAILURE, "out of memory");
-            }
-            out = grown;
-        }
-        memcpy(out + len, item, (size_t)n + 1);
-        len += (size_t)n;
+        fprintf(f, "%s%s-%s:%s", 0 == ftell(f) ? "" : ",", lo, hi,
+                pl->cands[t->cand[k]].algo->name);
+    }
+    if (0 != fclose(f)) {
+        free(out);
+        die(EXIT_FAILURE, "out of memory");
     }
     topo_rules_t rules;
     char err[256];

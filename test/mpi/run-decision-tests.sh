@@ -95,13 +95,18 @@ summary_of() { # the summary line of a program, for NP ranks
     echo "^$(basename "$1"): $2 ranks, .*[1-9][0-9]* .*calls checked on rank 0, 0 failures"
 }
 
+# selected NAME: TOPO_TEST_ONLY=PATTERN (a shell pattern) runs only the
+# runs it names; unset, every run
+selected() {
+    # shellcheck disable=SC2053 # a pattern on purpose
+    [[ -z ${TOPO_TEST_ONLY:-} || $1 == $TOPO_TEST_ONLY ]]
+}
+
 # run NAME NP "MCA=VALUE ..." "PROGRAM ARGS" [+TEXT | -TEXT]...
 run() {
     local name=$1 np=$2 settings=$3 prog=$4 mca=() pa
     shift 4
-    # TOPO_TEST_ONLY=PATTERN (a shell pattern): only the runs it names
-    # shellcheck disable=SC2053 # a pattern on purpose
-    [[ -z ${TOPO_TEST_ONLY:-} || $name == $TOPO_TEST_ONLY ]] || return 0
+    selected "$name" || return 0
     for pa in $settings; do mca+=(--mca "${pa%%=*}" "${pa#*=}"); done
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log rc
@@ -118,8 +123,7 @@ run() {
 run_mpmd() {
     local name=$1 settings=$2 prog=$3 mca=() apps=() pa np=0 first=1 ctx
     shift 3
-    # shellcheck disable=SC2053 # a pattern on purpose
-    [[ -z ${TOPO_TEST_ONLY:-} || $name == $TOPO_TEST_ONLY ]] || return 0
+    selected "$name" || return 0
     for pa in $settings; do mca+=(--mca "${pa%%=*}" "${pa#*=}"); done
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         ctx=$1
