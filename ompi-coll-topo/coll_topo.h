@@ -206,6 +206,10 @@ typedef struct {
     const topo_algo_t **algo; /* [ncand]: the candidates, catalog order */
     topo_price_t *price;      /* [ncand] */
     topo_decision_t table;    /* cand: an index into algo/price */
+    size_t upto;              /* the table holds for payloads up to this many
+                                 bytes (SIZE_MAX: every payload); above, a
+                                 candidate not priced may be cheaper
+                                 (coll_topo_decide.c: two stages) */
     bool shared;              /* owned by the process's cache (coll_topo_decide.c),
                                  not by the module */
 } mca_coll_topo_decision_t;

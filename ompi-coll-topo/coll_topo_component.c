@@ -286,7 +286,11 @@ static int topo_register(void)
         "(the larger of the most one of them puts on a link of its node and the average "
         "link of the busiest dimension and direction), not routed: the same where every "
         "node sends the same pattern (ring, bucket), up to 2x below where partners "
-        "alternate directions.  0 or less = every rank, every link routed (default 256)",
+        "alternate directions.  Such a communicator also prices in two stages: its first call "
+        "of at most 4096 bytes prices only the candidates that can be the cheapest up to "
+        "4096 bytes (not those that win only larger calls, which cost most of the pricing), "
+        "its first larger call the rest.  0 or less = every rank, every link routed, one "
+        "stage (default 256)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.price_ranks);
 

@@ -44,7 +44,7 @@ static void usage(FILE *f)
         "       [--root R] [--non-commutative]\n"
         "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
-        "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules]\n"
+        "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules] [--first-stage]\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
         "                     README's) and exit\n"
@@ -102,7 +102,11 @@ static void usage(FILE *f)
         "  --rules            print the decision table instead, as a value of\n"
         "                     coll_topo_<primitive>_rules covering every payload: the\n"
         "                     component then prices nothing for that primitive (the first\n"
-        "                     call of a large communicator), and runs these choices\n",
+        "                     call of a large communicator), and runs these choices\n"
+        "  --first-stage      price as the component's first stage on a communicator of\n"
+        "                     more ranks than coll_topo_price_ranks: only the candidates\n"
+        "                     that can be the cheapest up to 4096 bytes (the others are\n"
+        "                     listed as pruned); --sizes and the table stop there\n",
         prog, prog);
 }
 
@@ -294,7 +298,8 @@ typedef struct {
     topo_proto_t proto;
     const char *placed_nodes; /* --nodes, or NULL */
     int commutative;
-    int prune; /* topo_price_candidates' */
+    int prune;   /* topo_price_candidates' */
+    size_t upto; /* the payloads priced for: SIZE_MAX, or --first-stage's */
     double sizes[MAX_SIZES];
     int nsizes;
     cand_t *cands;
@@ -334,8 +339,8 @@ static void price(plan_t *pl)
             fit[nfit++] = pl->cands[i].algo;
         }
     }
-    if (TOPO_OK != topo_price_candidates(fit, nfit, &pl->args, &pl->params, &pl->net, &pl->proto,
-                                         pl->prune, price, rc, bound)) {
+    if (TOPO_OK != topo_price_candidates_upto(fit, nfit, &pl->args, &pl->params, &pl->net,
+                                              &pl->proto, pl->prune, pl->upto, price, rc, bound)) {
         die(1, "out of memory");
     }
     for (int k = 0; k < nfit; k++) {
@@ -494,7 +499,8 @@ static void print_table(const plan_t *pl)
     }
     if (npruned > 0) {
         printf("> = pruned, not priced: at least this (rank 0's schedule alone, without link "
-               "sharing), above a priced candidate at every payload (--no-prune prices it)\n");
+               "sharing), above a priced candidate at every payload%s (--no-prune prices it)\n",
+               SIZE_MAX == pl->upto ? "" : " up to 4096 bytes");
     }
     int excluded = 0;
     for (int i = 0; i < pl->ncands; i++) {
@@ -509,11 +515,13 @@ static void print_table(const plan_t *pl)
         return;
     }
     printf("decision table:\n");
-    for (int k = 0; k < pl->table.n; k++) {
+    for (int k = 0; k < pl->table.n && pl->table.lo[k] <= pl->upto; k++) {
         char lo[32], hi[32] = "inf";
         format_bytes((double)pl->table.lo[k], lo, sizeof(lo));
-        if (k + 1 < pl->table.n) {
+        if (k + 1 < pl->table.n && pl->table.lo[k + 1] - 1 < pl->upto) {
             format_bytes((double)(pl->table.lo[k + 1] - 1), hi, sizeof(hi));
+        } else if (SIZE_MAX != pl->upto) {
+            format_bytes((double)pl->upto, hi, sizeof(hi));
         }
         const int c = pl->table.cand[k];
         printf("  %12s - %-12s %s\n", lo, hi, c >= 0 ? pl->cands[c].algo->name : "none");
@@ -836,7 +844,8 @@ int main(int argc, char **argv)
 {
     const char *topology = NULL, *primitive = "allreduce", *sizes = "8,1k,64k,1M,16M";
     const char *dump_algo = NULL, *plot_file = NULL;
-    int rules = 0; /* --rules */
+    int rules = 0;       /* --rules */
+    int sizes_given = 0; /* --sizes */
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
     const char *nodes = NULL;
@@ -854,6 +863,7 @@ int main(int argc, char **argv)
     pl.net.intra_beta_written = 1.5e-10;
     pl.commutative = 1;
     pl.prune = 1;
+    pl.upto = SIZE_MAX;
 
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = NULL;
@@ -889,6 +899,10 @@ int main(int argc, char **argv)
             rules = 1;
             continue;
         }
+        if (0 == strcmp(opt, "--first-stage")) {
+            pl.upto = TOPO_PRICE_FIRST_STAGE;
+            continue;
+        }
         static const char *const with_value[] = {
             "--topology",    "--size",       "--primitive",    "--sizes",
             "--alpha",       "--beta",       "--gamma",        "--hop",
@@ -919,6 +933,7 @@ int main(int argc, char **argv)
             primitive = val;
         } else if (0 == strcmp(opt, "--sizes")) {
             sizes = val;
+            sizes_given = 1;
         } else if (0 == strcmp(opt, "--alpha")) {
             pl.params.alpha = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--beta")) {
@@ -1018,7 +1033,22 @@ int main(int argc, char **argv)
     if (rules && (NULL != dump_algo || NULL != plot_file)) {
         die(EXIT_USAGE, "--rules prints the table alone: not with --dump or --plot");
     }
+    if (SIZE_MAX != pl.upto && (rules || NULL != plot_file || !pl.prune)) {
+        die(EXIT_USAGE,
+            "--first-stage prices for payloads up to %zu bytes: not with --rules, "
+            "--plot or --no-prune",
+            pl.upto);
+    }
+    if (SIZE_MAX != pl.upto && !sizes_given) {
+        sizes = "8,1k,4k";
+    }
     pl.nsizes = parse_sizes(sizes, pl.sizes);
+    for (int k = 0; k < pl.nsizes; k++) {
+        if (pl.sizes[k] > (double)pl.upto) {
+            die(EXIT_USAGE, "--first-stage prices for payloads up to %zu bytes: --sizes %s",
+                pl.upto, sizes);
+        }
+    }
     pl.args.prim = (topo_prim_t)prim;
     pl.args.size = (int)size;
     pl.args.rank = 0;

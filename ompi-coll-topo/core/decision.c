@@ -373,34 +373,36 @@ static int below_at(const topo_price_t *lb, int c, const topo_price_t *const *pr
 }
 
 /* Is lb (the bound of candidate c) above the envelope at every payload
- * from 0 to SIZE_MAX?  Both are piecewise affine: between two consecutive
+ * from 0 to upto?  Both are piecewise affine: between two consecutive
  * payloads where the envelope changes candidate (d's ranges) or a price of
  * the envelope or lb pays its next rendezvous, both are affine, so their
- * difference is checked at the two ends of every such piece. */
+ * difference is checked at the two ends of every such piece (upto ends
+ * the last one; ends above it are not payloads asked about). */
 static int dominated(const topo_price_t *lb, int c, const topo_price_t *const *pr, int n,
-                     const topo_decision_t *d)
+                     const topo_decision_t *d, size_t upto)
 {
-    if (!below_at(lb, c, pr, n, d, 0) || !below_at(lb, c, pr, n, d, SIZE_MAX)) {
+#define ABOVE_AT(y) ((y) > upto || below_at(lb, c, pr, n, d, (y)))
+    if (!below_at(lb, c, pr, n, d, 0) || !ABOVE_AT(upto)) {
         return 0;
     }
     for (int k = 1; k < d->n; k++) {
-        if (!below_at(lb, c, pr, n, d, d->lo[k] - 1) || !below_at(lb, c, pr, n, d, d->lo[k])) {
+        if (!ABOVE_AT(d->lo[k] - 1) || !ABOVE_AT(d->lo[k])) {
             return 0;
         }
     }
     for (int k = 0; k < lb->nthr; k++) {
-        if (!below_at(lb, c, pr, n, d, lb->thr[k] - 1) || !below_at(lb, c, pr, n, d, lb->thr[k])) {
+        if (!ABOVE_AT(lb->thr[k] - 1) || !ABOVE_AT(lb->thr[k])) {
             return 0;
         }
     }
     for (int i = 0; i < n; i++) {
         for (int k = 0; NULL != pr[i] && k < pr[i]->nthr; k++) {
-            if (!below_at(lb, c, pr, n, d, pr[i]->thr[k] - 1) ||
-                !below_at(lb, c, pr, n, d, pr[i]->thr[k])) {
+            if (!ABOVE_AT(pr[i]->thr[k] - 1) || !ABOVE_AT(pr[i]->thr[k])) {
                 return 0;
             }
         }
     }
+#undef ABOVE_AT
     return 1;
 }
 
@@ -422,6 +424,15 @@ int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen
                           const topo_cost_params_t *p, const topo_cost_net_t *net,
                           const topo_proto_t *proto, int prune, topo_price_t *prices, int *rc,
                           topo_price_t *bounds)
+{
+    return topo_price_candidates_upto(algos, n, a, p, net, proto, prune, SIZE_MAX, prices, rc,
+                                      bounds);
+}
+
+int topo_price_candidates_upto(const topo_algo_t *const *algos, int n, const topo_gen_args_t *a,
+                               const topo_cost_params_t *p, const topo_cost_net_t *net,
+                               const topo_proto_t *proto, int prune, size_t upto,
+                               topo_price_t *prices, int *rc, topo_price_t *bounds)
 {
     memset(prices, 0, sizeof(*prices) * (size_t)(n > 0 ? n : 0));
     if (NULL != bounds) {
@@ -468,7 +479,7 @@ int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen
                 err = topo_decision_build(pr, n, &d);
                 fresh = TOPO_OK == err;
             }
-            if (TOPO_OK == err && dominated(&lb[i], i, pr, n, &d)) {
+            if (TOPO_OK == err && dominated(&lb[i], i, pr, n, &d, upto)) {
                 rc[i] = TOPO_PRUNED;
                 continue;
             }

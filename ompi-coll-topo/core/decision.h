@@ -101,6 +101,25 @@ int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen
                           const topo_proto_t *proto, int prune, topo_price_t *prices, int *rc,
                           topo_price_t *bounds);
 
+/* topo_price_candidates for the payloads from 0 to `upto` only: a
+ * candidate whose bound is above the envelope at every payload up to upto
+ * is not priced (TOPO_PRUNED), so that the table over the priced
+ * candidates is the table over all of them on [0, upto] (above, it may
+ * pick a candidate that a pruned one beats).  On thousands of ranks the
+ * candidates that win only large payloads (bandwidth-optimal ones, with
+ * O(p) transfers per rank) cost most of the pricing: a first call of a few
+ * bytes need not price them.  upto SIZE_MAX: topo_price_candidates. */
+/* The payloads the first stage of the component's pricing covers (on a
+ * communicator of more ranks than coll_topo_price_ranks: see
+ * coll_topo_decide.c): latency-bound calls, where the candidates with
+ * O(p) transfers per rank that cost most of the pricing do not win. */
+#define TOPO_PRICE_FIRST_STAGE ((size_t)4096)
+
+int topo_price_candidates_upto(const topo_algo_t *const *algos, int n, const topo_gen_args_t *a,
+                               const topo_cost_params_t *p, const topo_cost_net_t *net,
+                               const topo_proto_t *proto, int prune, size_t upto,
+                               topo_price_t *prices, int *rc, topo_price_t *bounds);
+
 /* Tests: multiply every bound by `scale` where topo_price_candidates
  * compares it (1: as computed; a scale above 1 makes the bound wrong, to
  * prove that the tests catch a bound that prunes a winner).  Returns the

@@ -291,7 +291,22 @@ run shared-tables 4 "$V2 coll_topo_locality=off" "$ALLREDUCE --comms world,dup,s
     "+comm dup (cid 3): allreduce decision (root 0, commutative," \
     "+comm dup (cid 3): allreduce decision (root 0, non-commutative," \
     "-comm dup (cid 3): allreduce candidate bucket: excluded" \
-    "+comm split (cid 4): allreduce candidate bucket: excluded (bucket needs a torus or mesh topology of 2 ranks)"
+    "+comm split (cid 4): allreduce candidate bucket: excluded (bucket needs a torus or mesh topology of 2 ranks)" \
+    "-(first stage"
+
+# Two stages of pricing on a communicator of more ranks than
+# coll_topo_price_ranks: the first calls (at most 4096 bytes) price only
+# the candidates that can win up to 4096 bytes, the first call of 8000
+# bytes the rest; a duplicate finds both tables priced.  Results are
+# checked on every rank at every count, either side of the stage.
+run two-stage 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4" \
+    "$ALLREDUCE --comms world,dup --max-count 1000" \
+    "+allreduce candidate rabenseifner: excluded (pruned: its lower bound is above a priced candidate's price at every payload up to 4096 bytes)" \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce decision (root 0, commutative," \
+    "+(first stage: priced for payloads up to 4096 bytes, the first larger call prices the rest)" \
+    "+-inf bytes: rabenseifner" \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce uses recursive_doubling (auto: cheapest predicted for 4 bytes" \
+    "-comm dup (cid 3): allreduce candidate rabenseifner: excluded"
 
 # coll_topo_price_roots: at most 2 roots get a table (0 and 4 of 5); reduce
 # from roots 1 and 2 takes root 0's, from 3 root 4's (topo_price_root),

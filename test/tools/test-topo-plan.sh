@@ -174,6 +174,41 @@ rules_agree rules-bcast --topology torus:4x4x2 --primitive bcast --eager-limit 4
 rules_agree rules-reduce --topology star --size 12 --primitive reduce --root 5
 run rules-dump 2 --topology torus:4x4 --rules --dump ring
 
+# --first-stage: the component's first stage on a large communicator
+# prices only the candidates that can win up to 4096 bytes; its table
+# there is the full table's, with more candidates pruned
+table_rows() { # table_rows FILE: "LO ALGO" per row of the decision table up to 4 KiB
+    sed -n '/^decision table:/,/^chosen:/p' "$1" | awk '
+        /^ +[0-9]+ [KMG]?i?B - / {
+            lo = $1 * ($2 == "KiB" ? 1024 : $2 == "MiB" ? 1048576 : $2 == "GiB" ? 1073741824 : 1)
+            if (lo <= 4096) print lo, $NF
+        }'
+}
+first_stage() { # first_stage NAME ARGS...
+    fn=$1
+    shift
+    run "$fn" 0 "$@" --sizes 8,1k,4k --first-stage
+    run "$fn.full" 0 "$@" --sizes 8,1k,4k
+    has "$fn" '^> = pruned, not priced: .* at every payload up to 4096 bytes'
+    has "$fn" '^ +[0-9]+ [KMG]?i?B - 4 KiB +[a-z_]+$'
+    [ -n "$(table_rows "$tmp/$fn.out")" ] &&
+        [ "$(table_rows "$tmp/$fn.out")" = "$(table_rows "$tmp/$fn.full.out")" ] ||
+        fail "$fn: the first stage's table differs from the full one up to 4 KiB:
+$(table_rows "$tmp/$fn.out")
+against
+$(table_rows "$tmp/$fn.full.out")"
+    [ "$(sed -n '/^chosen:/,$p' "$tmp/$fn.out")" = "$(sed -n '/^chosen:/,$p' "$tmp/$fn.full.out")" ] ||
+        fail "$fn: the first stage chooses differently"
+    [ "$(grep -c ' >[0-9]' "$tmp/$fn.out")" -gt "$(grep -c ' >[0-9]' "$tmp/$fn.full.out")" ] ||
+        fail "$fn: the first stage pruned no more than the full pricing"
+}
+first_stage first-torus --topology torus:8x8x4 --eager-limit 4032
+first_stage first-star --topology star --size 300 --primitive reduce_scatter --eager-limit 4032
+first_stage first-mesh --topology mesh:8x8 --primitive allgather
+run first-sizes 2 --topology torus:4x4 --first-stage --sizes 8,8k
+has first-sizes '--first-stage prices for payloads up to 4096 bytes' err
+run first-rules 2 --topology torus:4x4 --first-stage --rules
+
 # --plot
 if command -v gnuplot >/dev/null 2>&1; then
     run plot 0 --topology torus:4x4 --plot "$tmp/plan.svg"

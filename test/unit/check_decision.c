@@ -388,10 +388,12 @@ static const prune_case_t prune_cases[] = {
 };
 
 /* The fitting candidates of prim for case c priced with and without
- * pruning; returns 1 if the tables (and the prices of the candidates both
- * priced) are identical.  *npruned counts the pruned candidates; every
- * bound is checked to be at most its price, where both exist. */
-static int pruned_same(const prune_case_t *c, topo_prim_t prim, int *npruned)
+ * pruning for payloads up to `upto`; returns 1 if the tables agree on
+ * [0, upto] (the same ranges from 0 to upto, each with the same
+ * candidate) and the prices of the candidates both priced are identical.
+ * *npruned counts the pruned candidates; every bound is checked to be at
+ * most its price, where both exist. */
+static int pruned_same_upto(const prune_case_t *c, topo_prim_t prim, size_t upto, int *npruned)
 {
     topo_topology_t t = ut_topo(c->topo);
     t.place = c->place;
@@ -422,8 +424,9 @@ static int pruned_same(const prune_case_t *c, topo_prim_t prim, int *npruned)
     const topo_proto_t *pp = c->eager ? &proto : NULL;
     ck_assert_int_eq(topo_price_candidates(fit, nfit, &a, &par, &net, pp, 0, all, rc_all, NULL),
                      TOPO_OK);
-    ck_assert_int_eq(topo_price_candidates(fit, nfit, &a, &par, &net, pp, 1, some, rc_some, bound),
-                     TOPO_OK);
+    ck_assert_int_eq(
+        topo_price_candidates_upto(fit, nfit, &a, &par, &net, pp, 1, upto, some, rc_some, bound),
+        TOPO_OK);
     int same = 1;
     for (int i = 0; i < nfit; i++) {
         ck_assert_int_eq(rc_all[i], TOPO_OK);
@@ -447,10 +450,17 @@ static int pruned_same(const prune_case_t *c, topo_prim_t prim, int *npruned)
     topo_decision_t da, ds;
     ck_assert_int_eq(topo_decision_build(pa, nfit, &da), TOPO_OK);
     ck_assert_int_eq(topo_decision_build(ps, nfit, &ds), TOPO_OK);
-    if (da.n != ds.n) {
+    int na = 0, ns = 0; /* the ranges that start at most at upto */
+    while (na < da.n && da.lo[na] <= upto) {
+        na++;
+    }
+    while (ns < ds.n && ds.lo[ns] <= upto) {
+        ns++;
+    }
+    if (na != ns) {
         same = 0;
     }
-    for (int k = 0; same && k < da.n; k++) {
+    for (int k = 0; same && k < na; k++) {
         same = da.lo[k] == ds.lo[k] && da.cand[k] == ds.cand[k];
     }
     topo_decision_free(&da);
@@ -469,6 +479,11 @@ static int pruned_same(const prune_case_t *c, topo_prim_t prim, int *npruned)
     free(pa);
     free(ps);
     return same;
+}
+
+static int pruned_same(const prune_case_t *c, topo_prim_t prim, int *npruned)
+{
+    return pruned_same_upto(c, prim, SIZE_MAX, npruned);
 }
 
 START_TEST(test_pruning_keeps_the_tables)
@@ -496,16 +511,46 @@ END_TEST
 START_TEST(test_pruning_with_a_wrong_bound_is_caught)
 {
     /* The mutation check: a bound 1.5 times too high prunes candidates that
-     * win somewhere, and the comparison above sees it in some table. */
+     * win somewhere, and the comparison above sees it in some table, for
+     * every payload and for those up to 4095 bytes. */
     const double old = topo_price_bound_scale(1.5);
-    int npruned = 0, changed = 0;
-    for (size_t c = 0; c < sizeof(prune_cases) / sizeof(prune_cases[0]); c++) {
-        for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
-            changed += !pruned_same(&prune_cases[c], (topo_prim_t)prim, &npruned);
+    static const size_t uptos[] = {SIZE_MAX, 4095};
+    for (size_t u = 0; u < sizeof(uptos) / sizeof(uptos[0]); u++) {
+        int npruned = 0, changed = 0;
+        for (size_t c = 0; c < sizeof(prune_cases) / sizeof(prune_cases[0]); c++) {
+            for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
+                changed +=
+                    !pruned_same_upto(&prune_cases[c], (topo_prim_t)prim, uptos[u], &npruned);
+            }
         }
+        ck_assert_int_gt(changed, 0);
     }
     topo_price_bound_scale(old);
-    ck_assert_int_gt(changed, 0);
+}
+END_TEST
+
+START_TEST(test_pruning_up_to_a_payload_keeps_the_tables_there)
+{
+    /* priced for the payloads up to upto only: the same table there, and
+     * more candidates pruned than for every payload (those that win only
+     * above) */
+    static const size_t uptos[] = {0, 8, 4095, 4096, 65535, (size_t)1 << 30};
+    for (size_t u = 0; u < sizeof(uptos) / sizeof(uptos[0]); u++) {
+        int npruned = 0, nall = 0;
+        for (size_t c = 0; c < sizeof(prune_cases) / sizeof(prune_cases[0]); c++) {
+            for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
+                ck_assert_msg(
+                    pruned_same_upto(&prune_cases[c], (topo_prim_t)prim, uptos[u], &npruned),
+                    "%s on %s (%d ranks, root %d): pruning up to %zu bytes changed the table there",
+                    topo_prim_name((topo_prim_t)prim), prune_cases[c].topo, prune_cases[c].size,
+                    prune_cases[c].root, uptos[u]);
+                (void)pruned_same(&prune_cases[c], (topo_prim_t)prim, &nall);
+            }
+        }
+        if (uptos[u] <= 65535) {
+            ck_assert_int_gt(npruned, nall);
+        }
+    }
 }
 END_TEST
 
@@ -562,6 +607,7 @@ int main(void)
     tcase_add_test(tc, test_rendezvous_by_class);
     tcase_add_test(tc, test_pruning_keeps_the_tables);
     tcase_add_test(tc, test_pruning_with_a_wrong_bound_is_caught);
+    tcase_add_test(tc, test_pruning_up_to_a_payload_keeps_the_tables_there);
     tcase_add_test(tc, test_pruned_candidate_above_envelope);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
