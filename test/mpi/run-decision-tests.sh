@@ -307,6 +307,13 @@ run two-stage 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4" \
     "+-inf bytes: rabenseifner" \
     "+comm MPI_COMM_WORLD (cid 0): allreduce uses recursive_doubling (auto: cheapest predicted for 4 bytes" \
     "-comm dup (cid 3): allreduce candidate rabenseifner: excluded"
+# ... and for every primitive on a torus, rooted ones from every root
+# (a table per root and stage), non-commutative operations included
+run two-stage-rooted 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4 coll_topo_topology=torus:2x2x2" \
+    "$PRIMS --comms world,reversed --max-count 1000 --all-roots-max 1000" \
+    "+reduce decision (root 7, non-commutative, eager limit 4032 bytes, rendezvous +4.000 us per step, +0.500 us within a node): 0-4032 bytes: binomial, 4033-4096 bytes: rabenseifner (first stage" \
+    "+comm MPI_COMM_WORLD (cid 0): bcast decision (root 3, commutative," \
+    "+comm MPI_COMM_WORLD (cid 0): alltoall decision (root 0, commutative,"
 
 # coll_topo_price_roots: at most 2 roots get a table (0 and 4 of 5); reduce
 # from roots 1 and 2 takes root 0's, from 3 root 4's (topo_price_root),
