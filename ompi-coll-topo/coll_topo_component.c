@@ -253,7 +253,7 @@ static int topo_register(void)
         "seconds (default 5e-8, shown as 0.000000 by ompi_info; posting and completing it, "
         "beyond the step's latency "
         "coll_topo_alpha): a step in which a rank sends S messages at once costs S of them; "
-        "0 = none, as in the seeds' closed forms",
+        "0 = none, as in the seeds' closed forms; topo-calibrate measures it",
         &mca_coll_topo_component.msg_overhead);
 
     register_cost(c, "hop", 0.0,

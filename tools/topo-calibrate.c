@@ -26,7 +26,10 @@
  * more per byte than clean data of the same sizes, added to beta, is the
  * price of data written in the call (coll_topo_intra_beta_written).
  * gamma is the time per byte of MPI_Reduce_local (MPI_SUM, MPI_DOUBLE)
- * over a large buffer, copy the time per byte of memcpy over the same.  A value that could not be
+ * over a large buffer, copy the time per byte of memcpy over the same.
+ * msg_overhead is the slope of a round trip over the number of small
+ * messages rank 0 posts at once (1 to 8), on the class coll_topo_alpha
+ * takes: what each message more of a step costs.  A value that could not be
  * measured (a positive number) is left out of the settings with the reason, so that the component's
  * default applies: 0 means "no protocol switch" to coll_topo_eager_limit and coll_topo_rndv_alpha.
  */
@@ -59,12 +62,14 @@ static void usage(FILE *f)
         "                                  [--format=mca|conf|both] [--table] [--measure-eager]\n"
         "\n"
         "Measures alpha and beta (ping-pong, per link class: intra-host and network),\n"
-        "the eager limit and the rendezvous cost, and gamma (MPI_Reduce_local), and\n"
-        "prints the coll/topo MCA settings: as --mca flags (mca), as lines for an MCA\n"
-        "parameter file such as $HOME/.openmpi/mca-params.conf (conf), or both\n"
-        "(default).  Needs at least 2 ranks; ranks on two hosts measure the network.\n"
-        "A value that could not be measured is left out, with the reason, so that the\n"
-        "component's default applies.\n"
+        "the eager limit and the rendezvous cost, what each message more of a step\n"
+        "costs (msg_overhead: bursts of 1 to 8 small messages), gamma\n"
+        "(MPI_Reduce_local) and copy (memcpy), and prints the coll/topo MCA settings:\n"
+        "as --mca flags (mca), as lines for an MCA parameter file such as\n"
+        "$HOME/.openmpi/mca-params.conf (conf), or both (default).  Needs at least 2\n"
+        "ranks; ranks on two hosts measure the network.  A value that could not be\n"
+        "measured is left out, with the reason, so that the component's default\n"
+        "applies.\n"
         "\n"
         "  --quick          a short run (a few seconds, sizes up to 1 MiB)\n"
         "  --max-bytes N    largest ping-pong message in bytes (default 16777216;\n"
@@ -196,7 +201,69 @@ typedef struct {
     double written;         /* > 0: seconds per byte of data written in the call */
     double written_premium; /* what written data costs more than clean data in cache */
     char written_why[160];
+    double overhead; /* > 0: seconds per message more in a burst (msg_overhead) */
+    char overhead_why[160];
 } link_class_t;
+
+/* The bursts of measure_overhead: 1 .. BURST_MAX messages of BURST_BYTES
+ * posted at once. */
+#define BURST_MAX 8
+#define BURST_BYTES 8
+
+/* One round trip of a burst: rank 0 posts k messages of BURST_BYTES to
+ * `peer` at once (isend, one tag each) and waits for them, the peer posts
+ * the k receives, waits, and answers with one message; the median of
+ * TRIALS trials of `reps` round trips, rank 0's, on every rank. */
+static double burst(int peer, int k, int reps, char *buf)
+{
+    double t[TRIALS];
+    MPI_Request req[BURST_MAX];
+    for (int trial = 0; trial < TRIALS; trial++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < reps && (0 == rank || rank == peer); i++) {
+            for (int j = 0; j < k; j++) {
+                char *b = buf + (size_t)j * BURST_BYTES;
+                if (0 == rank) {
+                    MPI_Isend(b, BURST_BYTES, MPI_BYTE, peer, 10 + j, MPI_COMM_WORLD, &req[j]);
+                } else {
+                    MPI_Irecv(b, BURST_BYTES, MPI_BYTE, 0, 10 + j, MPI_COMM_WORLD, &req[j]);
+                }
+            }
+            MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+            char *b = buf + (size_t)BURST_MAX * BURST_BYTES;
+            if (0 == rank) {
+                MPI_Recv(b, BURST_BYTES, MPI_BYTE, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Send(b, BURST_BYTES, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+            }
+        }
+        t[trial] = (MPI_Wtime() - t0) / reps;
+    }
+    double m = topo_fit_median(t, TRIALS);
+    MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return m;
+}
+
+/* coll_topo_msg_overhead: what each message more of a step costs, the
+ * slope of the burst's round trip over k = 1 .. BURST_MAX messages (least
+ * squares): the sender posting and completing it, or the receiver
+ * matching it, whichever side is busier. */
+static void measure_overhead(link_class_t *lc, int reps, char *buf)
+{
+    double x[BURST_MAX], y[BURST_MAX], a = 0, b = 0;
+    for (int k = 1; k <= BURST_MAX; k++) {
+        x[k - 1] = k;
+        y[k - 1] = burst(lc->peer, k, reps, buf);
+    }
+    lc->overhead = 0 == topo_fit_line(x, y, BURST_MAX, &a, &b) ? b : 0.0;
+    if (!(lc->overhead > 0)) {
+        snprintf(lc->overhead_why, sizeof(lc->overhead_why),
+                 "the round trip of a burst did not grow with its messages (%.3f us for 1, "
+                 "%.3f us for %d)",
+                 y[0] * 1e6, y[BURST_MAX - 1] * 1e6, BURST_MAX);
+    }
+}
 
 /* The per-byte price of sending data the sender's own receive has just
  * written (coll_topo_intra_beta_written): beta plus what such data costs
@@ -557,6 +624,13 @@ int main(int argc, char **argv)
                      i ? "on different hosts" : "on one host");
         }
     }
+    /* the class that coll_topo_alpha takes (below) */
+    link_class_t *n = net.peer > 0 ? &net : &intra;
+    if (n->peer > 0) {
+        measure_overhead(n, (int)reps, rbuf);
+    } else {
+        snprintf(n->overhead_why, sizeof(n->overhead_why), "%s", n->why);
+    }
     double gamma = measure_gamma(quick ? (size_t)1 << 20 : (size_t)8 << 20);
     double copy = measure_copy(quick ? (size_t)1 << 20 : (size_t)8 << 20);
 
@@ -605,12 +679,16 @@ int main(int argc, char **argv)
         printf("# reduction: gamma %.4f ns/B (MPI_Reduce_local, MPI_SUM on MPI_DOUBLE)\n",
                gamma * 1e9);
         printf("# local copies: copy %.4f ns/B (memcpy)\n", copy * 1e9);
+        if (n->overhead > 0) {
+            printf("# messages: +%.3f us per message more in a step (%s, ranks 0 and %d: 1 to %d "
+                   "messages of %d B posted at once)\n",
+                   n->overhead * 1e6, n->name, n->peer, BURST_MAX, BURST_BYTES);
+        }
 
         /* One host: every message of the job is intra-host, and without a
          * known placement the component prices all of them with
          * coll_topo_alpha and coll_topo_beta, so those take the intra-host
          * values. */
-        const link_class_t *n = net.peer > 0 ? &net : &intra;
         const char *note =
             net.peer > 0 ? NULL
                          : "# network: not measured (all ranks on one host): coll_topo_alpha and\n"
@@ -624,6 +702,7 @@ int main(int argc, char **argv)
              intra.ok ? intra.written_why : intra.why, 0},
             {"coll_topo_gamma", gamma, 0, "MPI_Reduce_local could not be timed", 0},
             {"coll_topo_copy", copy, 0, "memcpy could not be timed", 0},
+            {"coll_topo_msg_overhead", n->overhead, 0, n->overhead_why, 0},
             {"coll_topo_eager_limit", (double)n->eager, 1, n->eager_from, 0},
             {"coll_topo_rndv_alpha", n->rndv, 0, n->rndv_why, n->rndv_none},
         };

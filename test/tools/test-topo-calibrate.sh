@@ -46,8 +46,10 @@ rc=$?
 grep -q '^# network: not measured (no pair of ranks on different hosts)' "$tmp/out" ||
     fail "no one-host note"
 grep -Eq '^# intra-host \(ranks 0 and 1\): alpha [0-9.]+ us' "$tmp/out" || fail "no intra-host line"
+grep -Eq '^# messages: \+[0-9.]+ us per message more in a step \(intra-host, ranks 0 and 1: 1 to 8 messages of 8 B posted at once\)' "$tmp/out" ||
+    fail "no per-message overhead line"
 for p in coll_topo_alpha coll_topo_beta coll_topo_intra_alpha coll_topo_intra_beta coll_topo_intra_beta_written \
-    coll_topo_gamma coll_topo_copy coll_topo_eager_limit; do
+    coll_topo_gamma coll_topo_copy coll_topo_msg_overhead coll_topo_eager_limit; do
     v=$(sed -n "s/^$p = //p" "$tmp/out")
     if [ -z "$v" ]; then
         fail "$p missing from the parameter-file lines"
