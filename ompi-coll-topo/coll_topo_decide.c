@@ -12,7 +12,7 @@
  * commutativity) on a communicator every candidate is priced and the table
  * of payload ranges is built; every later call is a binary search in it.
  * On a communicator of more ranks than coll_topo_price_ranks, a first call
- * of at most COLL_TOPO_PRICE_SMALL bytes prices only the candidates that
+ * of at most TOPO_PRICE_FIRST_STAGE bytes prices only the candidates that
  * can be the cheapest up to that payload, and the first call above it
  * prices the table of every payload (two stages, see below).
  * Every rank has the same inputs (communicator size, topology, parameters,
@@ -118,24 +118,21 @@ static void say_excluded(struct ompi_communicator_t *comm, topo_prim_t prim, con
             name, why);
 }
 
-/* The first stage of pricing on a large communicator: the payloads up to
- * TOPO_PRICE_FIRST_STAGE bytes.  On torus:32x32x16 (`topo-plan
- * --eager-limit 4032 --sizes 8 --first-stage`) the first allreduce of at
- * most 4 KiB then prices in 0.17 s instead of 0.70 s, the first
- * allgather, reduce_scatter or alltoall in 0.24-0.27 s instead of
- * 0.77-0.92 s. */
-#define COLL_TOPO_PRICE_SMALL TOPO_PRICE_FIRST_STAGE
-
 /* The payloads the table of a first call of `bytes` on a communicator of
- * `size` ranks covers: COLL_TOPO_PRICE_SMALL in the first stage, else
- * every payload.  A function of the call and the parameters alone: every
- * rank prices the same stage (and any stage gives the same answer for the
- * payloads it covers). */
+ * `size` ranks covers: TOPO_PRICE_FIRST_STAGE (4096) in the first stage,
+ * else every payload.  On torus:32x32x16 (`topo-plan --eager-limit 4032
+ * --sizes 8 --first-stage`, machine C) the first allreduce of at most 4
+ * KiB then prices in 0.15 s instead of 0.69 s, the first allgather,
+ * reduce_scatter or alltoall in 0.22-0.24 s instead of 0.74-0.87 s.  A
+ * function of the call and the parameters alone: every rank prices the
+ * same stage (and any stage gives the same answer for the payloads it
+ * covers). */
 static size_t stage_upto(int size, size_t bytes)
 {
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
-    return c->prune && c->price_ranks > 0 && size > c->price_ranks && bytes <= COLL_TOPO_PRICE_SMALL
-               ? COLL_TOPO_PRICE_SMALL
+    return c->prune && c->price_ranks > 0 && size > c->price_ranks &&
+                   bytes <= TOPO_PRICE_FIRST_STAGE
+               ? TOPO_PRICE_FIRST_STAGE
                : SIZE_MAX;
 }
 
