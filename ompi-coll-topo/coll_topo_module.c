@@ -792,7 +792,7 @@ void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
     }
 }
 
-int mca_coll_topo_grow(void **buf, size_t *cap, size_t need)
+int mca_coll_topo_grow_to(void **buf, size_t *cap, size_t need)
 {
     if (need <= *cap) {
         return OMPI_SUCCESS;
