@@ -243,9 +243,8 @@ typedef struct {
  * of 100 counts in turn: 6921 instructions per call against tuned's 2990
  * with 64 entries; 2000 counts: 16642 against 13254 with at most 1024
  * entries, 11473 against 13176 with 4096).  Entries own their plans up to
- * COLL_TOPO_MEMO_PLAN_BYTES
- * per module (a large communicator's plans are large; past that, plans[]
- * serve). */
+ * COLL_TOPO_MEMO_PLAN_BYTES per module (a large communicator's plans are
+ * large; past that, plans[] serve). */
 #define COLL_TOPO_MEMO_SETS_MIN 16
 #define COLL_TOPO_MEMO_SETS_MAX 1024
 #define COLL_TOPO_MEMO_WAYS 4

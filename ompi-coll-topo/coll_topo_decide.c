@@ -148,11 +148,10 @@ static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_deci
             proto->rndv_intra * 1e6);
     for (int k = 0; k < d->table.n && d->table.lo[k] <= d->upto; k++) {
         const int c = d->table.cand[k];
+        const size_t last = topo_decision_range_last(&d->table, k, d->upto);
         char hi[32] = "inf";
-        if (k + 1 < d->table.n && d->table.lo[k + 1] - 1 < d->upto) {
-            snprintf(hi, sizeof(hi), "%zu", d->table.lo[k + 1] - 1);
-        } else if (SIZE_MAX != d->upto) {
-            snprintf(hi, sizeof(hi), "%zu", d->upto);
+        if (SIZE_MAX != last) {
+            snprintf(hi, sizeof(hi), "%zu", last);
         }
         fprintf(stderr, "%s %zu-%s bytes: %s", k > 0 ? "," : "", d->table.lo[k], hi,
                 c >= 0 ? d->algo[c]->name : "(previous module)");
@@ -462,9 +461,8 @@ const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_c
     }
     ch->msgs = d->price[c].msgs;
     ch->lo = d->table.lo[k];
-    ch->hi = k + 1 < d->table.n ? d->table.lo[k + 1] : SIZE_MAX;
-    if (ch->hi - 1 > d->upto) { /* the range holds up to the table's stage */
-        ch->hi = d->upto + 1;
-    }
+    /* the range, up to the payloads the table's stage covers */
+    const size_t last = topo_decision_range_last(&d->table, k, d->upto);
+    ch->hi = SIZE_MAX == last ? SIZE_MAX : last + 1;
     return d->algo[c];
 }

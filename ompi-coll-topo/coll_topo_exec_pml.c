@@ -937,18 +937,6 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         }
     }
     mca_coll_topo_plan_t *p = *slot;
-    if (p != *own && NULL != *own && 0 == p->cap_ops) {
-        /* A new plan (a memo entry's, of an application whose counts seldom
-         * repeat): room for the steps and operations of the schedule's own
-         * plan, one allocation each instead of doubling from nothing (on 8
-         * ranks, 20000 bcasts of different counts spent some 700
-         * instructions per call in realloc).  A hint: compile grows what
-         * it needs. */
-        (void)mca_coll_topo_grow((void **)&p->ops, &p->cap_ops,
-                                 (size_t)(*own)->nops * sizeof(plan_op_t));
-        (void)mca_coll_topo_grow((void **)&p->steps, &p->cap_steps,
-                                 (size_t)(*own)->nsteps * sizeof(plan_step_t));
-    }
     topo_block_layout(s, count, units, m->off);
     c->p = p;
     c->s = s;

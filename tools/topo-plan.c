@@ -498,9 +498,13 @@ static void print_table(const plan_t *pl)
         printf("\n");
     }
     if (npruned > 0) {
+        char upto[48] = "";
+        if (SIZE_MAX != pl->upto) {
+            snprintf(upto, sizeof(upto), " up to %zu bytes", pl->upto);
+        }
         printf("> = pruned, not priced: at least this (rank 0's schedule alone, without link "
                "sharing), above a priced candidate at every payload%s (--no-prune prices it)\n",
-               SIZE_MAX == pl->upto ? "" : " up to 4096 bytes");
+               upto);
     }
     int excluded = 0;
     for (int i = 0; i < pl->ncands; i++) {
@@ -516,12 +520,11 @@ static void print_table(const plan_t *pl)
     }
     printf("decision table:\n");
     for (int k = 0; k < pl->table.n && pl->table.lo[k] <= pl->upto; k++) {
+        const size_t last = topo_decision_range_last(&pl->table, k, pl->upto);
         char lo[32], hi[32] = "inf";
         format_bytes((double)pl->table.lo[k], lo, sizeof(lo));
-        if (k + 1 < pl->table.n && pl->table.lo[k + 1] - 1 < pl->upto) {
-            format_bytes((double)(pl->table.lo[k + 1] - 1), hi, sizeof(hi));
-        } else if (SIZE_MAX != pl->upto) {
-            format_bytes((double)pl->upto, hi, sizeof(hi));
+        if (SIZE_MAX != last) {
+            format_bytes((double)last, hi, sizeof(hi));
         }
         const int c = pl->table.cand[k];
         printf("  %12s - %-12s %s\n", lo, hi, c >= 0 ? pl->cands[c].algo->name : "none");

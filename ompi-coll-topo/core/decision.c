@@ -334,6 +334,12 @@ int topo_decision_range(const topo_decision_t *d, size_t bytes)
     return lo;
 }
 
+size_t topo_decision_range_last(const topo_decision_t *d, int k, size_t upto)
+{
+    const size_t last = k + 1 < d->n ? d->lo[k + 1] - 1 : SIZE_MAX;
+    return last < upto ? last : upto;
+}
+
 int topo_decision_lookup(const topo_decision_t *d, size_t bytes)
 {
     return d->n > 0 ? d->cand[topo_decision_range(d, bytes)] : -1;

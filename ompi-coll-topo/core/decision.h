@@ -101,6 +101,12 @@ int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen
                           const topo_proto_t *proto, int prune, topo_price_t *prices, int *rc,
                           topo_price_t *bounds);
 
+/* The payloads the first stage of the component's pricing covers (on a
+ * communicator of more ranks than coll_topo_price_ranks: see
+ * coll_topo_decide.c): latency-bound calls, where the candidates with
+ * O(p) transfers per rank that cost most of the pricing do not win. */
+#define TOPO_PRICE_FIRST_STAGE ((size_t)4096)
+
 /* topo_price_candidates for the payloads from 0 to `upto` only: a
  * candidate whose bound is above the envelope at every payload up to upto
  * is not priced (TOPO_PRUNED), so that the table over the priced
@@ -109,12 +115,6 @@ int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen
  * candidates that win only large payloads (bandwidth-optimal ones, with
  * O(p) transfers per rank) cost most of the pricing: a first call of a few
  * bytes need not price them.  upto SIZE_MAX: topo_price_candidates. */
-/* The payloads the first stage of the component's pricing covers (on a
- * communicator of more ranks than coll_topo_price_ranks: see
- * coll_topo_decide.c): latency-bound calls, where the candidates with
- * O(p) transfers per rank that cost most of the pricing do not win. */
-#define TOPO_PRICE_FIRST_STAGE ((size_t)4096)
-
 int topo_price_candidates_upto(const topo_algo_t *const *algos, int n, const topo_gen_args_t *a,
                                const topo_cost_params_t *p, const topo_cost_net_t *net,
                                const topo_proto_t *proto, int prune, size_t upto,
@@ -142,6 +142,10 @@ void topo_decision_free(topo_decision_t *d);
 int topo_decision_lookup(const topo_decision_t *d, size_t bytes);
 /* The range holding `bytes`: its index. */
 int topo_decision_range(const topo_decision_t *d, size_t bytes);
+/* The last payload of range k that a table exact up to `upto` covers:
+ * the range's last, or upto if that is smaller (SIZE_MAX: the last range
+ * of a table of every payload, unbounded). */
+size_t topo_decision_range_last(const topo_decision_t *d, int k, size_t upto);
 
 /* The root whose decision table a rooted call from `root` of a
  * communicator of `size` uses, where every root may cost differently and
