@@ -93,6 +93,10 @@ typedef struct mca_coll_topo_component_t {
     int locality;                     /* coll_topo_locality: a star's nodes
                                          (COLL_TOPO_LOCALITY_*) */
     char *handoff;                    /* coll_topo_handoff */
+    bool check_plans;                 /* coll_topo_check_plans: compile every
+                                         derived plan too, and compare */
+    size_t scratch_keep;              /* coll_topo_scratch_keep: bytes of scratch a
+                                         module keeps between calls, per buffer */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */
@@ -109,6 +113,9 @@ typedef struct mca_coll_topo_component_t {
  * allgather and alltoall, one exchange, executed 20-45% more instructions
  * than tuned's two-process code for the same messages) */
 #define COLL_TOPO_HANDOFF_DEFAULT "allgather,bcast,reduce,alltoall,barrier"
+
+/* coll_topo_scratch_keep's default: 4 MiB per buffer */
+#define COLL_TOPO_SCRATCH_KEEP ((size_t)4 << 20)
 
 /* coll_topo_locality */
 enum {
@@ -321,10 +328,11 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_topo_memo_t *memo_last[COLL_TOPO_NSLOTS]; /* the entry of the slot's last
                                                           call (looked at first), or NULL */
     /* coll_topo_verbose=2: per slot, the calls the memo held and those
-     * decided again, and the plans compiled, reported when the
-     * communicator is freed (by rank 0, `said_comm` names it). */
+     * decided again, and the plans compiled and derived from another
+     * count's, reported when the communicator is freed (by rank 0,
+     * `said_comm` names it). */
     unsigned long memo_hits[COLL_TOPO_NSLOTS], decided[COLL_TOPO_NSLOTS];
-    unsigned long plans_compiled;
+    unsigned long plans_compiled, plans_derived;
     char said_comm[96];                           /* "NAME (cid N)", or empty: no report */
     size_t memo_plan_bytes;                       /* held by the memo entries' plans */
     /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
@@ -378,6 +386,10 @@ typedef struct mca_coll_topo_module_t {
      * reduce_scatter's other units, a non-root reduce's partial results). */
     char *stage;
     size_t cap_stage;
+    /* The stage or a lane's temporary storage holds more than
+     * coll_topo_scratch_keep: mca_coll_topo_trim gives it back at the end
+     * of the call. */
+    bool scratch_over;
     /* Unit sizes of the current call, in executor elements. */
     size_t *units;
     size_t cap_units; /* bytes */
@@ -656,6 +668,17 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
  * address of element 0. */
 int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
                         char **work);
+/* At the end of a call: the staging buffer and the lanes' temporary
+ * storage shrink to coll_topo_scratch_keep bytes each where the call grew
+ * them beyond (a plan that needs more reserves it again at every call, as
+ * coll/tuned allocates its temporary buffers per call). */
+void mca_coll_topo_trim_to(mca_coll_topo_module_t *m);
+static inline void mca_coll_topo_trim(mca_coll_topo_module_t *m)
+{
+    if (OPAL_UNLIKELY(m->scratch_over)) {
+        mca_coll_topo_trim_to(m);
+    }
+}
 /* Free the module's plans (plans[]), or one plan (NULL: none). */
 void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
 void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p);

@@ -640,5 +640,9 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
     if (OMPI_SUCCESS == rc && NULL != copy_out) {
         rc = copy(call, b.work, copy_out, false);
     }
+    if (OMPI_SUCCESS == rc) {
+        /* (after an error, requests dropped in flight may still write it) */
+        mca_coll_topo_trim(call->m);
+    }
     return rc;
 }

@@ -78,6 +78,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .priority = 40,
     .verbose = 0,
     .segment_size = 1048576,
+    .scratch_keep = COLL_TOPO_SCRATCH_KEEP,
     .alpha = 2e-6,
     .beta = 1e-10,
     .gamma = 5e-11,
@@ -225,6 +226,17 @@ static int topo_register(void)
         "several messages of at most this size (0 = never split)",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.segment_size);
+
+    mca_coll_topo_component.scratch_keep = COLL_TOPO_SCRATCH_KEEP;
+    (void)mca_base_component_var_register(
+        c, "scratch_keep",
+        "Bytes of scratch memory a communicator keeps between calls, per buffer (its "
+        "staging buffer and each lane's temporary storage): a call that needs more "
+        "allocates it and gives it back at its end, as coll/tuned does with its temporary "
+        "buffers, so that a large call leaves no memory behind (default 4194304: the "
+        "scratch of calls up to some 8 MiB stays allocated, and they allocate nothing)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.scratch_keep);
 
     register_cost(c, "alpha", 2e-6,
                   "Cost model of the automatic decision: latency of one message, in seconds "
@@ -438,6 +450,17 @@ static int topo_register(void)
         "that place ranks on a grid, or on several hosts, within one machine",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.coords_host);
+
+    mca_coll_topo_component.check_plans = false;
+    (void)mca_base_component_var_register(
+        c, "check_plans",
+        "Debugging: every executor plan derived from another count's plan of the same "
+        "schedule (one-block schedules: binomial trees, recursive doubling; a call whose count "
+        "the memo of repeated calls does not hold) is compiled as well and compared; a "
+        "difference is reported (coll:topo: coll_topo_check_plans: ...) and the call returns "
+        "an error.  Slow; for tests (default false)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.check_plans);
 
     return OMPI_SUCCESS;
 }

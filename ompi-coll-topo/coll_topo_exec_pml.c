@@ -8,7 +8,10 @@
  * the copies and reductions that apply what arrived.  The last few plans
  * are kept per module, so a call that repeats the count, units and layout
  * of a recent one runs its plan without walking the schedule again; running
- * a plan is the small-message path.
+ * a plan is the small-message path.  A call of a new count whose schedule
+ * has one block moved whole by every transfer (binomial trees, recursive
+ * doubling) derives its plan from another count's instead (derive_plan):
+ * the same operations, their element counts and temporary slots scaled.
  *
  * Lanes progress independently (a schedule of one lane completes each step
  * with one wait_all).  A lane packs the sends of its current step, posts
@@ -127,6 +130,8 @@ struct mca_coll_topo_plan_t {
     size_t *lane_tmp;    /* [nlanes]: temporary bytes the lane needs */
     size_t max_posts;    /* messages outstanding at once, at most */
     bool uses_work;      /* an operation names an element of BUF_WORK */
+    bool big;            /* a lane needs more temporary storage than
+                            coll_topo_scratch_keep: reserve at every run */
     int32_t ndefer;      /* deferred sends (plan_op_t.defer) */
     /* ops[0, nhead) run before the lanes, ops[tail0, nops) after them */
     int32_t nhead, tail0;
@@ -874,6 +879,141 @@ static bool plan_fits(const mca_coll_topo_plan_t *p, int sched, size_t count, co
            (0 == nunits || 0 == memcmp(p->units, units, (size_t)nunits * sizeof(size_t)));
 }
 
+/* Does the operation address the lane's temporary storage (its `tmp`)? */
+static inline bool uses_tmp(const plan_op_t *o)
+{
+    return OP_RECV == o->kind || OP_SEND == o->kind ? BUF_TMP == o->wbuf : o->kind < OP_COPY;
+}
+
+/* Windows of the whole vector or absent, scaled from count c0 to c1: does
+ * window (a0, n0) of a call of c0 elements correspond to (a1, n1) of c1? */
+static inline bool whole_or_none(size_t a0, size_t n0, size_t c0, size_t a1, size_t n1, size_t c1)
+{
+    return 0 == a0 && 0 == a1 && ((0 == n0 && 0 == n1) || (c0 == n0 && c1 == n1));
+}
+
+/* Derive the plan of `count` elements (into c->p) from q, another count's
+ * plan of the same schedule (index `sched`) and layout, without compiling.
+ * A schedule of one block that every transfer moves whole (binomial trees,
+ * recursive doubling) has the same operations at every count when both
+ * counts are above 0 and fit one segment and the windows are the whole
+ * vector or absent: only the element counts (the whole vector) and the
+ * temporary slots (whole vectors side by side) scale.  A call cycling
+ * through more counts than the memo holds pays this instead of a
+ * compilation.  False, with p left invalid, when p must be compiled;
+ * coll_topo_check_plans compiles it too and compares. */
+static bool derive_plan(comp_t *c, const mca_coll_topo_plan_t *q, int sched, size_t count)
+{
+    const topo_sched_t *s = c->s;
+    mca_coll_topo_plan_t *p = c->p;
+    if (NULL == q || q == p || q->sched != sched) {
+        return false;
+    }
+    const size_t c0 = q->count;
+    if (1 != s->nblocks || 0 == c0 || 0 == count || c0 > c->seg_elems || count > c->seg_elems ||
+        0 != q->nunits || q->ext != c->ext || q->true_lb != c->true_lb ||
+        q->true_ext != c->true_ext || q->seg_elems != c->seg_elems || q->opclass != c->opclass ||
+        !whole_or_none(q->win.in_at, q->win.in_n, c0, c->win.in_at, c->win.in_n, count) ||
+        !whole_or_none(q->win.out_at, q->win.out_n, c0, c->win.out_at, c->win.out_n, count) ||
+        !whole_or_none(q->win.keep_at, q->win.keep_n, c0, c->win.keep_at, c->win.keep_n, count)) {
+        return false;
+    }
+    for (int i = 0; i < s->nxfers; i++) {
+        if (1 != s->xfers[i].nranges || s->xfers[i].nsrc > 1) {
+            return false; /* slots would not be whole vectors apart */
+        }
+    }
+    const size_t span0 = span_bytes(c, c0), span1 = span_bytes(c, count);
+    const size_t nl = (size_t)q->nlanes;
+    const size_t lanes_bytes = (nl + 1) * sizeof(int32_t) + nl * sizeof(size_t);
+    p->sched = -1;
+    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->lane_tmp, &p->cap_lanes, lanes_bytes) ||
+        OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->steps, &p->cap_steps,
+                                           (size_t)q->nsteps * sizeof(plan_step_t)) ||
+        OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->ops, &p->cap_ops,
+                                           (size_t)q->nops * sizeof(plan_op_t))) {
+        return false;
+    }
+    p->lane_step0 = (int32_t *)(p->lane_tmp + nl);
+    for (int i = 0; i < q->nops; i++) {
+        plan_op_t o = q->ops[i];
+        const ptrdiff_t at = o.tmp + c->true_lb; /* a slot's start: k whole vectors in */
+        if (0 != o.w || 0 != o.s || (o.n != c0 && 0 != o.n)) {
+            return false;
+        }
+        if (uses_tmp(&o)) {
+            if (at < 0 || 0 != (size_t)at % span0) {
+                return false;
+            }
+            o.tmp = (ptrdiff_t)((size_t)at / span0 * span1) - c->true_lb;
+        }
+        o.n = 0 == o.n ? 0 : count;
+        p->ops[i] = o;
+    }
+    for (size_t l = 0; l < nl; l++) {
+        if (0 != q->lane_tmp[l] % span0) {
+            return false;
+        }
+        p->lane_tmp[l] = q->lane_tmp[l] / span0 * span1;
+    }
+    memcpy(p->lane_step0, q->lane_step0, (nl + 1) * sizeof(int32_t));
+    memcpy(p->steps, q->steps, (size_t)q->nsteps * sizeof(plan_step_t));
+    p->nlanes = q->nlanes;
+    p->nsteps = q->nsteps;
+    p->nops = q->nops;
+    p->max_posts = q->max_posts;
+    p->uses_work = q->uses_work;
+    p->ndefer = q->ndefer;
+    p->nhead = q->nhead;
+    p->tail0 = q->tail0;
+    return true;
+}
+
+/* coll_topo_check_plans: are plans a (derived) and b (compiled) the same? */
+static bool same_plan(const mca_coll_topo_plan_t *a, const mca_coll_topo_plan_t *b)
+{
+    if (a->nlanes != b->nlanes || a->nsteps != b->nsteps || a->nops != b->nops ||
+        a->max_posts != b->max_posts || a->uses_work != b->uses_work || a->ndefer != b->ndefer ||
+        a->nhead != b->nhead || a->tail0 != b->tail0 ||
+        0 != memcmp(a->lane_step0, b->lane_step0, ((size_t)a->nlanes + 1) * sizeof(int32_t)) ||
+        0 != memcmp(a->lane_tmp, b->lane_tmp, (size_t)a->nlanes * sizeof(size_t)) ||
+        0 != memcmp(a->steps, b->steps, (size_t)a->nsteps * sizeof(plan_step_t))) {
+        return false;
+    }
+    for (int i = 0; i < a->nops; i++) {
+        const plan_op_t *x = &a->ops[i], *y = &b->ops[i];
+        if (x->kind != y->kind || x->wbuf != y->wbuf || x->sbuf != y->sbuf ||
+            x->defer != y->defer || x->peer != y->peer || x->n != y->n || x->w != y->w ||
+            x->s != y->s || (uses_tmp(x) && x->tmp != y->tmp)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* coll_topo_check_plans: compile what derive_plan derived for `count`
+ * elements from a plan of `c0`, and compare. */
+static int check_derived(comp_t *c, size_t c0, size_t count)
+{
+    mca_coll_topo_plan_t *derived = c->p, *fresh = calloc(1, sizeof(*fresh));
+    if (NULL == fresh) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    c->p = fresh;
+    int rc = compile(c);
+    c->p = derived;
+    if (OMPI_SUCCESS == rc && !same_plan(derived, fresh)) {
+        opal_output(0,
+                    "coll:topo: coll_topo_check_plans: the plan derived for %zu elements from "
+                    "the plan of %zu (%d operations) differs from the one compiled for them "
+                    "(%d operations)",
+                    count, c0, derived->nops, fresh->nops);
+        rc = OMPI_ERROR;
+    }
+    mca_coll_topo_plan_free(fresh);
+    return rc;
+}
+
 /* The plan of this call: a kept one compiled for the same schedule, count,
  * units and layout (the schedule's own, the memo entry's own (ref->own), or
  * one of plans[]), or a new one: the schedule's own if it has none yet,
@@ -945,8 +1085,23 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     if (0 == p->gen) {
         p->gen = ++m->plan_gen; /* 0 is no plan's generation */
     }
-    m->plans_compiled++;
-    int rc = compile(c);
+    /* derived from the schedule's own plan, or else from the plan the
+     * memo entry had (when the schedule's own has other windows) */
+    const mca_coll_topo_plan_t *from = *own;
+    bool derived = 0 == nunits && derive_plan(c, from, sched, count);
+    if (!derived && 0 == nunits && NULL != ref) {
+        from = ref->own;
+        derived = derive_plan(c, from, sched, count);
+    }
+    int rc;
+    if (derived) {
+        m->plans_derived++;
+        rc = mca_coll_topo_component.check_plans ? check_derived(c, from->count, count)
+                                                 : OMPI_SUCCESS;
+    } else {
+        m->plans_compiled++;
+        rc = compile(c);
+    }
     if (OMPI_SUCCESS == rc && nunits > 0 &&
         OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->units, &p->cap_units, units_bytes)) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -971,6 +1126,10 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     p->seg_elems = c->seg_elems;
     p->opclass = c->opclass;
     p->win = c->win;
+    p->big = false;
+    for (int l = 0; l < p->nlanes; l++) {
+        p->big = p->big || p->lane_tmp[l] > mca_coll_topo_component.scratch_keep;
+    }
     *out = p;
     return OMPI_SUCCESS;
 }
@@ -1201,10 +1360,12 @@ static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
         m->cap_lanes = n;
     }
     for (int l = 0; l < p->nlanes; l++) {
-        if (p->lane_tmp[l] > m->lane_tmp_cap[l] &&
-            OMPI_SUCCESS !=
+        if (p->lane_tmp[l] > m->lane_tmp_cap[l]) {
+            if (OMPI_SUCCESS !=
                 mca_coll_topo_grow((void **)&m->lane_tmp[l], &m->lane_tmp_cap[l], p->lane_tmp[l])) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
+                return OMPI_ERR_OUT_OF_RESOURCE;
+            }
+            m->scratch_over |= m->lane_tmp_cap[l] > mca_coll_topo_component.scratch_keep;
         }
     }
     return OMPI_SUCCESS;
@@ -1385,10 +1546,45 @@ int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, s
     ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
     ompi_datatype_get_extent(dt, &lb, &ext);
     size_t span = 0 == n ? 1 : (size_t)true_ext + (n - 1) * (size_t)ext;
-    int rc = span <= m->cap_stage ? OMPI_SUCCESS
-                                  : mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
+    int rc = OMPI_SUCCESS;
+    if (span > m->cap_stage) {
+        rc = mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
+        m->scratch_over |= m->cap_stage > mca_coll_topo_component.scratch_keep;
+    }
     *work = m->stage - true_lb;
     return rc;
+}
+
+/* Shrink a scratch buffer to `keep` bytes (its contents are dead between
+ * calls); false when realloc failed (it is kept as it is). */
+static bool shrink(char **buf, size_t *cap, size_t keep)
+{
+    if (*cap <= keep) {
+        return true;
+    }
+    if (0 == keep) {
+        free(*buf);
+        *buf = NULL;
+        *cap = 0;
+        return true;
+    }
+    char *p = realloc(*buf, keep);
+    if (NULL == p) {
+        return false;
+    }
+    *buf = p;
+    *cap = keep;
+    return true;
+}
+
+void mca_coll_topo_trim_to(mca_coll_topo_module_t *m)
+{
+    const size_t keep = mca_coll_topo_component.scratch_keep;
+    bool done = shrink(&m->stage, &m->cap_stage, keep);
+    for (int l = 0; l < m->cap_lanes; l++) {
+        done = shrink(&m->lane_tmp[l], &m->lane_tmp_cap[l], keep) && done;
+    }
+    m->scratch_over = !done;
 }
 
 /* Run plan `p` on `b`, with the staging buffer as its work buffer when it
@@ -1417,11 +1613,18 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
                        struct ompi_datatype_t *dt, struct ompi_op_t *op,
                        struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
 {
-    /* The plan this call ran with last time, if it is still that plan (the
-     * scratch space reserved for it never shrinks) and the call has the
-     * same windows (MPI_IN_PLACE or not). */
+    /* The plan this call ran with last time, if it is still that plan and
+     * the call has the same windows (MPI_IN_PLACE or not).  The scratch
+     * reserved for it is still there (mca_coll_topo_trim keeps
+     * coll_topo_scratch_keep bytes of each buffer) unless it is big. */
     if (NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen &&
         0 == memcmp(&ref->plan->win, &b->w, sizeof(b->w))) {
+        if (OPAL_UNLIKELY(ref->plan->big)) { /* its storage went back after the last call */
+            int rc = reserve(m, ref->plan);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+        }
         return run_on(m, ref->plan, b, count, dt, op, comm, tag);
     }
     return exec_planned(m, s, b, count, units, dt, op, comm, tag, ref);

@@ -52,8 +52,10 @@ static void report_calls(const mca_coll_topo_module_t *m)
                 m->memo_hits[i] + m->decided[i], m->memo_hits[i], m->decided[i], grown);
     }
     if (any) {
-        fprintf(stderr, "coll:topo: comm %s: %lu executor plans compiled\n", m->said_comm,
-                m->plans_compiled);
+        fprintf(stderr,
+                "coll:topo: comm %s: %lu executor plans compiled, %lu derived from another "
+                "count's\n",
+                m->said_comm, m->plans_compiled, m->plans_derived);
         fflush(stderr);
     }
 }

@@ -337,6 +337,27 @@ run memo-grow 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-grow" 
     "+comm MPI_COMM_WORLD (cid 0): reduce: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)" \
     "+comm MPI_COMM_WORLD (cid 0): bcast: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)"
 
+# ---- plans derived from another count's, scratch given back -------------
+# A new count of a one-block schedule (binomial bcast and reduce, recursive
+# doubling) derives its executor plan from another count's plan;
+# coll_topo_check_plans compiles it as well and fails the call where they
+# differ (every MPI test runs with it; here the report proves that plans
+# were derived: not 0 of them).
+DERIVED="derived from another count's"
+run derived-plans 5 "$V2 coll_topo_check_plans=1 coll_topo_bcast_algorithm=binomial coll_topo_reduce_algorithm=binomial" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 1000" "+$DERIVED" "-compiled, 0 $DERIVED"
+run derived-plans 4 "$V2 coll_topo_check_plans=1 coll_topo_allreduce_algorithm=recursive_doubling" \
+    "$ALLREDUCE --comms world --max-count 1000" "+$DERIVED" "-compiled, 0 $DERIVED"
+# What a call needs beyond coll_topo_scratch_keep goes back at its end:
+# two allreduces of 64 MiB (one in place) leave at most 8 MiB more resident
+# memory behind on each rank (33-66 MiB while the scratch stayed); with
+# nothing kept, every call that needs scratch allocates it, and remembered
+# plans reserve it again, with every result checked.
+run scratch-keep 3 "coll_topo_scratch_keep=1048576" \
+    "$ALLREDUCE --comms world --max-count 1000 --rss-growth-max 8" "+64 MiB allreduces left"
+run scratch-keep 4 "coll_topo_scratch_keep=0" "$PRIMS --comms world,reversed --max-count 1000"
+run scratch-keep 4 "coll_topo_scratch_keep=0" "$ALLREDUCE --comms world,reversed --max-count 1000"
+
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
 # one message, barrier, allgather and alltoall one exchange, which the

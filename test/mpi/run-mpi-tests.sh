@@ -96,12 +96,15 @@ mpirun_base=("$MPIRUN")
 if [ "$(id -u)" = 0 ]; then
     mpirun_base+=(--allow-run-as-root)
 fi
+# every plan derived from another count's is compared with its compilation
+# (coll_topo_check_plans: an error, and a failed test, where they differ)
 # shellcheck disable=SC2206,SC2054 # split on purpose; commas inside values
 mpirun_base+=(--oversubscribe
     --mca mca_component_path "$comp_dir:$pkglibdir"
     --mca coll topo,tuned,basic,libnbc,self
     --mca btl self,vader
     --mca coll_topo_verbose 1
+    --mca coll_topo_check_plans 1
     ${MPIRUN_EXTRA_ARGS:-})
 
 timeout_cmd=()

@@ -20,7 +20,7 @@
  * operations that read the datatype's layout.
  *
  * Usage: test_allreduce [--max-count N] [--comms world,dup,split,reversed]
- *                       [--verbose]
+ *                       [--verbose] [--rss-growth-max MIB]
  * Exit status 0 when every check passed on every rank.
  */
 #include "test_common.h"
@@ -513,6 +513,7 @@ typedef struct {
     long max_count;
     const char *comms;
     int verbose;
+    long rss_growth_max; /* MiB; < 0: not checked */
 } options_t;
 
 typedef struct {
@@ -629,13 +630,76 @@ static const long big_counts[] = {COUNT_MID, COUNT_BIG};
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--max-count N] [--comms world,dup,split,reversed] [--verbose]\n",
+    fprintf(stderr,
+            "usage: %s [--max-count N] [--comms world,dup,split,reversed] [--verbose]\n"
+            "       [--rss-growth-max MIB]\n",
             argv0);
+}
+
+/* This process's resident memory in KiB (VmRSS), or -1. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (!strncmp(line, "VmRSS:", 6))
+            kib = strtol(line + 6, NULL, 10);
+    fclose(f);
+    return kib;
+}
+
+/* --rss-growth-max MIB: two allreduces of 64 MiB on MPI_COMM_WORLD (one in
+ * place), checked, leave at most MIB more resident memory behind on every
+ * rank than before them: what a call needs beyond coll_topo_scratch_keep
+ * goes back at its end. */
+static void check_rss_growth(long max_mib)
+{
+    const size_t n = (size_t)8 << 20; /* doubles */
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    if (a == NULL || b == NULL) {
+        tt_fail("--rss-growth-max: out of memory");
+        free(a);
+        free(b);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (double)(rank + (int)(i % 1000));
+        b[i] = -1; /* touched: not a calloc, whose pages the call would fault in */
+    }
+    const long before = rss_kib();
+    MPI_Allreduce(a, b, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, a, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const long after = rss_kib();
+    long wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double want = (double)size * (double)(i % 1000) + (double)size * (size - 1) / 2;
+        wrong += a[i] != want || b[i] != want;
+    }
+    if (wrong > 0)
+        tt_fail("--rss-growth-max: %ld of %zu elements wrong after the 64 MiB allreduces", wrong,
+                n);
+    if (before < 0 || after < 0)
+        tt_fail("--rss-growth-max: /proc/self/status has no VmRSS");
+    else if (after - before > max_mib * 1024)
+        tt_fail("--rss-growth-max: the 64 MiB allreduces left %ld KiB more resident memory "
+                "behind (at most %ld MiB allowed)",
+                after - before, max_mib);
+    else if (rank == 0)
+        tt_note("64 MiB allreduces left %ld KiB more resident memory behind (at most %ld MiB)",
+                after - before, max_mib);
+    free(a);
+    free(b);
 }
 
 int main(int argc, char **argv)
 {
-    options_t opt = {COUNT_BIG, NULL, 0};
+    options_t opt = {COUNT_BIG, NULL, 0, -1};
     int wrank, wsize, bad_args = 0;
 
     MPI_Init(&argc, &argv);
@@ -650,6 +714,8 @@ int main(int argc, char **argv)
             opt.comms = argv[++i];
         else if (!strcmp(argv[i], "--verbose"))
             opt.verbose = 1;
+        else if (!strcmp(argv[i], "--rss-growth-max") && i + 1 < argc)
+            opt.rss_growth_max = strtol(argv[++i], NULL, 0);
         else
             bad_args = 1;
     }
@@ -690,6 +756,8 @@ int main(int argc, char **argv)
     }
     free(res.hashes);
     free(res.labels);
+    if (opt.rss_growth_max >= 0)
+        check_rss_growth(opt.rss_growth_max);
 
     tt_comms_free(comms, ncomms);
     workspace_free();
