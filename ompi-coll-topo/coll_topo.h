@@ -24,6 +24,8 @@
 #include "ompi/mca/coll/coll.h"
 #include "ompi/op/op.h"
 #include "ompi/request/request.h"
+#include "opal/sys/atomic.h"
+#include "opal/threads/mutex.h"
 
 #include "catalog.h"
 #include "cost.h"
@@ -143,6 +145,18 @@ uint64_t mca_coll_topo_params_hash(void);
 /* Continue an FNV-1a hash over n bytes. */
 uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n);
 #define COLL_TOPO_HASH_INIT 0xcbf29ce484222325ULL
+
+/* The process's lazily set state (the cost model's protocol, the parsed
+ * rules, the coordinates file, the parameter report, say-once flags): the
+ * first collective on a communicator sets it, and with MPI_THREAD_MULTIPLE
+ * several threads may do that at once, each on its own communicator.
+ * Held only around local work, never across communication (another rank's
+ * thread may be waiting for this one's collective on another
+ * communicator). */
+extern opal_mutex_t mca_coll_topo_lazy_lock;
+/* Was *flag false?  Then it is set now (under mca_coll_topo_lazy_lock):
+ * "say this once per process". */
+bool mca_coll_topo_once(bool *flag);
 
 /* Is this the first process of the job (or no job at all)? */
 bool mca_coll_topo_first_process(void);

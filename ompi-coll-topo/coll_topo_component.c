@@ -587,16 +587,23 @@ void mca_coll_topo_show_help(const char *topic, ...)
  * orte/util/show_help.c") on Open MPI 4.1.4.  The values are the same in
  * every process of a job, so only its first process reports them.
  */
+opal_mutex_t mca_coll_topo_lazy_lock = OPAL_MUTEX_STATIC_INIT;
+
+bool mca_coll_topo_once(bool *flag)
+{
+    OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
+    const bool first = !*flag;
+    *flag = true;
+    OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
+    return first;
+}
+
 void mca_coll_topo_report_params(void)
 {
     static bool done = false;
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
 
-    if (done) {
-        return;
-    }
-    done = true;
-    if (!mca_coll_topo_first_process()) {
+    if (!mca_coll_topo_once(&done) || !mca_coll_topo_first_process()) {
         return;
     }
     if (!c->topo_valid) {
@@ -621,28 +628,41 @@ void mca_coll_topo_report_params(void)
 
 /* Rules: parsed at the first use of each primitive. */
 static topo_rules_t rules_parsed[TOPO_PRIM_COUNT];
-static signed char rules_state[TOPO_PRIM_COUNT]; /* 0 unparsed, 1 ok, -1 none/bad */
+/* 0 unparsed, 1 ok, -1 none/bad; set under mca_coll_topo_lazy_lock, after
+ * rules_parsed (write barrier), read without it (read barrier) */
+static volatile signed char rules_state[TOPO_PRIM_COUNT];
 
 const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim)
 {
     if ((int)prim < 0 || prim >= TOPO_PRIM_COUNT) {
         return NULL;
     }
-    if (0 == rules_state[prim]) {
-        const char *value = mca_coll_topo_component.rules[prim];
-        char err[256] = "";
-        rules_state[prim] = -1;
-        if (NULL != value && '\0' != value[0]) {
-            if (TOPO_OK == topo_rules_parse(value, prim, &rules_parsed[prim], err, sizeof(err))) {
-                rules_state[prim] = rules_parsed[prim].n > 0 ? 1 : -1;
-            } else if (mca_coll_topo_first_process()) {
-                char param[64];
-                snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
-                mca_coll_topo_show_help("bad-rules", param, value, err);
+    signed char state = rules_state[prim];
+    if (0 == state) {
+        OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
+        state = rules_state[prim];
+        if (0 == state) {
+            const char *value = mca_coll_topo_component.rules[prim];
+            char err[256] = "";
+            state = -1;
+            if (NULL != value && '\0' != value[0]) {
+                if (TOPO_OK ==
+                    topo_rules_parse(value, prim, &rules_parsed[prim], err, sizeof(err))) {
+                    state = rules_parsed[prim].n > 0 ? 1 : -1;
+                } else if (mca_coll_topo_first_process()) {
+                    char param[64];
+                    snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
+                    mca_coll_topo_show_help("bad-rules", param, value, err);
+                }
             }
+            opal_atomic_wmb();
+            rules_state[prim] = state;
         }
+        OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
+    } else {
+        opal_atomic_rmb();
     }
-    return 1 == rules_state[prim] ? &rules_parsed[prim] : NULL;
+    return 1 == state ? &rules_parsed[prim] : NULL;
 }
 
 uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n)
@@ -712,7 +732,9 @@ static int topo_open(void)
     parse_topology();
     parse_algorithms();
     parse_handoff();
-    memset(rules_state, 0, sizeof(rules_state));
+    for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
+        rules_state[i] = 0; /* parsed at the first use (MPI_Init: one thread) */
+    }
     return OMPI_SUCCESS;
 }
 

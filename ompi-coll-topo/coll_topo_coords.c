@@ -242,6 +242,7 @@ static bool load(const char *file)
 bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_str,
                           size_t shape_len, int *position)
 {
+    OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
     if (!cache.done) {
         cache.done = true;
         cache.position = -1;
@@ -256,5 +257,7 @@ bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_
     *shape = cache.shape;
     snprintf(shape_str, shape_len, "%s", cache.shape_str);
     *position = cache.position;
-    return cache.ok;
+    const bool ok = cache.ok;
+    OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
+    return ok;
 }

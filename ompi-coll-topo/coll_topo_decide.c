@@ -63,8 +63,14 @@ static double btl_eager_limit(void)
 const topo_proto_t *mca_coll_topo_proto(void)
 {
     static topo_proto_t proto;
-    static bool ready = false;
+    static volatile bool ready = false; /* set after proto (see coll_topo.h) */
     if (ready) {
+        opal_atomic_rmb();
+        return &proto;
+    }
+    OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
+    if (ready) {
+        OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
         return &proto;
     }
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
@@ -83,7 +89,9 @@ const topo_proto_t *mca_coll_topo_proto(void)
     if (proto.eager <= 0.0 || proto.rndv <= 0.0) {
         proto.eager = proto.rndv = proto.rndv_intra = 0.0;
     }
+    opal_atomic_wmb();
     ready = true;
+    OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
     return &proto;
 }
 

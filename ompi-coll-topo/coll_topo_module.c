@@ -196,7 +196,7 @@ static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_commun
 {
     mca_coll_topo_module_t *m = (mca_coll_topo_module_t *)module;
     static bool said_no_fallback = false;
-    int ok = 1, ncat;
+    int ncat;
 
     (void)topo_catalog(&ncat);
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
@@ -204,8 +204,7 @@ static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_commun
         if (NULL == m->prev[i].fn.any) {
             /* Every rank has the same component list, so every rank ends
              * up here: no agreement is needed to back out. */
-            if (!said_no_fallback) {
-                said_no_fallback = true;
+            if (mca_coll_topo_once(&said_no_fallback)) {
                 mca_coll_topo_show_help("no-fallback", slot_name(i));
             }
             drop_fallbacks(m);
@@ -213,22 +212,13 @@ static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_commun
         }
     }
 
+    /* Nothing here communicates: with MPI_THREAD_MULTIPLE a new
+     * communicator is enabled inside opal_progress (ompi_comm_activate),
+     * where a blocking collective never completes (every MPI_Comm_dup hung
+     * while this function agreed on its outcome with an allreduce).  The
+     * only way out above is the same on every rank; without memory for the
+     * said-once flags, the first-use lines are not printed (said_flag). */
     m->said_algo = calloc((size_t)TOPO_PRIM_COUNT * (size_t)(ncat > 0 ? ncat : 1), 1);
-    if (NULL == m->said_algo) {
-        ok = 0;
-    }
-
-    /* Agree: if one rank backed out while the others installed us, ranks
-     * would run different algorithms and hang.  The saved allreduce is the
-     * previous module's, so this does not depend on us. */
-    mca_coll_topo_fallback_t *ar = &m->prev[TOPO_PRIM_ALLREDUCE];
-    int rc = ar->fn.allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm, ar->module);
-    if (OMPI_SUCCESS != rc || !ok) {
-        free(m->said_algo);
-        m->said_algo = NULL;
-        drop_fallbacks(m);
-        return OMPI_SUCCESS != rc ? rc : OMPI_ERR_OUT_OF_RESOURCE;
-    }
     m->enabled = true;
     return OMPI_SUCCESS;
 }
@@ -658,8 +648,7 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     topo_topology_format(&m->topo, m->topo_name, sizeof(m->topo_name));
     m->preparing = false;
 
-    if (m->disagree && 0 == ompi_comm_rank(comm) && !said_disagree) {
-        said_disagree = true;
+    if (m->disagree && 0 == ompi_comm_rank(comm) && mca_coll_topo_once(&said_disagree)) {
         mca_coll_topo_show_help("ranks-disagree", mca_coll_topo_comm_name(comm),
                                 (unsigned)comm->c_contextid, size);
     }

@@ -42,7 +42,7 @@ command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 7
 prog_dir=$(find_first test_cart "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: test_cart not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
-for p in test_cart test_allreduce test_primitives; do
+for p in test_cart test_allreduce test_primitives test_threads; do
     [ -x "$prog_dir/$p" ] || { echo "ERROR: $prog_dir/$p not found"; exit 99; }
 done
 comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
@@ -66,6 +66,7 @@ npass=0 nfail=0 nrun=0
 ALLREDUCE=$prog_dir/test_allreduce
 PRIMS=$prog_dir/test_primitives
 CART=$prog_dir/test_cart
+THREADS=$prog_dir/test_threads
 
 # check NAME LOG RC SUMMARY-REGEX [+TEXT | -TEXT]...: +TEXT must appear in
 # the log, -TEXT must not.
@@ -357,6 +358,22 @@ run scratch-keep 3 "coll_topo_scratch_keep=1048576" \
     "$ALLREDUCE --comms world --max-count 1000 --rss-growth-max 8" "+64 MiB allreduces left"
 run scratch-keep 4 "coll_topo_scratch_keep=0" "$PRIMS --comms world,reversed --max-count 1000"
 run scratch-keep 4 "coll_topo_scratch_keep=0" "$ALLREDUCE --comms world,reversed --max-count 1000"
+
+# ---- several threads (MPI_THREAD_MULTIPLE) -------------------------------
+# Each of 4 threads calls collectives on its own duplicate of the world,
+# first calls included, so that communicators are prepared (topology, the
+# parameters' report, the protocol of the cost model, the rules: set once
+# per process, under a lock) and decision tables built and shared at once;
+# every result checked.  On a torus of 4 ranks with bcast rules, and on a
+# star of 3 ranks with derived plans checked.
+# (Before, every communicator created after MPI_Init_thread with
+# MPI_THREAD_MULTIPLE hung in MPI_Comm_dup: the module's enable agreed with
+# an allreduce, inside opal_progress.)
+run threads 4 "coll_topo_verbose=1 coll_topo_topology=torus:2x2 coll_topo_bcast_rules=0-2k:binomial" \
+    "$THREADS --threads 4 --calls 300" "+4 ranks): topology torus:2x2 (from coll_topo_topology)" \
+    "+): allreduce uses " "+): bcast uses binomial (rule 0-2k of coll_topo_bcast_rules)"
+run threads 3 "coll_topo_verbose=1 coll_topo_check_plans=1" "$THREADS --threads 4 --calls 300" \
+    "+): allreduce uses " "+): reduce uses "
 
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
