@@ -233,8 +233,8 @@ static int topo_register(void)
         "Bytes of scratch memory a communicator keeps between calls, per buffer (its "
         "staging buffer and each lane's temporary storage): a call that needs more "
         "allocates it and gives it back at its end, as coll/tuned does with its temporary "
-        "buffers, so that a large call leaves no memory behind (default 4194304: the "
-        "scratch of calls up to some 8 MiB stays allocated, and they allocate nothing)",
+        "buffers, so that a large call leaves at most this much behind (default 4194304, "
+        "4 MiB: a call whose scratch fits allocates nothing)",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.scratch_keep);
 
