@@ -338,6 +338,24 @@ run memo-grow 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-grow" 
     "+comm MPI_COMM_WORLD (cid 0): reduce: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)" \
     "+comm MPI_COMM_WORLD (cid 0): bcast: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)"
 
+# A random sequence of every primitive (test_primitives --random): counts
+# from a small pool (repeated with other windows, roots and datatypes) and
+# from 0 to 2000 (new, replacing memo entries: 2000 calls per communicator
+# make some memos grow), random roots, MPI_IN_PLACE, datatypes and
+# operations, every result checked; on a torus and a star of 8 ranks
+# (oversubscribed), and on 5 ranks with segmented messages.  The report at
+# MPI_Finalize shows the memos in use and grown.
+RS="$PRIMS --max-count 2000 --random"
+MEMO="repeating a remembered call"
+run random-sequence 8 "$V2 coll_topo_topology=torus:2x2x2" "$RS 2000 --seed 1 --comms world,split" \
+    "+comm MPI_COMM_WORLD (cid 0): reduce: " "+comm split (cid" "+$MEMO" \
+    "+decided (the memo grew to 256 entries)"
+run random-sequence 8 "$V2 coll_topo_topology=star" "$RS 2000 --seed 2 --comms reversed,cart3d" \
+    "+comm reversed (cid" "+comm cart3d (cid" "+$MEMO" "+decided (the memo grew to 256 entries)"
+run random-sequence 5 "$V2 coll_topo_segment_size=4096" "$RS 2000 --seed 3 --comms world,cart2d" \
+    "+comm MPI_COMM_WORLD (cid 0): alltoall: " "+comm cart2d (cid" "+$MEMO" \
+    "+decided (the memo grew to 256 entries)"
+
 # ---- plans derived from another count's, scratch given back -------------
 # A new count of a one-block schedule (binomial bcast and reduce, recursive
 # doubling) derives its executor plan from another count's plan;

@@ -25,6 +25,10 @@
  *                         reduce_scatter,alltoall,barrier]
  *                        [--comms world,dup,split,reversed,cart2d,cart3d]
  *                        [--max-count N] [--all-roots-max N] [--verbose]
+ *                        [--memo-check | --memo-grow | --random N [--seed S]]
+ * --random N: N calls on each selected communicator in a random sequence
+ * (seed S, default 1) of the selected primitives, counts up to --max-count
+ * (see run_random).
  * Prints "test_primitives: P ranks, N calls checked on rank 0, F failures on
  * all ranks"; exit status 0 when every check passed on every rank.
  */
@@ -291,11 +295,14 @@ typedef struct {
 
 static tt_buf_t b_send, b_recv, b_want, b_orig;
 
+/* --random: this allgather or alltoall sends contig(2,MPI_INT) as itself */
+static int pair_as_is;
+
 /* The buffer a data mover sends: contig(2,MPI_INT) goes out as 2 MPI_INT
  * (a different datatype with the same type signature). */
 static MPI_Datatype send_type(const case_t *k, size_t *count)
 {
-    if (k->t == T_PAIR) {
+    if (k->t == T_PAIR && !pair_as_is) {
         *count *= 2;
         return MPI_INT;
     }
@@ -469,7 +476,7 @@ static double now(void)
  * before the last one entered (one machine, one monotonic clock). */
 static void run_barrier(const tt_comm_t *c, int rounds)
 {
-    double *t = malloc(sizeof(double) * 2 * rounds);
+    double *t = calloc(2 * (size_t)rounds, sizeof(double));
     for (int i = 0; i < rounds; i++) {
         if (c->rank == i % c->size) {
             struct timespec d = {0, 2000000}; /* 2 ms */
@@ -515,6 +522,8 @@ typedef struct {
     int all_roots_max;
     int verbose;
     int memo_check;
+    long random_calls; /* --random N */
+    uint64_t seed;     /* --seed S */
 } options_t;
 
 static const long big_counts[] = {65537};
@@ -645,6 +654,95 @@ static void run_cycling(const tt_comm_t *c, int ci, int ncounts, int rounds, int
     }
 }
 
+/* --random N --seed S: N calls in a random sequence (the same on every
+ * rank of a communicator: splitmix64 from the seed and the communicator's
+ * index) of the selected primitives, each call with a random datatype and
+ * operation (the tables above), root and MPI_IN_PLACE where the primitive
+ * has them.  Half the counts come from a pool of 8 per communicator (so
+ * that calls repeat: coll/topo finds them in its memo, with the same or
+ * other windows, roots and datatypes), half from 0 to --max-count (new
+ * calls, replacing memo entries); one call in four repeats the primitive's
+ * previous call, with new inputs and MPI_IN_PLACE toggled one time in
+ * two.  Allgather and alltoall send contig(2,MPI_INT) as 2 MPI_INT or as
+ * itself, at random; alltoall on more than 4 ranks stays at 1000 or less.
+ * A failure's label names the seed and the call's index (from 0). */
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static size_t rng_below(size_t n)
+{
+    return (size_t)(rng_next() % n);
+}
+
+static void run_random(const tt_comm_t *c, int ci, const options_t *opt)
+{
+    const size_t max = (size_t)opt->max_count, small = max < 64 ? max : 64;
+    int sel[P_COUNT], nsel = 0;
+    size_t pool[8];
+    case_t last[P_COUNT];
+    int have[P_COUNT] = {0};
+    for (int p = 0; p < P_COUNT; p++)
+        if (opt->prims[p])
+            sel[nsel++] = p;
+    rng_state = tt_mix(opt->seed, (uint64_t)ci, 0x52414e44u);
+    for (int i = 0; i < 8; i++) /* half small, half up to --max-count */
+        pool[i] = rng_below((i < 4 ? small : max) + 1);
+    for (long i = 0; nsel > 0 && i < opt->random_calls; i++) {
+        const int prim = sel[rng_below((size_t)nsel)];
+        const int rooted = prim == P_BCAST || prim == P_REDUCE;
+        const int reduces = prim == P_REDUCE || prim == P_RSB || prim == P_RS;
+        const uint64_t salt = tt_mix(opt->seed, (uint64_t)ci, (uint64_t)i);
+        case_t k = {c, 0, 0, 0, 0, 0, salt};
+        if (prim == P_BARRIER) {
+            snprintf(label, sizeof label, "comm %s (%d ranks), random seed %llu call %ld, barrier",
+                     c->name, c->size, (unsigned long long)opt->seed, i);
+            run_barrier(c, 1);
+            continue;
+        }
+        if (have[prim] && rng_below(4) == 0) {
+            k = last[prim];
+            k.salt = salt;
+            k.inplace ^= prim != P_BCAST && rng_below(2);
+        } else {
+            const int j = (int)rng_below(reduces ? sizeof red_combos / sizeof red_combos[0]
+                                                 : sizeof move_combos / sizeof move_combos[0]);
+            k.t = reduces ? red_combos[j].type : move_combos[j].type;
+            k.op = reduces ? red_combos[j].op : move_combos[j].op;
+            k.count = rng_below(2) ? pool[rng_below(8)] : rng_below(max + 1);
+            if (prim == P_ALLTOALL && c->size > 4 && k.count > 1000)
+                k.count %= 1001;
+            k.root = rooted ? (int)rng_below((size_t)c->size) : 0;
+            k.inplace = prim != P_BCAST && rng_below(2);
+        }
+        pair_as_is = k.t == T_PAIR && (prim == P_ALLGATHER || prim == P_ALLTOALL) && rng_below(2);
+        last[prim] = k;
+        have[prim] = 1;
+        snprintf(label, sizeof label,
+                 "comm %s (%d ranks), random seed %llu call %ld, %s, %s%s, %s, count %zu, "
+                 "root %d%s",
+                 c->name, c->size, (unsigned long long)opt->seed, i, prim_names[prim],
+                 types[k.t].name, pair_as_is ? " (sent as itself)" : "", op_names[k.op], k.count,
+                 k.root, k.inplace ? ", MPI_IN_PLACE" : "");
+        switch (prim) {
+        case P_BCAST: run_bcast(&k); break;
+        case P_REDUCE: run_reduce(&k); break;
+        case P_ALLGATHER: run_allgather(&k); break;
+        case P_RSB: run_reduce_scatter(&k, 1); break;
+        case P_RS: run_reduce_scatter(&k, 0); break;
+        default: run_alltoall(&k); break;
+        }
+        if (opt->verbose && c->rank == 0)
+            tt_note("%s", label);
+    }
+}
+
 /* The Cartesian communicators: 2-D (periodic in the first dimension) and
  * 3-D, over every rank of MPI_COMM_WORLD, ranks possibly reordered. */
 static int cart_create(tt_comm_t *out, int ndims, const char *name)
@@ -687,7 +785,7 @@ static int wanted(const char *list, const char *name)
 
 int main(int argc, char **argv)
 {
-    options_t opt = {{0}, NULL, 65537, 8, 0, 0};
+    options_t opt = {{0}, NULL, 65537, 8, 0, 0, 0, 1};
     const char *prims = NULL;
     int wrank, wsize, bad = 0;
 
@@ -711,6 +809,10 @@ int main(int argc, char **argv)
             opt.memo_check = 1;
         else if (!strcmp(argv[i], "--memo-grow"))
             opt.memo_check = 2;
+        else if (!strcmp(argv[i], "--random") && i + 1 < argc)
+            opt.random_calls = strtol(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            opt.seed = strtoull(argv[++i], NULL, 0);
         else
             bad = 1;
     }
@@ -720,7 +822,8 @@ int main(int argc, char **argv)
         if (wrank == 0)
             fprintf(stderr,
                     "usage: %s [--prims LIST] [--comms LIST] [--max-count N] "
-                    "[--all-roots-max N] [--verbose] [--memo-check | --memo-grow]\n",
+                    "[--all-roots-max N] [--verbose] [--memo-check | --memo-grow | "
+                    "--random N [--seed S]]\n",
                     argv[0]);
         MPI_Finalize();
         return 2;
@@ -738,7 +841,9 @@ int main(int argc, char **argv)
     for (int ci = 0; ci < ncomms; ci++) {
         double t0 = MPI_Wtime();
         long before = ncalls;
-        if (1 == opt.memo_check) {
+        if (opt.random_calls > 0) {
+            run_random(&comms[ci], ci, &opt);
+        } else if (1 == opt.memo_check) {
             run_cycling(&comms[ci], ci, 40, 3, 0);
         } else if (2 == opt.memo_check) {
             run_cycling(&comms[ci], ci, 200, 4, 0);
