@@ -613,8 +613,10 @@ typedef struct {
 } mca_coll_topo_span_t;
 
 /* Run the chosen schedule: the work buffer is `user` itself when the
- * executor runs on the user's datatype and user is not NULL, else the
- * module's staging buffer.  `in` (if not NULL) is the input and `out` (if
+ * executor's elements lie in it one after the other (the user's datatype,
+ * or a contiguous one of the executor's type), else the module's staging
+ * buffer, and a `user` laid out otherwise is copied in (bcast's root,
+ * allgather) and out when `out` is NULL.  `in` (if not NULL) is the input and `out` (if
  * not NULL) where the result goes.  When they hold the executor's own
  * elements, they serve as the executor's input and output windows (nothing
  * is copied as a whole); otherwise `in` is copied in first and the result

@@ -49,7 +49,25 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
     }
     call->edt = dtype;
     call->k = 1;
-    if (NULL != call->op && !ompi_datatype_is_predefined(dtype) && ompi_op_is_intrinsic(call->op)) {
+    /* Data that only moves goes as elements of its predefined type where
+     * it has one: ranks may pass different datatypes of one type signature
+     * (n of contiguous(2, MPI_INT) here, 2n MPI_INT there, or MPI_2INT),
+     * and must still cut the vector into the same blocks. */
+    if (NULL == call->op && MPI_2INT == dtype) {
+        call->edt = MPI_INT;
+        call->k = 2;
+    } else if (NULL == call->op && !ompi_datatype_is_predefined(dtype) && NULL != dtype->args &&
+               NULL != ompi_datatype_get_single_predefined_type_from_args(dtype)) {
+        ompi_datatype_t *p = ompi_datatype_get_single_predefined_type_from_args(dtype);
+        size_t dsize, psize;
+        ompi_datatype_type_size(dtype, &dsize);
+        ompi_datatype_type_size(p, &psize);
+        if (psize > 0 && 0 == dsize % psize && MPI_2INT != p) {
+            call->edt = p;
+            call->k = dsize / psize;
+        }
+    } else if (NULL != call->op && !ompi_datatype_is_predefined(dtype) &&
+               ompi_op_is_intrinsic(call->op)) {
         ompi_datatype_t *p =
             NULL != dtype->args ? ompi_datatype_get_single_predefined_type_from_args(dtype) : NULL;
         size_t dsize, psize = 0;
@@ -579,11 +597,30 @@ static inline int copy(const mca_coll_topo_call_t *call, char *work, const mca_c
     return copy_convert(call, at, n, sp, in);
 }
 
+/* Are `count` elements of `dt` the executor's elements one after the
+ * other from the buffer's start: dt is its element type, or a contiguous
+ * datatype of it (contiguous(2, MPI_INT), say), which element_type
+ * replaced by its predefined type? */
+static inline bool as_elements(const mca_coll_topo_call_t *call, ompi_datatype_t *dt, size_t count)
+{
+    if (dt == call->edt) {
+        return true;
+    }
+    ptrdiff_t true_lb, true_ext;
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
+    return 0 == true_lb && count <= (size_t)INT32_MAX &&
+           mca_coll_topo_flat(call->edt, call->eext) &&
+           ompi_datatype_is_contiguous_memory_layout(dt, (int32_t)count);
+}
+
 /* Does the span hold the executor's own elements, so that it can serve as
  * a window? */
 static inline bool window(const mca_coll_topo_call_t *call, const mca_coll_topo_span_t *sp)
 {
-    return sp->dtype == call->edt && (size_t)sp->count == sp->n * call->k;
+    return sp->dtype == call->edt ? (size_t)sp->count == sp->n * call->k
+                                  : as_elements(call, sp->dtype, sp->count) &&
+                                        (size_t)sp->count * sp->dtype->super.size ==
+                                            sp->n * call->k * call->edt->super.size;
 }
 
 static inline bool overlap(const mca_coll_topo_span_t *a, const mca_coll_topo_span_t *b)
@@ -595,8 +632,23 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
                           const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out)
 {
     const size_t k = call->k;
-    const bool own = NULL != user && call->edt == call->dtype; /* work = user */
+    /* work = user */
+    const bool own = NULL != user && as_elements(call, call->dtype, call->n / k);
     mca_coll_topo_bufs_t b = {.work = own ? user : NULL};
+    mca_coll_topo_span_t whole;
+    if (NULL != user && !own && NULL == out) {
+        /* The user's buffer is the result, laid out otherwise than the
+         * executor's elements (a vector datatype element_type replaced by
+         * its predefined type): copied out whole, and in where it holds
+         * input (a bcast's root, an allgather's own block in place). */
+        whole = (mca_coll_topo_span_t){user, (int)(call->n / k), call->dtype, 0, call->n / k};
+        out = &whole;
+        if (NULL == in &&
+            (TOPO_PRIM_ALLGATHER == call->prim ||
+             (TOPO_PRIM_BCAST == call->prim && call->root == ompi_comm_rank(call->comm)))) {
+            in = &whole;
+        }
+    }
     const mca_coll_topo_span_t *copy_in = NULL, *copy_out = NULL;
     int rc = OMPI_SUCCESS;
 

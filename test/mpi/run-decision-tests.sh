@@ -42,7 +42,7 @@ command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 7
 prog_dir=$(find_first test_cart "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: test_cart not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
-for p in test_cart test_allreduce test_primitives test_threads; do
+for p in test_cart test_allreduce test_primitives test_threads test_mixed_types; do
     [ -x "$prog_dir/$p" ] || { echo "ERROR: $prog_dir/$p not found"; exit 99; }
 done
 comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
@@ -67,6 +67,7 @@ ALLREDUCE=$prog_dir/test_allreduce
 PRIMS=$prog_dir/test_primitives
 CART=$prog_dir/test_cart
 THREADS=$prog_dir/test_threads
+MIXED=$prog_dir/test_mixed_types
 
 # check NAME LOG RC SUMMARY-REGEX [+TEXT | -TEXT]...: +TEXT must appear in
 # the log, -TEXT must not.
@@ -337,7 +338,6 @@ run memo 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-check" \
 run memo-grow 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-grow" \
     "+comm MPI_COMM_WORLD (cid 0): reduce: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)" \
     "+comm MPI_COMM_WORLD (cid 0): bcast: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)"
-
 # A random sequence of every primitive (test_primitives --random): counts
 # from a small pool (repeated with other windows, roots and datatypes) and
 # from 0 to 2000 (new, replacing memo entries: 2000 calls per communicator
@@ -392,6 +392,21 @@ run threads 4 "coll_topo_verbose=1 coll_topo_topology=torus:2x2 coll_topo_bcast_
     "+): allreduce uses " "+): bcast uses binomial (rule 0-2k of coll_topo_bcast_rules)"
 run threads 3 "coll_topo_verbose=1 coll_topo_check_plans=1" "$THREADS --threads 4 --calls 300" \
     "+): allreduce uses " "+): reduce uses "
+
+# ---- datatypes that differ between ranks, one type signature ------------
+# n contiguous(2, MPI_INT) on some ranks, 2n MPI_INT or n MPI_2INT on
+# others: data that only moves goes as the predefined type's elements, so
+# every rank cuts the same blocks (before, scatter_allgather, pipelined_chain
+# and dbt bcast and swing allgather failed with MPI_ERR_TRUNCATE or wrong
+# data).  Automatic, and algorithms that cut the vector forced.
+run mixed-types 4 "coll_topo_verbose=1" "$MIXED" "+: bcast uses " "+: allgather uses "
+run mixed-types 3 "coll_topo_verbose=1" "$MIXED --max-count 1000" "+: alltoall uses "
+run mixed-types 4 "coll_topo_verbose=1 coll_topo_bcast_algorithm=scatter_allgather coll_topo_allgather_algorithm=swing coll_topo_alltoall_algorithm=bruck" \
+    "$MIXED --max-count 1000" "+: bcast uses scatter_allgather" "+: allgather uses swing"
+run mixed-types 4 "coll_topo_verbose=1 coll_topo_bcast_algorithm=dbt coll_topo_allgather_algorithm=ring coll_topo_alltoall_algorithm=pairwise" \
+    "$MIXED --max-count 1000" "+: bcast uses dbt" "+: allgather uses ring"
+run mixed-types 5 "coll_topo_verbose=1 coll_topo_bcast_algorithm=pipelined_chain coll_topo_segment_size=4096" \
+    "$MIXED --max-count 3000" "+: bcast uses pipelined_chain"
 
 # ---- handoff of one-message calls (coll_topo_handoff) --------------------
 # Two ranks: bcast and reduce of at most the eager limit (4032 bytes) are
