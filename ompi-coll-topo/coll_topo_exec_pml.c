@@ -1306,6 +1306,30 @@ static int lane_run(exec_t *x, int lane)
     return OMPI_SUCCESS;
 }
 
+/* Grow a scratch buffer (the stage, a lane's temporary storage) to at
+ * least `need` bytes, doubling.  Its contents are dead whenever it grows
+ * (before a call's copies and messages), so a new buffer and free, not
+ * realloc, which would copy them (4 MiB at every allreduce of 16 MiB on 2
+ * ranks, coll_topo_scratch_keep's default kept, shrink leaving it). */
+static int grow_scratch(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) {
+        return OMPI_SUCCESS;
+    }
+    size_t n = *cap > 0 ? *cap : 64;
+    while (n < need) {
+        n = n > SIZE_MAX / 2 ? need : 2 * n;
+    }
+    char *p = malloc(n);
+    if (NULL == p) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    free(*buf);
+    *buf = p;
+    *cap = n;
+    return OMPI_SUCCESS;
+}
+
 /* Scratch arrays sized for the plan. */
 static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
 {
@@ -1362,7 +1386,7 @@ static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
     for (int l = 0; l < p->nlanes; l++) {
         if (p->lane_tmp[l] > m->lane_tmp_cap[l]) {
             if (OMPI_SUCCESS !=
-                mca_coll_topo_grow((void **)&m->lane_tmp[l], &m->lane_tmp_cap[l], p->lane_tmp[l])) {
+                grow_scratch(&m->lane_tmp[l], &m->lane_tmp_cap[l], p->lane_tmp[l])) {
                 return OMPI_ERR_OUT_OF_RESOURCE;
             }
             m->scratch_over |= m->lane_tmp_cap[l] > mca_coll_topo_component.scratch_keep;
@@ -1548,7 +1572,7 @@ int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, s
     size_t span = 0 == n ? 1 : (size_t)true_ext + (n - 1) * (size_t)ext;
     int rc = OMPI_SUCCESS;
     if (span > m->cap_stage) {
-        rc = mca_coll_topo_grow((void **)&m->stage, &m->cap_stage, span);
+        rc = grow_scratch(&m->stage, &m->cap_stage, span);
         m->scratch_over |= m->cap_stage > mca_coll_topo_component.scratch_keep;
     }
     *work = m->stage - true_lb;
@@ -1556,7 +1580,12 @@ int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, s
 }
 
 /* Shrink a scratch buffer to `keep` bytes (its contents are dead between
- * calls); false when realloc failed (it is kept as it is). */
+ * calls); false when there was no memory (it is kept as it is).  A new
+ * buffer and free, not realloc: glibc shrinks a buffer it mapped by
+ * itself in place, still mapped, and each regrow mapped fresh pages
+ * again (coll_topo_scratch_keep=2048: a random sequence of 3000 calls on
+ * 4 ranks 20.4 s against 12.6 s at the default); free gives the mapping
+ * back and raises glibc's threshold, and the heap serves the next. */
 static bool shrink(char **buf, size_t *cap, size_t keep)
 {
     if (*cap <= keep) {
@@ -1568,10 +1597,11 @@ static bool shrink(char **buf, size_t *cap, size_t keep)
         *cap = 0;
         return true;
     }
-    char *p = realloc(*buf, keep);
+    char *p = malloc(keep);
     if (NULL == p) {
         return false;
     }
+    free(*buf);
     *buf = p;
     *cap = keep;
     return true;
