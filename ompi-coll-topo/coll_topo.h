@@ -453,6 +453,16 @@ static inline int mca_coll_topo_sched_index(const mca_coll_topo_module_t *m,
  * Inline where it has room (a plan's compilation asks at every operation it
  * adds: some 600 instructions of calls per compilation on 8 ranks). */
 int mca_coll_topo_grow_to(void **buf, size_t *cap, size_t need);
+/* The capacity a buffer of `cap` bytes grows to for `need` (> cap): cap
+ * doubled (from 64) until it holds need. */
+static inline size_t mca_coll_topo_grown_cap(size_t cap, size_t need)
+{
+    size_t n = cap > 0 ? cap : 64;
+    while (n < need) {
+        n = n > SIZE_MAX / 2 ? need : 2 * n;
+    }
+    return n;
+}
 static inline int mca_coll_topo_grow(void **buf, size_t *cap, size_t need)
 {
     return OPAL_LIKELY(need <= *cap) ? OMPI_SUCCESS : mca_coll_topo_grow_to(buf, cap, need);

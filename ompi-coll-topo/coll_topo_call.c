@@ -37,6 +37,26 @@
  *   element.
  * - Anything else goes to the previous module.
  */
+/* The single predefined type a derived datatype is made of, and how many
+ * of it one element holds; false when it is made of several (or is
+ * predefined). */
+static bool single_type(ompi_datatype_t *dtype, ompi_datatype_t **p, size_t *k)
+{
+    *p = !ompi_datatype_is_predefined(dtype) && NULL != dtype->args
+             ? ompi_datatype_get_single_predefined_type_from_args(dtype)
+             : NULL;
+    size_t dsize, psize = 0;
+    ompi_datatype_type_size(dtype, &dsize);
+    if (NULL != *p) {
+        ompi_datatype_type_size(*p, &psize);
+    }
+    if (NULL == *p || 0 == psize || 0 != dsize % psize) {
+        return false;
+    }
+    *k = dsize / psize;
+    return true;
+}
+
 static bool element_type(mca_coll_topo_call_t *call, size_t total)
 {
     ompi_datatype_t *dtype = call->dtype;
@@ -53,35 +73,24 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
      * it has one: ranks may pass different datatypes of one type signature
      * (n of contiguous(2, MPI_INT) here, 2n MPI_INT there, or MPI_2INT),
      * and must still cut the vector into the same blocks. */
+    ompi_datatype_t *p;
+    size_t k;
     if (NULL == call->op && MPI_2INT == dtype) {
         call->edt = MPI_INT;
         call->k = 2;
-    } else if (NULL == call->op && !ompi_datatype_is_predefined(dtype) && NULL != dtype->args &&
-               NULL != ompi_datatype_get_single_predefined_type_from_args(dtype)) {
-        ompi_datatype_t *p = ompi_datatype_get_single_predefined_type_from_args(dtype);
-        size_t dsize, psize;
-        ompi_datatype_type_size(dtype, &dsize);
-        ompi_datatype_type_size(p, &psize);
-        if (psize > 0 && 0 == dsize % psize && MPI_2INT != p) {
+    } else if (NULL == call->op) {
+        if (single_type(dtype, &p, &k) && MPI_2INT != p) {
             call->edt = p;
-            call->k = dsize / psize;
+            call->k = k;
         }
-    } else if (NULL != call->op && !ompi_datatype_is_predefined(dtype) &&
-               ompi_op_is_intrinsic(call->op)) {
-        ompi_datatype_t *p =
-            NULL != dtype->args ? ompi_datatype_get_single_predefined_type_from_args(dtype) : NULL;
-        size_t dsize, psize = 0;
-        ompi_datatype_type_size(dtype, &dsize);
-        if (NULL != p) {
-            ompi_datatype_type_size(p, &psize);
-        }
-        if (NULL == p || 0 == psize || 0 != dsize % psize) {
+    } else if (!ompi_datatype_is_predefined(dtype) && ompi_op_is_intrinsic(call->op)) {
+        if (!single_type(dtype, &p, &k)) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "unsupported datatype: derived, not made of a single predefined type");
             return false;
         }
         call->edt = p;
-        call->k = dsize / psize;
+        call->k = k;
     }
     if (total > (size_t)INT32_MAX / call->k) {
         snprintf(call->reason, COLL_TOPO_REASON_LEN, "more than 2^31 elements");

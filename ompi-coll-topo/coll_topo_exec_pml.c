@@ -739,26 +739,35 @@ static int start_input(comp_t *c)
     return rc;
 }
 
+/* Room in plan p for `nlanes` lanes: lane_tmp (size_t) first, then
+ * lane_step0, in one allocation. */
+static int plan_lanes(mca_coll_topo_plan_t *p, int nlanes)
+{
+    const size_t nl = (size_t)nlanes;
+    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->lane_tmp, &p->cap_lanes,
+                                           (nl + 1) * sizeof(int32_t) + nl * sizeof(size_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    p->lane_step0 = (int32_t *)(p->lane_tmp + nl);
+    p->nlanes = nlanes;
+    return OMPI_SUCCESS;
+}
+
 /* Compile schedule `s` into plan `p` for the call's layout `off`.  On
  * error the plan is left invalid. */
 static int compile(comp_t *c)
 {
     mca_coll_topo_plan_t *p = c->p;
     const topo_sched_t *s = c->s;
-    const size_t nlanes = (size_t)s->nlanes;
-    size_t need = (nlanes + 1) * sizeof(int32_t) + nlanes * sizeof(size_t);
     int rc;
 
     p->sched = -1;
     p->nsteps = 0;
     p->nops = 0;
     p->max_posts = 0;
-    p->nlanes = s->nlanes;
-    /* lane_tmp (size_t) first, then lane_step0, in one allocation */
-    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->lane_tmp, &p->cap_lanes, need)) {
+    if (OMPI_SUCCESS != plan_lanes(p, s->nlanes)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    p->lane_step0 = (int32_t *)(p->lane_tmp + nlanes);
     int maxx = 1;
     for (int i = 0; i < s->nsteps; i++) {
         maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
@@ -925,16 +934,14 @@ static bool derive_plan(comp_t *c, const mca_coll_topo_plan_t *q, int sched, siz
     }
     const size_t span0 = span_bytes(c, c0), span1 = span_bytes(c, count);
     const size_t nl = (size_t)q->nlanes;
-    const size_t lanes_bytes = (nl + 1) * sizeof(int32_t) + nl * sizeof(size_t);
     p->sched = -1;
-    if (OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->lane_tmp, &p->cap_lanes, lanes_bytes) ||
+    if (OMPI_SUCCESS != plan_lanes(p, q->nlanes) ||
         OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->steps, &p->cap_steps,
                                            (size_t)q->nsteps * sizeof(plan_step_t)) ||
         OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->ops, &p->cap_ops,
                                            (size_t)q->nops * sizeof(plan_op_t))) {
         return false;
     }
-    p->lane_step0 = (int32_t *)(p->lane_tmp + nl);
     for (int i = 0; i < q->nops; i++) {
         plan_op_t o = q->ops[i];
         const ptrdiff_t at = o.tmp + c->true_lb; /* a slot's start: k whole vectors in */
@@ -958,7 +965,6 @@ static bool derive_plan(comp_t *c, const mca_coll_topo_plan_t *q, int sched, siz
     }
     memcpy(p->lane_step0, q->lane_step0, (nl + 1) * sizeof(int32_t));
     memcpy(p->steps, q->steps, (size_t)q->nsteps * sizeof(plan_step_t));
-    p->nlanes = q->nlanes;
     p->nsteps = q->nsteps;
     p->nops = q->nops;
     p->max_posts = q->max_posts;
@@ -1316,10 +1322,7 @@ static int grow_scratch(char **buf, size_t *cap, size_t need)
     if (need <= *cap) {
         return OMPI_SUCCESS;
     }
-    size_t n = *cap > 0 ? *cap : 64;
-    while (n < need) {
-        n = n > SIZE_MAX / 2 ? need : 2 * n;
-    }
+    const size_t n = mca_coll_topo_grown_cap(*cap, need);
     char *p = malloc(n);
     if (NULL == p) {
         return OMPI_ERR_OUT_OF_RESOURCE;

@@ -788,10 +788,7 @@ int mca_coll_topo_grow_to(void **buf, size_t *cap, size_t need)
     if (need <= *cap) {
         return OMPI_SUCCESS;
     }
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        n = n > SIZE_MAX / 2 ? need : 2 * n;
-    }
+    const size_t n = mca_coll_topo_grown_cap(*cap, need);
     void *p = realloc(*buf, n);
     if (NULL == p) {
         return OMPI_ERR_OUT_OF_RESOURCE;
