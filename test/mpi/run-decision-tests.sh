@@ -372,10 +372,14 @@ run derived-plans 4 "$V2 coll_topo_check_plans=1 coll_topo_allreduce_algorithm=r
 # memory behind on each rank (33-66 MiB while the scratch stayed); with
 # nothing kept, every call that needs scratch allocates it, and remembered
 # plans reserve it again, with every result checked.
-run scratch-keep 3 "coll_topo_scratch_keep=1048576" \
-    "$ALLREDUCE --comms world --max-count 1000 --rss-growth-max 8" "+64 MiB allreduces left"
-run scratch-keep 4 "coll_topo_scratch_keep=0" "$PRIMS --comms world,reversed --max-count 1000"
-run scratch-keep 4 "coll_topo_scratch_keep=0" "$ALLREDUCE --comms world,reversed --max-count 1000"
+run scratch-keep 3 "coll_topo_verbose=1 coll_topo_scratch_keep=1048576" \
+    "$ALLREDUCE --comms world --max-count 1000 --rss-growth-max 8" "+64 MiB allreduces left" \
+    "+: allreduce uses "
+run scratch-keep 4 "coll_topo_verbose=1 coll_topo_scratch_keep=0" \
+    "$PRIMS --comms world,reversed --max-count 1000" "+: bcast uses " "+: reduce uses " \
+    "+: allgather uses " "+: reduce_scatter uses " "+: alltoall uses "
+run scratch-keep 4 "coll_topo_verbose=1 coll_topo_scratch_keep=0" \
+    "$ALLREDUCE --comms world,reversed --max-count 1000" "+: allreduce uses "
 
 # ---- several threads (MPI_THREAD_MULTIPLE) -------------------------------
 # Each of 4 threads calls collectives on its own duplicate of the world,
