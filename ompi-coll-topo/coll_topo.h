@@ -500,9 +500,11 @@ void mca_coll_topo_shared_decisions_free(void);
  * *ch describes the answer. */
 typedef struct {
     double predicted; /* seconds (set when verbose, else 0) */
-    int msgs;         /* messages of its busiest sender summed over the steps
-                         (topo_price_t.msgs; 1: one step of one message per
-                         rank) */
+    int msgs;         /* messages its busiest rank sends and receives, summed
+                         over the steps (topo_price_t.msgs) */
+    int steps;        /* its steps that move messages (topo_price_t.msg_steps):
+                         one such step of 1 or 2 messages is one message per
+                         rank, one way or an exchange */
     size_t lo, hi;    /* the payloads [lo, hi) of the same answer (hi
                          SIZE_MAX: no end) */
 } mca_coll_topo_choice_t;

@@ -105,8 +105,8 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
  * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
  * covering the payload; the cheapest that fits (auto).  A forced or ruled
  * algorithm that does not fit the call gives NULL (the previous module),
- * never another algorithm.  NULL with the reason.  ch->msgs: 0, or auto's
- * answer (mca_coll_topo_decide).
+ * never another algorithm.  NULL with the reason.  ch->msgs and ch->steps:
+ * 0, or auto's answer (mca_coll_topo_decide).
  */
 static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  mca_coll_topo_call_t *call, const topo_gen_args_t *args,
@@ -120,7 +120,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     const int verbose = mca_coll_topo_component.verbose > 0;
 #define SAY(a) (verbose && !mca_coll_topo_algorithm_said(m, prim, (a)))
 
-    ch->msgs = 0;
+    ch->msgs = ch->steps = 0;
     if (NULL != algo) {
         if (!topo_algo_fits(algo, args, commutative, why, len)) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
@@ -510,7 +510,8 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
     if (NULL == call->algo) {
         goto fallback;
     }
-    if (1 == ch.msgs && 2 == size && handoff(call->prim, bytes, call->prev)) {
+    if (1 == ch.steps && ch.msgs >= 1 && ch.msgs <= 2 && 2 == size &&
+        handoff(call->prim, bytes, call->prev)) {
         if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
             char prev[64];
             snprintf(

@@ -79,17 +79,17 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .verbose = 0,
     .segment_size = 1048576,
     .scratch_keep = COLL_TOPO_SCRATCH_KEEP,
-    .alpha = 2e-6,
-    .beta = 1e-10,
-    .gamma = 5e-11,
-    .copy = 1e-10,
-    .msg_overhead = 5e-8,
+    .alpha = TOPO_COST_ALPHA,
+    .beta = TOPO_COST_BETA,
+    .gamma = TOPO_COST_GAMMA,
+    .copy = TOPO_COST_COPY,
+    .msg_overhead = TOPO_COST_MSG_OVERHEAD,
     .price_ranks = 256,
     .price_roots = 16,
     .prune = true,
-    .intra_alpha = 5e-7,
-    .intra_beta = 5e-11,
-    .intra_beta_written = 1.5e-10,
+    .intra_alpha = TOPO_COST_INTRA_ALPHA,
+    .intra_beta = TOPO_COST_INTRA_BETA,
+    .intra_beta_written = TOPO_COST_INTRA_BETA_WRITTEN,
     .eager_limit = -1,
     .rndv_alpha = -1.0,
     .pmix = true,
@@ -238,21 +238,21 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.scratch_keep);
 
-    register_cost(c, "alpha", 2e-6,
+    register_cost(c, "alpha", TOPO_COST_ALPHA,
                   "Cost model of the automatic decision: latency of one message, in seconds "
                   "(default 2e-6)",
                   &mca_coll_topo_component.alpha);
-    register_cost(c, "beta", 1e-10,
+    register_cost(c, "beta", TOPO_COST_BETA,
                   "Cost model of the automatic decision: transfer time per byte on one port, in "
                   "seconds (default 1e-10 = 10 GB/s; ompi_info prints doubles with 6 decimals)",
                   &mca_coll_topo_component.beta);
-    register_cost(c, "gamma", 5e-11,
+    register_cost(c, "gamma", TOPO_COST_GAMMA,
                   "Cost model of the automatic decision: time to reduce one byte, in seconds "
-                  "(default 5e-11 = 20 GB/s, a reduction of data in cache; shown as 0.000000 by "
+                  "(default 1e-10 = 10 GB/s, a reduction of data from memory; shown as 0.000000 by "
                   "ompi_info)",
                   &mca_coll_topo_component.gamma);
     register_cost(
-        c, "copy", 1e-10,
+        c, "copy", TOPO_COST_COPY,
         "Cost model of the automatic decision: time to copy one byte locally, in seconds "
         "(default 1e-10 = 10 GB/s, shown as 0.000000 by ompi_info's 6 decimals): the copies "
         "the executor makes besides the messages "
@@ -260,11 +260,11 @@ static int topo_register(void)
         "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
         &mca_coll_topo_component.copy);
     register_cost(
-        c, "msg_overhead", 5e-8,
-        "Cost model of the automatic decision: a rank's time per message it sends, in "
-        "seconds (default 5e-8, shown as 0.000000 by ompi_info; posting and completing it, "
-        "beyond the step's latency "
-        "coll_topo_alpha): a step in which a rank sends S messages at once costs S of them; "
+        c, "msg_overhead", TOPO_COST_MSG_OVERHEAD,
+        "Cost model of the automatic decision: a rank's time per message it sends or "
+        "receives, in seconds (default 1.5e-7, shown as 0.000000 by ompi_info; posting, "
+        "matching and completing it, LogP's o, paid at both ends, beyond the step's latency "
+        "coll_topo_alpha): a step in which a rank sends and receives S messages costs S of them; "
         "0 = none, as in the seeds' closed forms; topo-calibrate measures it",
         &mca_coll_topo_component.msg_overhead);
 
@@ -332,7 +332,7 @@ static int topo_register(void)
         &mca_coll_topo_component.price_roots);
 
     register_cost(
-        c, "intra_alpha", 5e-7,
+        c, "intra_alpha", TOPO_COST_INTRA_ALPHA,
         "Cost model of the automatic decision: latency of one message between ranks placed on "
         "one node (shared memory), in seconds (default 5e-7, shown as 0.000000 by ompi_info's 6 "
         "decimals; 0 or less = coll_topo_alpha's value); used where the placement is known "
@@ -342,14 +342,14 @@ static int topo_register(void)
         "the two",
         &mca_coll_topo_component.intra_alpha);
     register_cost(
-        c, "intra_beta", 5e-11,
+        c, "intra_beta", TOPO_COST_INTRA_BETA,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
         "one node, in seconds (default 5e-11 = 20 GB/s, shown as 0.000000 by ompi_info; 0 or "
         "less = coll_topo_beta's value).  "
         "A rank's shared-memory bytes and its network ports work in parallel",
         &mca_coll_topo_component.intra_beta);
     register_cost(
-        c, "intra_beta_written", 1.5e-10,
+        c, "intra_beta_written", TOPO_COST_INTRA_BETA_WRITTEN,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
         "one node of data the sender wrote earlier in the same call (received or reduced it), "
         "in seconds (default 1.5e-10, shown as 0.000000 by ompi_info; 0 or less = "

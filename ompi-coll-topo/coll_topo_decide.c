@@ -449,7 +449,7 @@ const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_c
                                         mca_coll_topo_choice_t *ch)
 {
     const mca_coll_topo_decision_t *d = lookup(m, comm, args, commutative, bytes);
-    *ch = (mca_coll_topo_choice_t){.predicted = 0.0, .msgs = 0, .lo = 0, .hi = 0};
+    *ch = (mca_coll_topo_choice_t){.predicted = 0.0, .msgs = 0, .steps = 0, .lo = 0, .hi = 0};
     if (NULL == d) {
         return NULL;
     }
@@ -468,6 +468,7 @@ const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_c
         ch->predicted = topo_price_at(&d->price[c], bytes);
     }
     ch->msgs = d->price[c].msgs;
+    ch->steps = d->price[c].msg_steps;
     ch->lo = d->table.lo[k];
     /* the range, up to the payloads the table's stage covers */
     const size_t last = topo_decision_range_last(&d->table, k, d->upto);

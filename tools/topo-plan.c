@@ -58,10 +58,11 @@ static void usage(FILE *f)
         "                     (default 8,1k,64k,1M,16M)\n"
         "  --alpha A          seconds per message and step (default 2e-6)\n"
         "  --beta B           seconds per byte on a port or link (default 1e-10)\n"
-        "  --gamma G          seconds per reduced byte (default 5e-11)\n"
+        "  --gamma G          seconds per reduced byte (default 1e-10)\n"
         "  --copy C           seconds per byte copied locally: own blocks, packed sends,\n"
         "                     unpacked receives (default 1e-10; 0: copies are free)\n"
-        "  --msg-overhead O   seconds per message a rank sends in a step (default 5e-8)\n"
+        "  --msg-overhead O   seconds per message a rank sends or receives in a step\n"
+        "                     (default 1.5e-7)\n"
         "  --price-ranks K    price a communicator of more ranks on K of them (default 256,\n"
         "                     as coll_topo_price_ranks; links estimated from them; 0: every\n"
         "                     rank, every link routed)\n"
@@ -855,15 +856,15 @@ int main(int argc, char **argv)
     int *place = NULL;
     plan_t pl;
     memset(&pl, 0, sizeof(pl));
-    pl.params.alpha = 2e-6;
-    pl.params.beta = 1e-10;
-    pl.params.gamma = 5e-11;
-    pl.net.copy = 1e-10;
-    pl.net.msg_overhead = 5e-8;
+    pl.params.alpha = TOPO_COST_ALPHA;
+    pl.params.beta = TOPO_COST_BETA;
+    pl.params.gamma = TOPO_COST_GAMMA;
+    pl.net.copy = TOPO_COST_COPY;
+    pl.net.msg_overhead = TOPO_COST_MSG_OVERHEAD;
     pl.net.price_ranks = 256;
-    pl.net.intra_alpha = 5e-7;
-    pl.net.intra_beta = 5e-11;
-    pl.net.intra_beta_written = 1.5e-10;
+    pl.net.intra_alpha = TOPO_COST_INTRA_ALPHA;
+    pl.net.intra_beta = TOPO_COST_INTRA_BETA;
+    pl.net.intra_beta_written = TOPO_COST_INTRA_BETA_WRITTEN;
     pl.commutative = 1;
     pl.prune = 1;
     pl.upto = SIZE_MAX;

@@ -9,8 +9,8 @@
  * at once, so its time is beta * max(largest message, bytes / P) in each
  * direction, plus gamma per byte it reduces and `copy` (topo_cost_net_t)
  * per byte it copies locally; and msg_overhead per message of the rank
- * that sends the most.  Lanes run in lockstep for pricing: step s
- * of every lane forms one step.
+ * that sends and receives the most (LogP's o, paid at both ends).  Lanes run in lockstep for
+ * pricing: step s of every lane forms one step.
  *
  * Contention (grid topologies of the communicator's size): no rank's bytes
  * move faster than the most loaded link they cross, so the port term is
@@ -67,7 +67,7 @@ typedef struct {
     double intra_max;              /* the largest of those messages */
     int active, net, intra;        /* transfers; over the network; intra-host */
     int busy;                      /* transfers or copies */
-    int sends;                     /* messages sent */
+    int msgs;                      /* messages sent and received */
 } rank_step_t;
 
 /* What pass 1 gathers per step, maxima over the ranks. */
@@ -80,7 +80,7 @@ typedef struct {
     int active, net, intra;
     int busy;   /* some transfer or copy */
     int routed; /* some message is not direct */
-    int sends;  /* the most messages a rank sends */
+    int msgs;   /* the most messages a rank sends and receives */
     /* where links are modelled: the most any priced rank puts on one of
      * its node's links (the first links of its routes: the most loaded
      * link of a step whose messages are all direct), and, for the sampled
@@ -167,7 +167,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
-                t.sends += x->kind == TOPO_XFER_SEND;
+                t.msgs++;
                 /* a peer on this rank's node: shared memory, no ports (with
                  * or without link sharing: the class is not a link) */
                 if (c->placed && x->peer != s->rank &&
@@ -245,7 +245,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
         a->net = a->net || t.net;
         a->intra = a->intra || t.intra;
         a->routed = a->routed || routed;
-        a->sends = t.sends > a->sends ? t.sends : a->sends;
+        a->msgs = t.msgs > a->msgs ? t.msgs : a->msgs;
     }
 }
 
@@ -460,7 +460,7 @@ static void step_price(topo_cost_step_t *o, const pass1_t *s1, double link,
     o->max_hops = s1->hops;
     o->port = s1->port;
     o->msg = s1->msg;
-    o->sends = s1->sends;
+    o->msgs = s1->msgs;
     o->intra_only = s1->intra && !s1->net;
     o->link = link;
     /* the step waits for its slowest message class: the network's alpha,
@@ -468,7 +468,7 @@ static void step_price(topo_cost_step_t *o, const pass1_t *s1, double link,
      * the two when both do */
     const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
     o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
-             msg_overhead * s1->sends;
+             msg_overhead * s1->msgs;
     o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
 }
 

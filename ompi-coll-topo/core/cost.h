@@ -5,7 +5,8 @@
  *
  *   alpha                       if any rank transfers in the step
  * + hop * (H - 1)               H: the longest route of a message (links)
- * + msg_overhead * S            S: the most messages a rank sends
+ * + msg_overhead * S            S: the most messages a rank sends and
+ *                               receives
  * + max over ranks r of  beta * max(port_r, L) + gamma * reduce_r
  *                         + copy * copied_r
  *
@@ -40,6 +41,20 @@
 #define TOPO_COST_H
 
 #include "catalog.h"
+
+/* The model's default parameters: coll/topo's MCA defaults and topo-plan's.
+ * gamma and msg_overhead are near topo-calibrate's readings on a 16-core
+ * node (1.2e-10 and 1.0-1.9e-7); with intra_beta below that node's reading
+ * (1.1-1.3e-10), the choices match what won there with 16 ranks and on
+ * the 2-core development machines with 2 (README "Benchmark"). */
+#define TOPO_COST_ALPHA 2e-6
+#define TOPO_COST_BETA 1e-10
+#define TOPO_COST_GAMMA 1e-10
+#define TOPO_COST_COPY 1e-10
+#define TOPO_COST_MSG_OVERHEAD 1.5e-7
+#define TOPO_COST_INTRA_ALPHA 5e-7
+#define TOPO_COST_INTRA_BETA 5e-11
+#define TOPO_COST_INTRA_BETA_WRITTEN 1.5e-10
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,9 +94,11 @@ typedef struct {
     /* Seconds per byte a rank copies locally (see above); 0: copies are
      * free, as in the seeds' closed forms. */
     double copy;
-    /* Seconds of a rank's time per message it sends in a step (posting and
-     * completing it; LogP's o), beyond the step's latency: a step where a
-     * rank sends S messages costs S of them.  0: none, as in the seeds. */
+    /* Seconds of a rank's time per message it sends or receives in a step
+     * (posting, matching and completing it; LogP's o, which both ends
+     * pay), beyond the step's latency: a step where a rank sends and
+     * receives S messages together costs S of them.  0: none, as in the
+     * seeds. */
     double msg_overhead;
     /* Price at most this many ranks' schedules (0 or less: every rank) where
      * every rank's would hold more than 2^21 steps, transfers, ranges and
@@ -122,7 +139,7 @@ int topo_cost_sample_ranks(int size, int root, int k, int *out);
  * (the step's time is lat + per_byte * M). */
 typedef struct {
     double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1)
-                        + msg_overhead * sends */
+                        + msg_overhead * msgs */
     double per_byte; /* seconds per byte of M: the bandwidth and reduction term */
     double port;     /* the busiest port of any rank, units of M */
     double msg;      /* the largest single message of any rank, units of M
@@ -130,7 +147,8 @@ typedef struct {
     double link;     /* the most loaded directed link, units of M (0 where
                         links are not modelled: see above) */
     int max_hops;    /* the longest route of a message (0: no message) */
-    int sends;       /* the most messages any rank sends in the step */
+    int msgs;        /* the most messages any rank sends and receives in
+                        the step */
     int active;      /* some rank transfers or copies in the step */
     int intra_only;  /* it transfers, and only between ranks of one node */
 } topo_cost_step_t;

@@ -55,7 +55,8 @@ static int price_steps(topo_cost_step_t *steps, int depth, const topo_proto_t *p
     for (int st = 0; st < depth; st++) {
         out->lat += steps[st].lat;
         out->per_byte += steps[st].per_byte;
-        out->msgs += steps[st].sends;
+        out->msgs += steps[st].msgs;
+        out->msg_steps += steps[st].msgs > 0;
         if (!proto_on || steps[st].msg <= 0.0) {
             continue;
         }
@@ -161,7 +162,7 @@ static inline double value(const piece_t *q, size_t y)
  * of each other are a tie (two candidates that cost the same, the same
  * per-byte term, latencies that differ by exactly the rendezvous terms,
  * would otherwise swap places with the rounding of every payload), which
- * goes to the one that sends fewer messages, then to the lower index. */
+ * goes to the one that handles fewer messages, then to the lower index. */
 static inline int beats(const piece_t *q, int g, int f, size_t y)
 {
     const double vg = value(&q[g], y), vf = value(&q[f], y);

@@ -17,8 +17,9 @@
  * The decision table is the lower envelope of the candidates' prices over
  * integer payloads: ranges [lo_k, lo_{k+1}) with the candidate that is
  * cheapest in each; ties (prices within a relative 1e-12) go to the
- * candidate that sends fewer messages (each costs the sender its software
- * overhead, which the alpha-beta model does not see), then to the lower
+ * candidate that handles fewer messages (each costs the sender and the
+ * receiver their software overhead, which the alpha-beta model does not
+ * see), then to the lower
  * candidate index.  Every rank builds
  * it from the same inputs with the same arithmetic, so every rank reads the
  * same answer without communicating.
@@ -53,8 +54,10 @@ typedef struct {
     double *paid;         /* NULL, or nthr + 1 entries: paid[k] is what the
                              steps of thr[0 .. k-1] pay together, each its
                              own class's rendezvous (instead of rndv * k) */
-    int msgs;             /* messages of the busiest sender of each step,
+    int msgs;             /* messages of the busiest rank of each step,
                              summed: among equal prices the fewer wins */
+    int msg_steps;        /* steps in which messages move (not only local
+                             copies) */
     int depth;            /* steps priced */
 } topo_price_t;
 

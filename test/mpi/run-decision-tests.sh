@@ -537,10 +537,10 @@ run coords-one-host 4 "$V1 coll_topo_coords_file=$cdir/onehost" \
 # step of recursive doubling), or at coll_topo_alpha (2 us) when it is 0.
 run intra-alpha 2 "$V2P coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world --max-count 1" \
-    "+allreduce candidate recursive_doubling for 4 bytes: 1000.0"
+    "+allreduce candidate recursive_doubling for 4 bytes: 1000.3"
 run intra-alpha-network 2 "$V2P coll_topo_coords_file=$cdir/onehost coll_topo_intra_alpha=0" \
     "$ALLREDUCE --comms world --max-count 1" \
-    "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
+    "+allreduce candidate recursive_doubling for 4 bytes: 2.3"
 # A star's hosts (coll_topo_locality): the ranks on this machine are on one
 # host, priced at the intra-host parameters (1 ms here) with no further
 # collective; hosts named per application context (two ranks on each of
@@ -549,14 +549,14 @@ run intra-alpha-network 2 "$V2P coll_topo_coords_file=$cdir/onehost coll_topo_in
 # leaves the star plain, and `always` applies the hosts anyway.
 run locality-one-host 2 "$V2P coll_topo_intra_alpha=1e-3" "$ALLREDUCE --comms world --max-count 100" \
     "+topology star (from auto: no coll_topo_topology" "+; coll_topo_locality: 2 ranks on 1 host)" \
-    "+allreduce candidate recursive_doubling for 4 bytes: 1000.0"
+    "+allreduce candidate recursive_doubling for 4 bytes: 1000.3"
 run locality-always 4 "$V2P coll_topo_locality=always coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world,split --max-count 100" \
     "+; coll_topo_locality: 4 ranks on 1 host)" "+comm split (cid" "+; coll_topo_locality: 2 ranks on 1 host)" \
-    "+allreduce candidate recursive_doubling for 4 bytes: 2000.1"
+    "+allreduce candidate recursive_doubling for 4 bytes: 2000.6"
 run locality-off 2 "$V2P coll_topo_locality=off coll_topo_intra_alpha=1e-3" \
     "$ALLREDUCE --comms world --max-count 1" \
-    "-coll_topo_locality:" "+allreduce candidate recursive_doubling for 4 bytes: 2.0"
+    "-coll_topo_locality:" "+allreduce candidate recursive_doubling for 4 bytes: 2.3"
 run locality-star-param 2 "$V1 coll_topo_topology=star" "$ALLREDUCE --comms world --max-count 10" \
     "+topology star (from coll_topo_topology; coll_topo_locality: 2 ranks on 1 host)"
 # More ranks than this machine has processors (the test needs fewer than
@@ -571,7 +571,7 @@ run_mpmd locality-two-hosts "$V2P coll_topo_locality=always coll_topo_intra_alph
     "$ALLREDUCE --comms world,split,reversed --max-count 100" \
     "2 OMPI_MCA_coll_topo_coords_host=h0" "2 OMPI_MCA_coll_topo_coords_host=h1" -- \
     "+; coll_topo_locality: 4 ranks on 2 hosts)" \
-    "+allreduce candidate recursive_doubling for 4 bytes: 1002.1"
+    "+allreduce candidate recursive_doubling for 4 bytes: 1002.6"
 run_mpmd locality-every-host "$V1 coll_topo_locality=always" "$ALLREDUCE --comms world --max-count 100" \
     "1 OMPI_MCA_coll_topo_coords_host=h0" "1 OMPI_MCA_coll_topo_coords_host=h1" \
     "1 OMPI_MCA_coll_topo_coords_host=h2" -- \

@@ -85,11 +85,13 @@ START_TEST(test_alltoall_linear)
 {
     /* pairwise's messages posted at once: one alpha and the same
      * (p-1)/p M through the rank's one port of the star; each of the
-     * p - 1 messages costs its sender msg_overhead */
+     * p - 1 messages a rank sends and the p - 1 it receives costs it
+     * msg_overhead */
     for (int p = 2; p <= 16; p++) {
         ut_expect_affine(TOPO_PRIM_ALLTOALL, "linear", p, 0, &star, NULL, 1.0, (p - 1.0) / p);
         const topo_cost_net_t net = {.msg_overhead = 1.0};
-        ut_expect_affine(TOPO_PRIM_ALLTOALL, "linear", p, 0, &star, &net, (double)p, (p - 1.0) / p);
+        ut_expect_affine(TOPO_PRIM_ALLTOALL, "linear", p, 0, &star, &net, 1.0 + 2.0 * (p - 1),
+                         (p - 1.0) / p);
     }
 }
 END_TEST
@@ -133,8 +135,9 @@ END_TEST
 
 START_TEST(test_message_overhead)
 {
-    /* ring: one message per step, 2(p - 1) steps; recursive doubling:
-     * log2 p; each message costs its sender msg_overhead */
+    /* ring: every rank sends one message and receives one per step,
+     * 2(p - 1) steps; recursive doubling: one exchange per step, log2 p
+     * steps; each message costs its sender and its receiver msg_overhead */
     const topo_algo_t *ring = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "ring");
     const topo_algo_t *rd = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "recursive_doubling");
     const topo_cost_params_t params = {0.0, 0.0, 0.0};
@@ -143,12 +146,13 @@ START_TEST(test_message_overhead)
         topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, p, 0, 0, &star};
         double lat, bw;
         ck_assert_int_eq(topo_cost_affine_net(ring, &a, &params, &net, &lat, &bw), TOPO_OK);
-        ut_assert_near(lat, 2.0 * (p - 1));
+        ut_assert_near(lat, 2.0 * 2.0 * (p - 1));
         ut_assert_near(bw, 0.0);
         ck_assert_int_eq(topo_cost_affine_net(rd, &a, &params, &net, &lat, &bw), TOPO_OK);
-        ut_assert_near(lat, log2(p));
+        ut_assert_near(lat, 2.0 * log2(p));
     }
-    /* a binomial bcast root on 8 ranks sends one message per step, 3 steps */
+    /* binomial bcast on 8 ranks: in each of its 3 steps a rank sends one
+     * message or receives one, never both */
     const topo_algo_t *bin = topo_catalog_find(TOPO_PRIM_BCAST, "binomial");
     topo_gen_args_t b = {TOPO_PRIM_BCAST, 8, 0, 0, &star};
     double lat, bw;

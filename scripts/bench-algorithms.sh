@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Each algorithm of a primitive forced, next to coll/tuned, in the same run
+# of this script: which one wins at each size on this machine (what `auto`
+# should pick), and by how much.
+#
+#   bash scripts/bench-algorithms.sh [--primitive P] NP MAX_BYTES ALGORITHM... [-- mpirun args]
+#
+# Prints per message size (from 8 bytes, each BENCH_FACTOR (default 8)
+# times the last; barrier: one size, 0) the time per call in microseconds of
+# tuned and of each ALGORITHM (coll_topo_<P>_algorithm), one run each
+# (BENCH_REPS runs, default 1, the median kept), and the best.  A forced
+# algorithm that does not fit a call hands it to the previous module: such
+# a run stops the script.  Quote numbers only from runs with a core per
+# rank: `--bind-to core` is added when the machine has as many cores as
+# ranks.  Example (README "Benchmark", 16 ranks):
+#
+#   bash scripts/bench-algorithms.sh --primitive bcast 16 262144 binomial dbt pipelined_chain
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench-lib.sh
+. "$root/scripts/bench-lib.sh"
+np=${1:?NP}
+max=${2:?MAX_BYTES}
+shift 2
+algs=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    algs+=("$1")
+    shift
+done
+[ "${1:-}" = -- ] && shift
+[ ${#algs[@]} -gt 0 ] || { echo "bench-algorithms: name at least one algorithm" >&2; exit 2; }
+[ "$(nproc)" -ge "$np" ] && flags+=(--bind-to core)
+reps=${BENCH_REPS:-1}
+for a in tuned "${algs[@]}"; do
+    for r in $(seq "$reps"); do
+        if [ "$a" = tuned ]; then
+            mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$@" \
+                "$prog" "$max" "$prim" >"$tmp/$a.run$r"
+        else
+            mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self \
+                --mca coll_topo_verbose 1 --mca "coll_topo_${vprim}_algorithm" "$a" "$@" \
+                "$prog" "$max" "$prim" >"$tmp/$a.run$r" 2>"$tmp/$a.err"
+            grep -q ": $vprim uses $a (" "$tmp/$a.err" ||
+                { echo "bench-algorithms: coll/topo did not run $a" >&2; cat "$tmp/$a.err" >&2; exit 1; }
+        fi
+    done
+    cat "$tmp/$a".run* | sort -k1,1n -k2,2g |
+        awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
+             END { for (b in v) { split(substr(v[b], 2), x, " "); print b, x[int((n[b] + 1) / 2)] * 1e6 } }' |
+        sort -k1,1n >"$tmp/$a.med"
+done
+echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each; $*):"
+for a in tuned "${algs[@]}"; do
+    awk -v a="$a" '{ print $1, a, $2 }' "$tmp/$a.med"
+done | awk -v order="tuned ${algs[*]}" '
+    BEGIN { na = split(order, names, " ") }
+    { t[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; sizes[++ns] = $1 } }
+    END {
+        printf "%12s", "bytes"
+        for (i = 1; i <= na; i++) printf " %12s", substr(names[i], 1, 12)
+        printf "  %s\n", "best (tuned/best)"
+        for (s = 1; s <= ns; s++) {
+            b = sizes[s]; best = ""
+            printf "%12d", b
+            for (i = 1; i <= na; i++) {
+                v = t[b, names[i]]
+                printf " %12.3f", v
+                if (best == "" || v < t[b, best]) best = names[i]
+            }
+            printf "  %s (%.2f)\n", best, t[b, "tuned"] / t[b, best]
+        }
+    }'
