@@ -5,7 +5,8 @@
 # tuned/topo (> 1: coll/topo is faster), over BENCH_REPS (default 5) runs of
 # each, alternating.  Timings on an oversubscribed
 # machine (more ranks than cores) measure scheduling as much as algorithms;
-# use as many cores as ranks for numbers worth quoting.
+# use as many cores as ranks for numbers worth quoting (each rank is then
+# bound to a core).
 #
 #   bash scripts/bench.sh [--primitive P] [NP] [MAX_BYTES] [extra mpirun args, e.g. --mca coll_topo_topology torus:4x4]
 #
@@ -28,6 +29,9 @@ shift $(($# < 2 ? $# : 2))
 # Alternating runs (topo, tuned, topo, ...): a machine whose speed drifts
 # during the script then biases neither; each size reports the median run.
 reps=${BENCH_REPS:-5}
+# a core per rank where the machine has them (Open MPI binds to sockets
+# from 3 ranks on by default)
+[ "$(nproc)" -ge "$np" ] && flags+=(--bind-to core)
 for r in $(seq "$reps"); do
     mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
         "$prog" "$max" "$prim" >"$tmp/topo.run$r" 2>"$tmp/topo.err"
