@@ -12,7 +12,13 @@
 # algorithm that does not fit a call hands it to the previous module: such
 # a run stops the script.  Quote numbers only from runs with a core per
 # rank: `--bind-to core` is added when the machine has as many cores as
-# ranks.  Example (README "Benchmark", 16 ranks):
+# ranks.  Last, the measured winners as a value of coll_topo_<P>_rules
+# (payloads M as the rules count them: bytes per rank times NP for
+# allgather, reduce_scatter(_block) and alltoall; ranges split at the
+# geometric mean of two measured sizes; the fastest algorithm named, or
+# `previous` (the previous module) where tuned beat it by more than
+# BENCH_TIE, default 0.05): one run on one machine, to check before use.
+# Example (README "Benchmark", 16 ranks):
 #
 #   bash scripts/bench-algorithms.sh --primitive bcast 16 262144 binomial dbt pipelined_chain
 set -euo pipefail
@@ -31,6 +37,11 @@ done
 [ ${#algs[@]} -gt 0 ] || { echo "bench-algorithms: name at least one algorithm" >&2; exit 2; }
 [ "$(nproc)" -ge "$np" ] && flags+=(--bind-to core)
 reps=${BENCH_REPS:-1}
+# the rules' payload M per measured size (bytes per rank for these)
+case $prim in
+allgather | reduce_scatter_block | reduce_scatter | alltoall) mult=$np ;;
+*) mult=1 ;;
+esac
 for a in tuned "${algs[@]}"; do
     for r in $(seq "$reps"); do
         if [ "$a" = tuned ]; then
@@ -52,7 +63,7 @@ done
 echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each; $*):"
 for a in tuned "${algs[@]}"; do
     awk -v a="$a" '{ print $1, a, $2 }' "$tmp/$a.med"
-done | awk -v order="tuned ${algs[*]}" '
+done | awk -v order="tuned ${algs[*]}" -v prim="$vprim" -v mult="$mult" -v tol="${BENCH_TIE:-0.05}" '
     BEGIN { na = split(order, names, " ") }
     { t[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; sizes[++ns] = $1 } }
     END {
@@ -68,5 +79,18 @@ done | awk -v order="tuned ${algs[*]}" '
                 if (best == "" || v < t[b, best]) best = names[i]
             }
             printf "  %s (%.2f)\n", best, t[b, "tuned"] / t[b, best]
+            # the fastest algorithm, unless tuned beats it by more than tol
+            ours = ""
+            for (i = 2; i <= na; i++)
+                if (ours == "" || t[b, names[i]] < t[b, ours]) ours = names[i]
+            win[s] = t[b, "tuned"] < t[b, ours] * (1 - tol) ? "previous" : ours
         }
+        rules = ""; lo = 0
+        for (s = 1; s <= ns; s++) {
+            if (s < ns && win[s + 1] == win[s]) continue
+            hi = s < ns ? sprintf("%.0f", sqrt(sizes[s] * sizes[s + 1]) * mult) : "inf"
+            rules = rules (rules == "" ? "" : ",") lo "-" hi ":" win[s]
+            lo = hi
+        }
+        printf "measured winners as rules: --mca coll_topo_%s_rules %s\n", prim, rules
     }'

@@ -108,15 +108,18 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
                 memcpy(name, p, n);
                 name[n] = '\0';
                 p += n;
-                const topo_algo_t *algo = topo_catalog_find(prim, name);
-                if (NULL == algo) {
+                const int previous = 0 == strcmp(name, TOPO_RULES_PREVIOUS);
+                const topo_algo_t *algo = previous ? NULL : topo_catalog_find(prim, name);
+                if (NULL == algo && !previous) {
                     snprintf(err, errlen, "'%.*s': %s has no algorithm '%s'", (int)itemlen, item,
                              topo_prim_name(prim), name);
+                    memset(rules, 0, sizeof(*rules));
                     return TOPO_EINVAL;
                 }
                 rules->rule[rules->n].lo = lo;
                 rules->rule[rules->n].hi = hi;
                 rules->rule[rules->n].algo = algo;
+                rules->rule[rules->n].previous = previous;
                 rules->n++;
             }
         }

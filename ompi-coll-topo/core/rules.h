@@ -5,7 +5,9 @@
  * Each item is LO-HI:ALGORITHM, bytes in [LO, HI); sizes are integers with
  * an optional binary suffix k, m or g (1k = 1024, either case); HI may be
  * "inf".  Items must be in increasing order without overlap; sizes that no
- * item covers are left to the automatic decision.
+ * item covers are left to the automatic decision.  ALGORITHM may also be
+ * "previous": the calls of that range go to the previous module (the
+ * coll component selected before coll/topo, e.g. tuned).
  */
 #ifndef TOPO_RULES_H
 #define TOPO_RULES_H
@@ -17,10 +19,13 @@ extern "C" {
 #endif
 
 #define TOPO_MAX_RULES 64
+/* The name of a rule that hands its range to the previous module. */
+#define TOPO_RULES_PREVIOUS "previous"
 
 typedef struct {
     size_t lo, hi; /* [lo, hi); hi = SIZE_MAX for "inf" */
-    const topo_algo_t *algo;
+    const topo_algo_t *algo; /* NULL where previous */
+    int previous;            /* TOPO_RULES_PREVIOUS: the previous module */
 } topo_rule_t;
 
 typedef struct {
@@ -37,7 +42,8 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
 void topo_rules_format_size(size_t v, char *buf, size_t len);
 /* The rule covering `bytes`, or NULL (automatic).  O(log k). */
 const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes);
-/* The algorithm the rules give for `bytes`, or NULL (automatic). */
+/* The algorithm the rules give for `bytes`, or NULL (automatic, or a
+ * `previous` rule: see topo_rules_find). */
 const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes);
 
 #ifdef __cplusplus

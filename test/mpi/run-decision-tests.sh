@@ -171,6 +171,18 @@ run rules-bcast 4 "$V1 coll_topo_bcast_rules=0-64:binomial,1k-inf:pipelined_chai
     "$PRIMS --prims bcast --comms world --max-count 2000" \
     "+bcast uses binomial (rule 0-64 of coll_topo_bcast_rules)" \
     "+bcast uses pipelined_chain (rule 1k-inf of coll_topo_bcast_rules)"
+# "previous": the range's calls go to the previous module (the reason names
+# the rule), the others to the rule's algorithm; the results are checked as
+# always (the non-commutative calls of 1k-inf fall back as above).
+run rules-previous 4 "$V1 coll_topo_allreduce_rules=0-1k:previous,1k-inf:ring" \
+    "$ALLREDUCE --comms world,dup --max-count 2000" \
+    "+allreduce falls back to the previous module (rule 0-1k of coll_topo_allreduce_rules gives the previous module)" \
+    "+allreduce uses ring (rule 1k-inf of coll_topo_allreduce_rules)" \
+    "-allreduce uses recursive_doubling" "-auto: cheapest"
+run rules-previous-barrier 3 "$V1 coll_topo_barrier_rules=0-inf:previous" \
+    "$PRIMS --prims barrier,bcast --comms world --max-count 100" \
+    "+barrier falls back to the previous module (rule 0-inf of coll_topo_barrier_rules gives the previous module)" \
+    "+bcast uses" "-barrier uses"
 # A forced algorithm takes precedence over the rules.
 run rules-forced 4 "$V1 coll_topo_allreduce_algorithm=recursive_doubling coll_topo_allreduce_rules=0-inf:ring" \
     "$ALLREDUCE --comms world --max-count 100" \

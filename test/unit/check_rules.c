@@ -28,6 +28,39 @@ START_TEST(test_parse_and_lookup)
 }
 END_TEST
 
+/* "previous": the range's calls go to the previous module (no algorithm) */
+START_TEST(test_previous)
+{
+    topo_rules_t r;
+    char err[256];
+    ck_assert_int_eq(topo_rules_parse("0-1k:previous,1k-64k:ring,64k-inf:previous",
+                                      TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_int_eq(r.n, 3);
+    const topo_rule_t *a = topo_rules_find(&r, 0), *b = topo_rules_find(&r, 1024),
+                      *c = topo_rules_find(&r, SIZE_MAX);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(a->previous, 1);
+    ck_assert_ptr_null(a->algo);
+    ck_assert_int_eq(b->previous, 0);
+    ck_assert_str_eq(b->algo->name, "ring");
+    ck_assert_int_eq(c->previous, 1);
+    /* the lookup of an algorithm gives none for it */
+    ck_assert_ptr_null(topo_rules_lookup(&r, 1023));
+    /* any primitive, barrier included */
+    ck_assert_int_eq(topo_rules_parse("0-inf:previous", TOPO_PRIM_BARRIER, &r, err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_int_eq(topo_rules_find(&r, 0)->previous, 1);
+    /* a name that only starts like it is no algorithm */
+    ck_assert_int_eq(
+        topo_rules_parse("0-inf:previously", TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+        TOPO_EINVAL);
+    ck_assert_int_eq(r.n, 0);
+}
+END_TEST
+
 START_TEST(test_gaps_are_automatic)
 {
     topo_rules_t r;
@@ -127,6 +160,7 @@ int main(void)
     Suite *s = suite_create("rules");
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, test_parse_and_lookup);
+    tcase_add_test(tc, test_previous);
     tcase_add_test(tc, test_gaps_are_automatic);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_format_size);
