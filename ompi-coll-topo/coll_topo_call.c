@@ -104,10 +104,10 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
  * The algorithm, in this order of precedence: forced by
  * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
  * covering the payload (NULL for a `previous` rule); the cheapest that fits
- * (auto).  A forced or ruled
- * algorithm that does not fit the call gives NULL (the previous module),
- * never another algorithm.  NULL with the reason.  ch->msgs and ch->steps:
- * 0, or auto's answer (mca_coll_topo_decide).
+ * (auto).  A forced or ruled algorithm that does not fit the call gives
+ * NULL (the previous module), never another algorithm.  NULL with the
+ * reason.  ch->msgs and ch->steps: 0, or auto's answer
+ * (mca_coll_topo_decide).
  */
 static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  mca_coll_topo_call_t *call, const topo_gen_args_t *args,
@@ -136,23 +136,20 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     }
     const topo_rules_t *rules = mca_coll_topo_rules(prim);
     const topo_rule_t *rule = NULL != rules ? topo_rules_find(rules, bytes) : NULL;
-    if (NULL != rule && rule->previous) {
-        char lo[32], hi[32];
-        topo_rules_format_size(rule->lo, lo, sizeof(lo));
-        topo_rules_format_size(rule->hi, hi, sizeof(hi));
-        snprintf(call->reason, COLL_TOPO_REASON_LEN,
-                 "rule %s-%s of coll_topo_%s_rules gives the previous module", lo, hi,
-                 topo_prim_name(prim));
-        return NULL;
-    }
     if (NULL != rule) {
         char lo[32], hi[32];
         algo = rule->algo;
-        const int fits = topo_algo_fits(algo, args, commutative, why, len);
-        const int say = SAY(algo);
+        const int fits = !rule->previous && topo_algo_fits(algo, args, commutative, why, len);
+        const int say = fits && SAY(algo);
         if (!fits || say) {
             topo_rules_format_size(rule->lo, lo, sizeof(lo));
             topo_rules_format_size(rule->hi, hi, sizeof(hi));
+        }
+        if (rule->previous) {
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                     "rule %s-%s of coll_topo_%s_rules gives the previous module", lo, hi,
+                     topo_prim_name(prim));
+            return NULL;
         }
         if (!fits) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,

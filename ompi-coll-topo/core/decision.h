@@ -19,10 +19,9 @@
  * cheapest in each; ties (prices within a relative 1e-12) go to the
  * candidate that handles fewer messages (each costs the sender and the
  * receiver their software overhead, which the alpha-beta model does not
- * see), then to the lower
- * candidate index.  Every rank builds
- * it from the same inputs with the same arithmetic, so every rank reads the
- * same answer without communicating.
+ * see), then to the lower candidate index.  Every rank builds it from the
+ * same inputs with the same arithmetic, so every rank reads the same answer
+ * without communicating.
  */
 #ifndef TOPO_DECISION_H
 #define TOPO_DECISION_H

@@ -515,6 +515,31 @@ static const char *prim_names[P_COUNT] = {"bcast",          "reduce",   "allgath
                                           "reduce_scatter_block", "reduce_scatter",
                                           "alltoall",       "barrier"};
 
+/* One call of case k of a data primitive (not barrier). */
+static void call_prim(int prim, const case_t *k)
+{
+    switch (prim) {
+    case P_BCAST:
+        run_bcast(k);
+        break;
+    case P_REDUCE:
+        run_reduce(k);
+        break;
+    case P_ALLGATHER:
+        run_allgather(k);
+        break;
+    case P_RSB:
+        run_reduce_scatter(k, 1);
+        break;
+    case P_RS:
+        run_reduce_scatter(k, 0);
+        break;
+    default:
+        run_alltoall(k);
+        break;
+    }
+}
+
 typedef struct {
     int prims[P_COUNT];
     const char *comms;
@@ -566,14 +591,7 @@ static void run_prim(const tt_comm_t *c, int ci, int prim, const options_t *opt)
                              c->size, prim_names[prim], types[t].name, op_names[op], counts[n],
                              k.root, inplace ? "MPI_IN_PLACE" : "separate buffers");
                     double t0 = MPI_Wtime();
-                    switch (prim) {
-                    case P_BCAST: run_bcast(&k); break;
-                    case P_REDUCE: run_reduce(&k); break;
-                    case P_ALLGATHER: run_allgather(&k); break;
-                    case P_RSB: run_reduce_scatter(&k, 1); break;
-                    case P_RS: run_reduce_scatter(&k, 0); break;
-                    case P_ALLTOALL: run_alltoall(&k); break;
-                    }
+                    call_prim(prim, &k);
                     if (opt->verbose && c->rank == 0)
                         tt_note("%.6f s: %s", MPI_Wtime() - t0, label);
                     if (prim == P_BCAST)
@@ -606,13 +624,7 @@ static void run_interleaved(const tt_comm_t *c, int ci)
             snprintf(label, sizeof label,
                      "comm %s (%d ranks), interleaved round %d call %d, %s, MPI_INT, count %zu",
                      c->name, c->size, round, i, prim_names[prim], count);
-            switch (prim) {
-            case P_BCAST: run_bcast(&k); break;
-            case P_REDUCE: run_reduce(&k); break;
-            case P_ALLGATHER: run_allgather(&k); break;
-            case P_RSB: run_reduce_scatter(&k, 1); break;
-            default: run_alltoall(&k); break;
-            }
+            call_prim(prim, &k);
         }
     }
 }
@@ -730,14 +742,7 @@ static void run_random(const tt_comm_t *c, int ci, const options_t *opt)
                  c->name, c->size, (unsigned long long)opt->seed, i, prim_names[prim],
                  types[k.t].name, pair_as_is ? " (sent as itself)" : "", op_names[k.op], k.count,
                  k.root, k.inplace ? ", MPI_IN_PLACE" : "");
-        switch (prim) {
-        case P_BCAST: run_bcast(&k); break;
-        case P_REDUCE: run_reduce(&k); break;
-        case P_ALLGATHER: run_allgather(&k); break;
-        case P_RSB: run_reduce_scatter(&k, 1); break;
-        case P_RS: run_reduce_scatter(&k, 0); break;
-        default: run_alltoall(&k); break;
-        }
+        call_prim(prim, &k);
         if (opt->verbose && c->rank == 0)
             tt_note("%s", label);
     }
