@@ -35,7 +35,7 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 done
 [ "${1:-}" = -- ] && shift
 [ ${#algs[@]} -gt 0 ] || { echo "bench-algorithms: name at least one algorithm" >&2; exit 2; }
-[ "$(nproc)" -ge "$np" ] && flags+=(--bind-to core)
+bind_cores "$np"
 reps=${BENCH_REPS:-1}
 # the rules' payload M per measured size (bytes per rank for these)
 case $prim in
@@ -55,14 +55,11 @@ for a in tuned "${algs[@]}"; do
                 { echo "bench-algorithms: coll/topo did not run $a" >&2; cat "$tmp/$a.err" >&2; exit 1; }
         fi
     done
-    cat "$tmp/$a".run* | sort -k1,1n -k2,2g |
-        awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
-             END { for (b in v) { split(substr(v[b], 2), x, " "); print b, x[int((n[b] + 1) / 2)] * 1e6 } }' |
-        sort -k1,1n >"$tmp/$a.med"
+    median "$a" >"$tmp/$a.med"
 done
 echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each; $*):"
 for a in tuned "${algs[@]}"; do
-    awk -v a="$a" '{ print $1, a, $2 }' "$tmp/$a.med"
+    awk -v a="$a" '{ print $1, a, $2 * 1e6 }' "$tmp/$a.med"
 done | awk -v order="tuned ${algs[*]}" -v prim="$vprim" -v mult="$mult" -v tol="${BENCH_TIE:-0.05}" '
     BEGIN { na = split(order, names, " ") }
     { t[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; sizes[++ns] = $1 } }

@@ -4,7 +4,8 @@
 # level, so it reads and shifts their arguments): an optional leading
 # "--primitive P", the benchmark program of the build, and mpirun's flags.
 # Sets prim, vprim (the name coll/topo's verbose lines use), fn (the MPI
-# function), build, prog, flags and tmp (removed on exit).
+# function), build, prog, flags and tmp (removed on exit); defines
+# bind_cores and median.
 prim=allreduce
 if [ "${1:-}" = --primitive ]; then
     prim=${2:?--primitive needs a name}
@@ -34,3 +35,17 @@ flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$build/omp
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# bind_cores NP: a core per rank where the machine has them (Open MPI binds
+# to sockets from 3 ranks on by default)
+bind_cores() {
+    if [ "$(nproc)" -ge "$1" ]; then flags+=(--bind-to core); fi
+}
+# median NAME: "bytes seconds" lines, the median over the runs
+# $tmp/NAME.run*
+median() {
+    cat "$tmp/$1".run* | sort -k1,1n -k2,2g |
+        awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
+             END { for (b in v) { split(substr(v[b], 2), a, " "); print b, a[int((n[b] + 1) / 2)] } }' |
+        sort -k1,1n
+}

@@ -29,9 +29,7 @@ shift $(($# < 2 ? $# : 2))
 # Alternating runs (topo, tuned, topo, ...): a machine whose speed drifts
 # during the script then biases neither; each size reports the median run.
 reps=${BENCH_REPS:-5}
-# a core per rank where the machine has them (Open MPI binds to sockets
-# from 3 ranks on by default)
-[ "$(nproc)" -ge "$np" ] && flags+=(--bind-to core)
+bind_cores "$np"
 for r in $(seq "$reps"); do
     mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
         "$prog" "$max" "$prim" >"$tmp/topo.run$r" 2>"$tmp/topo.err"
@@ -42,13 +40,6 @@ for r in $(seq "$reps"); do
         { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
     mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$prog" "$max" "$prim" >"$tmp/tuned.run$r"
 done
-# median NAME: "bytes seconds" lines, the median over the runs of NAME
-median() {
-    cat "$tmp/$1".run* | sort -k1,1n -k2,2g |
-        awk '{ v[$1] = v[$1] " " $2; n[$1]++ }
-             END { for (b in v) { split(substr(v[b], 2), a, " "); print b, a[int((n[b] + 1) / 2)] } }' |
-        sort -k1,1n
-}
 median topo >"$tmp/topo"
 median tuned >"$tmp/tuned"
 echo "$prim, $np ranks, $(nproc) cores, median of $reps alternating runs ($*):"
