@@ -176,10 +176,10 @@ typedef struct {
     size_t *tn;
     size_t *xn; /* per transfer of the step being compiled, its elements */
     /* The lane being compiled: per block, the last of its steps that
-     * writes the block (-1: none); the step, and whether it receives. */
+     * writes the block (-1: none); the step's index and the step. */
     int32_t *last_write;
     int32_t step;
-    bool step_recv;
+    const topo_step_t *st;
     int32_t merge0; /* add_copy extends no operation before ops[merge0] */
 } comp_t;
 
@@ -515,6 +515,18 @@ static int add_direct_copy(comp_t *c, const topo_xfer_t *t)
     return OMPI_SUCCESS;
 }
 
+/* Does the step being compiled receive from `peer`? */
+static bool receives_from(const comp_t *c, int peer)
+{
+    for (int i = 0; i < c->st->nxfers; i++) {
+        const topo_xfer_t *t = &c->s->xfers[c->st->xfer0 + i];
+        if (is_recv(t->kind) && t->peer == peer) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The messages of one transfer: one per segment (one empty message when n
  * is 0), from or into the temporary slot when tn > 0, else from or into
  * where its one range is. */
@@ -532,11 +544,18 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
     } else if (0 == tn) { /* an empty message: needs no work buffer */
         pc = (piece_t){.wbuf = BUF_NONE};
     }
-    /* A send of a step that receives nothing need not complete before the
-     * next step when no later step of the lane writes its blocks (a tree's
-     * parent then serves its children at once, as a tree of isends does);
-     * a send through the temporary storage must, its slot is reused. */
-    bool defer = OP_SEND == kind && 0 == tn && !c->step_recv;
+    /* A send need not complete before the next step when no later step of
+     * the lane writes its blocks, and the step receives nothing from its
+     * peer.  A tree's parent then serves its children at once, as a tree
+     * of isends does; a rank of a pipeline (chain, double binary tree) or
+     * of a ring's allgather moves on to its next segment or block when its
+     * own receive is done, not when its children or its right-hand
+     * neighbour have pulled the last one: a rendezvous send completes only
+     * then, and a step waiting for it ties every rank to the progress of
+     * the ranks after it.  An exchange (send and receive with one peer)
+     * keeps its blocking last send (see run_single_lane); a send through
+     * the temporary storage completes in its step, its slot is reused. */
+    bool defer = OP_SEND == kind && 0 == tn && n > 0 && !receives_from(c, t->peer);
     for (int b = r->first; defer && b < r->first + r->count; b++) {
         defer = c->last_write[b] < c->step;
     }
@@ -574,11 +593,10 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     int rc = OMPI_SUCCESS;
 
     /* as the blocks are at the start of the step */
-    c->step_recv = false;
+    c->st = st;
     for (int i = 0; i < st->nxfers; i++) {
         c->xn[i] = xfer_elems(c, &s->xfers[st->xfer0 + i]);
         c->tn[i] = xfer_tmp_elems(c, st, &s->xfers[st->xfer0 + i], c->xn[i]);
-        c->step_recv = c->step_recv || is_recv(s->xfers[st->xfer0 + i].kind);
     }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
         size_t pos = 0; /* bytes into the temporary storage */
