@@ -135,31 +135,30 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         return algo;
     }
     const topo_rules_t *rules = mca_coll_topo_rules(prim);
-    const topo_rule_t *rule = NULL != rules ? topo_rules_find(rules, bytes) : NULL;
+    const topo_rule_t *rule = NULL != rules ? topo_rules_find(rules, args->size, bytes) : NULL;
     if (NULL != rule) {
-        char lo[32], hi[32];
+        char rng[96];
         algo = rule->algo;
         const int fits = !rule->previous && topo_algo_fits(algo, args, commutative, why, len);
         const int say = fits && SAY(algo);
         if (!fits || say) {
-            topo_rules_format_size(rule->lo, lo, sizeof(lo));
-            topo_rules_format_size(rule->hi, hi, sizeof(hi));
+            topo_rules_format_rule(rule, rng, sizeof(rng));
         }
         if (rule->previous) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
-                     "rule %s-%s of coll_topo_%s_rules gives the previous module", lo, hi,
+                     "rule %s of coll_topo_%s_rules gives the previous module", rng,
                      topo_prim_name(prim));
             return NULL;
         }
         if (!fits) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
-                     "rule %s-%s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
+                     "rule %s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
                      "fit: %s",
-                     lo, hi, topo_prim_name(prim), algo->name, bytes, why);
+                     rng, topo_prim_name(prim), algo->name, bytes, why);
             return NULL;
         }
         if (say) {
-            snprintf(why, len, "rule %s-%s of coll_topo_%s_rules", lo, hi, topo_prim_name(prim));
+            snprintf(why, len, "rule %s of coll_topo_%s_rules", rng, topo_prim_name(prim));
         }
         return algo;
     }
@@ -529,10 +528,11 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
                 prev_name(call->prev, prev, sizeof(prev)));
         }
         remember(m, slot, call, true);
-        if (NULL == call->counts && NULL == mca_coll_topo_rules(call->prim)) {
+        const topo_rules_t *rules = mca_coll_topo_rules(call->prim);
+        if (NULL == call->counts && (NULL == rules || NULL == topo_rules_group(rules, size))) {
             /* every payload of this answer's range up to the eager limit
-             * (no rule can cover one of them; a forced algorithm would
-             * not have come here) */
+             * (no rule can cover one of them on this communicator; a
+             * forced algorithm would not have come here) */
             const size_t eager = (size_t)mca_coll_topo_proto()->eager;
             m->handoff[slot].lo = ch.lo;
             m->handoff[slot].hi = ch.hi <= eager ? ch.hi : eager + 1;

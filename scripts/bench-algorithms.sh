@@ -17,7 +17,9 @@
 # allgather, reduce_scatter(_block) and alltoall; ranges split at the
 # geometric mean of two measured sizes; the fastest algorithm named, or
 # `previous` (the previous module) where tuned beat it by more than
-# BENCH_TIE, default 0.05): one run on one machine, to check before use.
+# BENCH_TIE, default 0.05), in a group for communicators of NP ranks
+# (NP@...; groups of several sizes join with ';'): one run on one
+# machine, to check before use.
 # Example (README "Benchmark", 16 ranks):
 #
 #   bash scripts/bench-algorithms.sh --primitive bcast 16 262144 binomial dbt pipelined_chain
@@ -60,7 +62,8 @@ done
 echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each; $*):"
 for a in tuned "${algs[@]}"; do
     awk -v a="$a" '{ print $1, a, $2 * 1e6 }' "$tmp/$a.med"
-done | awk -v order="tuned ${algs[*]}" -v prim="$vprim" -v mult="$mult" -v tol="${BENCH_TIE:-0.05}" '
+done | awk -v order="tuned ${algs[*]}" -v prim="$vprim" -v mult="$mult" -v np="$np" \
+    -v tol="${BENCH_TIE:-0.05}" '
     BEGIN { na = split(order, names, " ") }
     { t[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; sizes[++ns] = $1 } }
     END {
@@ -82,11 +85,11 @@ done | awk -v order="tuned ${algs[*]}" -v prim="$vprim" -v mult="$mult" -v tol="
                 if (ours == "" || t[b, names[i]] < t[b, ours]) ours = names[i]
             win[s] = t[b, "tuned"] < t[b, ours] * (1 - tol) ? "previous" : ours
         }
-        rules = ""; lo = 0
+        rules = np "@"; lo = 0
         for (s = 1; s <= ns; s++) {
             if (s < ns && win[s + 1] == win[s]) continue
             hi = s < ns ? sprintf("%.0f", sqrt(sizes[s] * sizes[s + 1]) * mult) : "inf"
-            rules = rules (rules == "" ? "" : ",") lo "-" hi ":" win[s]
+            rules = rules (lo == 0 ? "" : ",") lo "-" hi ":" win[s]
             lo = hi
         }
         printf "measured winners as rules: --mca coll_topo_%s_rules %s\n", prim, rules

@@ -101,9 +101,10 @@ static void usage(FILE *f)
         "                     PNG or SVG by the extension; writes FILE's stem .gp and .dat\n"
         "                     and runs gnuplot\n"
         "  --rules            print the decision table instead, as a value of\n"
-        "                     coll_topo_<primitive>_rules covering every payload: the\n"
-        "                     component then prices nothing for that primitive (the first\n"
-        "                     call of a large communicator), and runs these choices\n"
+        "                     coll_topo_<primitive>_rules covering every payload, for\n"
+        "                     communicators of this size (N@...): the component then\n"
+        "                     prices nothing for that primitive (the first call of a\n"
+        "                     large communicator), and runs these choices\n"
         "  --first-stage      price as the component's first stage on a communicator of\n"
         "                     more ranks than coll_topo_price_ranks: only the candidates\n"
         "                     that can be the cheapest up to 4096 bytes (the others are\n"
@@ -394,7 +395,8 @@ static int choose(const plan_t *pl, double m)
 
 /* --rules: the decision table as a coll_topo_<primitive>_rules value, one
  * item per range (ranges without a candidate are left out: the component
- * decides those itself), checked by the component's own parser. */
+ * decides those itself), in a group for the table's communicator size
+ * (N@), checked by the component's own parser. */
 static int print_rules(const plan_t *pl)
 {
     const topo_decision_t *t = &pl->table;
@@ -411,8 +413,12 @@ static int print_rules(const plan_t *pl)
         char lo[32], hi[32];
         topo_rules_format_size(t->lo[k], lo, sizeof(lo));
         topo_rules_format_size(k + 1 < t->n ? t->lo[k + 1] : SIZE_MAX, hi, sizeof(hi));
-        fprintf(f, "%s%s-%s:%s", 0 == ftell(f) ? "" : ",", lo, hi,
-                pl->cands[t->cand[k]].algo->name);
+        if (0 == ftell(f)) { /* the table's communicator size */
+            fprintf(f, "%d@", pl->args.size);
+        } else {
+            fputc(',', f);
+        }
+        fprintf(f, "%s-%s:%s", lo, hi, pl->cands[t->cand[k]].algo->name);
     }
     if (0 != fclose(f)) {
         free(out);

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,45 @@ static int parse_size(const char **p, int allow_inf, size_t *out)
     return 1;
 }
 
+/* The communicator sizes of a group that starts with NP@ (N, N-M or
+ * N-inf), [*lo, *hi]; *p advanced past the '@'.  A group without '@' is for
+ * every size.  NULL, or what is wrong. */
+static const char *parse_np(const char **p, int *lo, int *hi)
+{
+    const size_t len = strcspn(*p, ";");
+    const char *at = memchr(*p, '@', len);
+    *lo = 1;
+    *hi = INT_MAX;
+    if (NULL == at) {
+        return NULL;
+    }
+    const char *q = *p;
+    char *end;
+    if (!isdigit((unsigned char)*q)) {
+        return "expected the communicator sizes before '@' (N, N-M or N-inf)";
+    }
+    errno = 0;
+    long a = strtol(q, &end, 10), b = a;
+    q = end;
+    if ('-' == *q && 0 == strncmp(q + 1, "inf", 3)) {
+        b = INT_MAX;
+        q += 4;
+    } else if ('-' == *q && isdigit((unsigned char)q[1])) {
+        b = strtol(q + 1, &end, 10);
+        q = end;
+    }
+    if (q != at) {
+        return "expected '@' after the communicator sizes (N, N-M or N-inf)";
+    }
+    if (0 != errno || a < 1 || a > INT_MAX || b < a || b > INT_MAX) {
+        return "bad communicator sizes: N must be 1 or more, and at most M";
+    }
+    *lo = (int)a;
+    *hi = (int)b;
+    *p = at + 1;
+    return NULL;
+}
+
 int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, char *err,
                      size_t errlen)
 {
@@ -80,13 +120,26 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
         return TOPO_OK;
     }
     const char *p = str;
+    topo_rules_group_t *g = NULL;
     for (;;) {
         const char *item = p;
-        size_t itemlen = strcspn(item, ",");
+        size_t itemlen = strcspn(item, ",;");
         char name[64];
         size_t lo, hi;
         const char *why = NULL;
-        if (!parse_size(&p, 0, &lo)) {
+        if (NULL == g || ';' == p[-1]) { /* a group starts */
+            int np_lo, np_hi;
+            itemlen = strcspn(item, ";");
+            if (rules->ngroups == TOPO_MAX_RULE_GROUPS) {
+                why = "too many groups (at most 16)";
+            } else if (NULL == (why = parse_np(&p, &np_lo, &np_hi))) {
+                g = &rules->group[rules->ngroups++];
+                *g = (topo_rules_group_t){np_lo, np_hi, rules->n, 0};
+            }
+        }
+        if (NULL != why) {
+            /* reported below */
+        } else if (!parse_size(&p, 0, &lo)) {
             why = "expected a size (e.g. 0, 4k, 8M)";
         } else if ('-' != *p++) {
             why = "expected '-' after the lower bound";
@@ -96,12 +149,12 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
             why = "expected ':' before the algorithm";
         } else if (lo >= hi) {
             why = "the range is empty (LO must be below HI)";
-        } else if (rules->n > 0 && lo < rules->rule[rules->n - 1].hi) {
+        } else if (g->n > 0 && lo < rules->rule[rules->n - 1].hi) {
             why = "ranges must be in increasing order and must not overlap";
         } else if (rules->n == TOPO_MAX_RULES) {
             why = "too many ranges (at most 64)";
         } else {
-            size_t n = strcspn(p, ",");
+            size_t n = strcspn(p, ",;");
             if (0 == n || n >= sizeof(name)) {
                 why = "expected an algorithm name";
             } else {
@@ -116,14 +169,17 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
                     memset(rules, 0, sizeof(*rules));
                     return TOPO_EINVAL;
                 }
-                rules->rule[rules->n].lo = lo;
-                rules->rule[rules->n].hi = hi;
-                rules->rule[rules->n].algo = algo;
-                rules->rule[rules->n].previous = previous;
+                rules->rule[rules->n] = (topo_rule_t){.lo = lo,
+                                                      .hi = hi,
+                                                      .algo = algo,
+                                                      .previous = previous,
+                                                      .np_lo = g->np_lo,
+                                                      .np_hi = g->np_hi};
                 rules->n++;
+                g->n++;
             }
         }
-        if (NULL == why && '\0' != *p && ',' != *p) {
+        if (NULL == why && '\0' != *p && ',' != *p && ';' != *p) {
             why = "unexpected text after the item";
         }
         if (NULL != why) {
@@ -134,13 +190,44 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
         if ('\0' == *p) {
             return TOPO_OK;
         }
-        p++; /* ',' */
+        p++; /* ',' or ';' */
     }
 }
 
-const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes)
+void topo_rules_format_rule(const topo_rule_t *r, char *buf, size_t len)
 {
-    int lo = 0, hi = rules->n; /* binary search for the last rule with lo <= bytes */
+    char np[48] = "", lo[32], hi[32];
+    if (r->np_lo == r->np_hi) {
+        snprintf(np, sizeof(np), "%d@", r->np_lo);
+    } else if (INT_MAX == r->np_hi && r->np_lo > 1) {
+        snprintf(np, sizeof(np), "%d-inf@", r->np_lo);
+    } else if (INT_MAX != r->np_hi) {
+        snprintf(np, sizeof(np), "%d-%d@", r->np_lo, r->np_hi);
+    }
+    topo_rules_format_size(r->lo, lo, sizeof(lo));
+    topo_rules_format_size(r->hi, hi, sizeof(hi));
+    snprintf(buf, len, "%s%s-%s", np, lo, hi);
+}
+
+const topo_rules_group_t *topo_rules_group(const topo_rules_t *rules, int size)
+{
+    for (int i = 0; i < rules->ngroups; i++) {
+        const topo_rules_group_t *g = &rules->group[i];
+        if (size >= g->np_lo && size <= g->np_hi) {
+            return g;
+        }
+    }
+    return NULL;
+}
+
+const topo_rule_t *topo_rules_find(const topo_rules_t *rules, int size, size_t bytes)
+{
+    const topo_rules_group_t *g = topo_rules_group(rules, size);
+    if (NULL == g) {
+        return NULL;
+    }
+    /* binary search for the group's last rule with lo <= bytes */
+    int lo = g->first, hi = g->first + g->n;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (rules->rule[mid].lo <= bytes) {
@@ -149,15 +236,15 @@ const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes)
             hi = mid;
         }
     }
-    if (0 == lo) {
+    if (g->first == lo) {
         return NULL;
     }
     const topo_rule_t *r = &rules->rule[lo - 1];
     return bytes < r->hi || r->hi == SIZE_MAX ? r : NULL;
 }
 
-const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes)
+const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, int size, size_t bytes)
 {
-    const topo_rule_t *r = topo_rules_find(rules, bytes);
+    const topo_rule_t *r = topo_rules_find(rules, size, bytes);
     return NULL != r ? r->algo : NULL;
 }

@@ -8,6 +8,15 @@
  * item covers are left to the automatic decision.  ALGORITHM may also be
  * "previous": the calls of that range go to the previous module (the
  * coll component selected before coll/topo, e.g. tuned).
+ *
+ * Groups by communicator size: the items may be split into groups by ';',
+ * and a group may start with NP@, the communicator sizes it is for: N
+ * (exactly N ranks), N-M (N to M, both included) or N-inf, e.g.
+ *     16-inf@64k-1m:pipelined_chain,1m-inf:previous;0-4k:binomial
+ * A communicator takes the first group whose sizes hold its own (a group
+ * without NP@ holds every size); the other groups do not apply to it, and
+ * with none, every payload is automatic.  Measurements on N ranks
+ * (scripts/bench-algorithms.sh) thus stay with communicators of N ranks.
  */
 #ifndef TOPO_RULES_H
 #define TOPO_RULES_H
@@ -19,6 +28,7 @@ extern "C" {
 #endif
 
 #define TOPO_MAX_RULES 64
+#define TOPO_MAX_RULE_GROUPS 16
 /* The name of a rule that hands its range to the previous module. */
 #define TOPO_RULES_PREVIOUS "previous"
 
@@ -26,11 +36,19 @@ typedef struct {
     size_t lo, hi; /* [lo, hi); hi = SIZE_MAX for "inf" */
     const topo_algo_t *algo; /* NULL where previous */
     int previous;            /* TOPO_RULES_PREVIOUS: the previous module */
+    int np_lo, np_hi;        /* its group's communicator sizes (INT_MAX: no bound) */
 } topo_rule_t;
+
+typedef struct {
+    int np_lo, np_hi; /* communicator sizes [np_lo, np_hi]; 1, INT_MAX without NP@ */
+    int first, n;     /* its rules: rule[first, first + n) */
+} topo_rules_group_t;
 
 typedef struct {
     int n;
     topo_rule_t rule[TOPO_MAX_RULES];
+    int ngroups;
+    topo_rules_group_t group[TOPO_MAX_RULE_GROUPS];
 } topo_rules_t;
 
 /* Parse `str` for primitive `prim`.  An empty string gives no rules.  On error
@@ -40,11 +58,18 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
 /* A rule's bound as the rules spell it: "inf" for SIZE_MAX, else bytes
  * with the largest binary suffix (g, m, k) that divides them, e.g. 4k. */
 void topo_rules_format_size(size_t v, char *buf, size_t len);
-/* The rule covering `bytes`, or NULL (automatic).  O(log k). */
-const topo_rule_t *topo_rules_find(const topo_rules_t *rules, size_t bytes);
-/* The algorithm the rules give for `bytes`, or NULL (automatic, or a
- * `previous` rule: see topo_rules_find). */
-const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, size_t bytes);
+/* A rule as the verbose output names it: its range, after NP@ when its
+ * group is not for every size (e.g. "16@64k-1m", "0-4k"). */
+void topo_rules_format_rule(const topo_rule_t *r, char *buf, size_t len);
+/* The group of rules for a communicator of `size` ranks, or NULL (none:
+ * every payload automatic). */
+const topo_rules_group_t *topo_rules_group(const topo_rules_t *rules, int size);
+/* The rule covering `bytes` on a communicator of `size` ranks, or NULL
+ * (automatic).  O(groups + log k). */
+const topo_rule_t *topo_rules_find(const topo_rules_t *rules, int size, size_t bytes);
+/* The algorithm the rules give for `bytes` on `size` ranks, or NULL
+ * (automatic, or a `previous` rule: see topo_rules_find). */
+const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, int size, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -183,6 +183,18 @@ run rules-previous-barrier 3 "$V1 coll_topo_barrier_rules=0-inf:previous" \
     "$PRIMS --prims barrier,bcast --comms world --max-count 100" \
     "+barrier falls back to the previous module (rule 0-inf of coll_topo_barrier_rules gives the previous module)" \
     "+bcast uses" "-barrier uses"
+# Groups by communicator size: the world (4 ranks) and the halves of the
+# split (2 ranks each) take their own groups, and a size no group holds is
+# automatic (rules-groups-none: only a group for 8 ranks).
+run rules-groups 4 "$V1 coll_topo_allreduce_rules=2@0-inf:ring;4-8@0-1k:recursive_doubling,1k-inf:previous" \
+    "$ALLREDUCE --comms world,split --max-count 2000" \
+    "+allreduce uses ring (rule 2@0-inf of coll_topo_allreduce_rules)" \
+    "+allreduce uses recursive_doubling (rule 4-8@0-1k of coll_topo_allreduce_rules)" \
+    "+allreduce falls back to the previous module (rule 4-8@1k-inf of coll_topo_allreduce_rules gives the previous module)" \
+    "-allreduce uses recursive_doubling (auto" "-allreduce uses ring (auto"
+run rules-groups-none 4 "$V1 coll_topo_allreduce_rules=8@0-inf:ring" \
+    "$ALLREDUCE --comms world --max-count 100" \
+    "+(auto: cheapest" "-of coll_topo_allreduce_rules" "-is not valid"
 # A forced algorithm takes precedence over the rules.
 run rules-forced 4 "$V1 coll_topo_allreduce_algorithm=recursive_doubling coll_topo_allreduce_rules=0-inf:ring" \
     "$ALLREDUCE --comms world --max-count 100" \
@@ -199,7 +211,8 @@ run rules-unknown-algorithm 4 "$V1 coll_topo_reduce_rules=0-inf:nonesuch" \
     "+The MCA parameter coll_topo_reduce_rules is not valid" "+has no algorithm 'nonesuch'" \
     "+reduce uses"
 # topo-plan --rules: the decision table of a 2x2x2 torus (with the eager
-# limit of shared memory) as the rules of every payload: the component then
+# limit of shared memory) as the rules of every payload, in a group for 8
+# ranks (8@, which the verbose lines name with every rule): the component then
 # prices nothing (no decision line at verbose 2), runs the rules' choices,
 # and hands a non-commutative call whose rule does not fit to the previous
 # module.  (The first call of a large communicator skips its pricing so.)
@@ -211,7 +224,7 @@ first_rule=${plan_rules%%,*} last_rule=${plan_rules##*,}
 run rules-from-plan 8 "$V2 coll_topo_topology=torus:2x2x2 coll_topo_allreduce_rules=$plan_rules" \
     "$ALLREDUCE --comms world,dup --max-count 70000" \
     "+allreduce uses ${first_rule#*:} (rule ${first_rule%%:*} of coll_topo_allreduce_rules)" \
-    "+allreduce uses ${last_rule#*:} (rule ${last_rule%%:*} of coll_topo_allreduce_rules)" \
+    "+allreduce uses ${last_rule#*:} (rule ${plan_rules%%@*}@${last_rule%%:*} of coll_topo_allreduce_rules)" \
     "-allreduce decision (root 0" "-allreduce candidate" "-auto: cheapest"
 
 # ---- the hop term -------------------------------------------------------

@@ -140,16 +140,20 @@ has dump '^step 29'
 grep -q '^  rank 1 ' "$tmp/dump.out" && fail "dump --rank 0 shows rank 1"
 
 # --rules: the table as a coll_topo_<primitive>_rules value, one item per
-# range from 0 to inf, naming at each size the algorithm the table chooses
-rules_agree() { # rules_agree NAME ARGS...: --rules against the table's choices
+# range from 0 to inf, naming at each size the algorithm the table chooses,
+# in a group for the table's communicator size (NP@)
+rules_agree() { # rules_agree NAME NP ARGS...: --rules against the table's choices
     rn=$1
-    shift
+    np=$2
+    shift 2
     run "$rn" 0 "$@" --rules
     run "$rn.table" 0 "$@" --sizes 8,1k,64k,1M,16M,1G
     value=$(cat "$tmp/$rn.out")
     printf '%s\n' "$value" |
-        grep -Eq '^0-[0-9]+[kmg]?:[a-z_]+(,[0-9]+[kmg]?-[0-9]+[kmg]?:[a-z_]+)*,?[0-9kmg]*-?inf:[a-z_]+$|^0-inf:[a-z_]+$' ||
-        fail "$rn: not a rules value from 0 to inf: $value"
+        grep -Eq '^[0-9]+@(0-[0-9]+[kmg]?:[a-z_]+(,[0-9]+[kmg]?-[0-9]+[kmg]?:[a-z_]+)*,?[0-9kmg]*-?inf:[a-z_]+|0-inf:[a-z_]+)$' ||
+        fail "$rn: not a rules value from 0 to inf for one communicator size: $value"
+    [ "${value%%@*}" = "$np" ] || fail "$rn: the rules are not for $np ranks: $value"
+    value=${value#*@}
     sed -n '/^chosen:/,$p' "$tmp/$rn.table.out" | awk -v rules="$value" '
         function bytes(v,   n, u) {
             if (v == "inf") return 2^64
@@ -170,9 +174,9 @@ rules_agree() { # rules_agree NAME ARGS...: --rules against the table's choices
         END { exit bad || checked != 6 }' ||
         fail "$rn: --rules and the table disagree: $value"
 }
-rules_agree rules-torus --topology torus:8x8
-rules_agree rules-bcast --topology torus:4x4x2 --primitive bcast --eager-limit 4032
-rules_agree rules-reduce --topology star --size 12 --primitive reduce --root 5
+rules_agree rules-torus 64 --topology torus:8x8
+rules_agree rules-bcast 32 --topology torus:4x4x2 --primitive bcast --eager-limit 4032
+rules_agree rules-reduce 12 --topology star --size 12 --primitive reduce --root 5
 run rules-dump 2 --topology torus:4x4 --rules --dump ring
 
 # --first-stage: the component's first stage on a large communicator

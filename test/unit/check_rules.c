@@ -19,12 +19,12 @@ START_TEST(test_parse_and_lookup)
     ck_assert_uint_eq(r.rule[0].hi, 4096);
     ck_assert_uint_eq(r.rule[1].hi, 8u << 20);
     ck_assert_uint_eq(r.rule[2].hi, SIZE_MAX);
-    ck_assert_str_eq(topo_rules_lookup(&r, 0)->name, "recursive_doubling");
-    ck_assert_str_eq(topo_rules_lookup(&r, 4095)->name, "recursive_doubling");
-    ck_assert_str_eq(topo_rules_lookup(&r, 4096)->name, "rabenseifner");
-    ck_assert_str_eq(topo_rules_lookup(&r, (8u << 20) - 1)->name, "rabenseifner");
-    ck_assert_str_eq(topo_rules_lookup(&r, 8u << 20)->name, "ring");
-    ck_assert_str_eq(topo_rules_lookup(&r, SIZE_MAX)->name, "ring");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, 0)->name, "recursive_doubling");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, 4095)->name, "recursive_doubling");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, 4096)->name, "rabenseifner");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, (8u << 20) - 1)->name, "rabenseifner");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, 8u << 20)->name, "ring");
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, SIZE_MAX)->name, "ring");
 }
 END_TEST
 
@@ -37,8 +37,8 @@ START_TEST(test_previous)
                                       TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
                      TOPO_OK);
     ck_assert_int_eq(r.n, 3);
-    const topo_rule_t *a = topo_rules_find(&r, 0), *b = topo_rules_find(&r, 1024),
-                      *c = topo_rules_find(&r, SIZE_MAX);
+    const topo_rule_t *a = topo_rules_find(&r, 4, 0), *b = topo_rules_find(&r, 4, 1024),
+                      *c = topo_rules_find(&r, 4, SIZE_MAX);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     ck_assert_ptr_nonnull(c);
@@ -48,11 +48,11 @@ START_TEST(test_previous)
     ck_assert_str_eq(b->algo->name, "ring");
     ck_assert_int_eq(c->previous, 1);
     /* the lookup of an algorithm gives none for it */
-    ck_assert_ptr_null(topo_rules_lookup(&r, 1023));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, 1023));
     /* any primitive, barrier included */
     ck_assert_int_eq(topo_rules_parse("0-inf:previous", TOPO_PRIM_BARRIER, &r, err, sizeof(err)),
                      TOPO_OK);
-    ck_assert_int_eq(topo_rules_find(&r, 0)->previous, 1);
+    ck_assert_int_eq(topo_rules_find(&r, 4, 0)->previous, 1);
     /* a name that only starts like it is no algorithm */
     ck_assert_int_eq(
         topo_rules_parse("0-inf:previously", TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
@@ -68,17 +68,17 @@ START_TEST(test_gaps_are_automatic)
     ck_assert_int_eq(topo_rules_parse("1K-2K:ring,1g-2G:rabenseifner", TOPO_PRIM_ALLREDUCE, &r,
                                       err, sizeof(err)),
                      TOPO_OK);
-    ck_assert_ptr_null(topo_rules_lookup(&r, 0));
-    ck_assert_ptr_null(topo_rules_lookup(&r, 1023));
-    ck_assert_ptr_nonnull(topo_rules_lookup(&r, 1024));
-    ck_assert_ptr_null(topo_rules_lookup(&r, 2048));
-    ck_assert_ptr_null(topo_rules_lookup(&r, (size_t)1 << 29));
-    ck_assert_str_eq(topo_rules_lookup(&r, (size_t)1 << 30)->name, "rabenseifner");
-    ck_assert_ptr_null(topo_rules_lookup(&r, (size_t)2 << 30));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, 0));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, 1023));
+    ck_assert_ptr_nonnull(topo_rules_lookup(&r, 4, 1024));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, 2048));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, (size_t)1 << 29));
+    ck_assert_str_eq(topo_rules_lookup(&r, 4, (size_t)1 << 30)->name, "rabenseifner");
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, (size_t)2 << 30));
     /* empty: no rules, everything automatic */
     ck_assert_int_eq(topo_rules_parse("", TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)), TOPO_OK);
     ck_assert_int_eq(r.n, 0);
-    ck_assert_ptr_null(topo_rules_lookup(&r, 100));
+    ck_assert_ptr_null(topo_rules_lookup(&r, 4, 100));
 }
 END_TEST
 
@@ -101,7 +101,23 @@ START_TEST(test_malformed)
         {"0-inf:ring,", "size"},
         {",0-4k:ring", "size"},
         {"0-99999999999999999999:ring", "upper bound"},
-        {"0-4k:ring;4k-inf:ring", "no algorithm"},
+        {"0-4k:ring;4k-inf:rong", "no algorithm 'rong'"},
+        /* groups by communicator size */
+        {"16@", "size"},
+        {"@0-inf:ring", "communicator sizes"},
+        {"0@0-inf:ring", "1 or more"},
+        {"8-4@0-inf:ring", "1 or more"},
+        {"4-x@0-inf:ring", "'@' after"},
+        {"4inf@0-inf:ring", "'@' after"},
+        {"99999999999@0-inf:ring", "1 or more"},
+        {"4@0-inf:ring;", "size"},
+        {"4@0-inf:ring;;0-inf:ring", "size"},
+        {"0-inf:ring@4", "'@' after"},
+        {"4@0-8k:ring,4k-16k:ring", "overlap"},
+        {"1@0-1:ring;2@0-1:ring;3@0-1:ring;4@0-1:ring;5@0-1:ring;6@0-1:ring;7@0-1:ring;"
+         "8@0-1:ring;9@0-1:ring;10@0-1:ring;11@0-1:ring;12@0-1:ring;13@0-1:ring;14@0-1:ring;"
+         "15@0-1:ring;16@0-1:ring;17@0-1:ring",
+         "too many groups"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         topo_rules_t r;
@@ -155,6 +171,62 @@ START_TEST(test_format_size)
 }
 END_TEST
 
+/* Groups by communicator size: the first group whose sizes hold the
+ * communicator's applies, alone; the ranges of different groups are
+ * independent; a size no group holds is automatic at every payload. */
+START_TEST(test_groups)
+{
+    topo_rules_t r;
+    char err[256];
+    ck_assert_int_eq(topo_rules_parse("16-inf@0-4k:recursive_doubling,64k-inf:previous;"
+                                      "2@0-inf:ring;4-8@1k-2k:rabenseifner;0-1k:ring",
+                                      TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_int_eq(r.n, 5);
+    ck_assert_int_eq(r.ngroups, 4);
+    /* 16 and more ranks: the first group; its gap is automatic, not the
+     * last group's 0-1k */
+    ck_assert_str_eq(topo_rules_lookup(&r, 16, 100)->name, "recursive_doubling");
+    ck_assert_str_eq(topo_rules_lookup(&r, 1 << 20, 100)->name, "recursive_doubling");
+    ck_assert_ptr_null(topo_rules_find(&r, 16, 8192));
+    ck_assert_int_eq(topo_rules_find(&r, 64, 1 << 20)->previous, 1);
+    /* exactly 2 */
+    ck_assert_str_eq(topo_rules_lookup(&r, 2, SIZE_MAX)->name, "ring");
+    /* 4 to 8: only 1k-2k */
+    ck_assert_ptr_null(topo_rules_find(&r, 4, 100));
+    ck_assert_str_eq(topo_rules_lookup(&r, 8, 1500)->name, "rabenseifner");
+    ck_assert_ptr_null(topo_rules_find(&r, 8, 2048));
+    /* every other size: the group without NP@ */
+    for (int np = 1; np < 16; np++) {
+        if (2 == np || (np >= 4 && np <= 8)) {
+            continue;
+        }
+        ck_assert_str_eq(topo_rules_lookup(&r, np, 1023)->name, "ring");
+        ck_assert_ptr_null(topo_rules_find(&r, np, 1024));
+    }
+    ck_assert_ptr_null(topo_rules_group(&r, 0));
+    /* the rules as the verbose lines name them */
+    static const char *const names[] = {"16-inf@0-4k", "16-inf@64k-inf", "2@0-inf", "4-8@1k-2k",
+                                        "0-1k"};
+    for (int i = 0; i < r.n; i++) {
+        char text[96];
+        topo_rules_format_rule(&r.rule[i], text, sizeof(text));
+        ck_assert_str_eq(text, names[i]);
+    }
+    /* without a group for a size: nothing applies to it */
+    ck_assert_int_eq(topo_rules_parse("2@0-inf:ring", TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_ptr_nonnull(topo_rules_group(&r, 2));
+    ck_assert_ptr_null(topo_rules_group(&r, 3));
+    ck_assert_ptr_null(topo_rules_find(&r, 3, 0));
+    /* overlapping sizes: the first group wins */
+    ck_assert_int_eq(topo_rules_parse("2-4@0-inf:ring;2@0-inf:recursive_doubling",
+                                      TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_OK);
+    ck_assert_str_eq(topo_rules_lookup(&r, 2, 0)->name, "ring");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rules");
@@ -164,6 +236,7 @@ int main(void)
     tcase_add_test(tc, test_gaps_are_automatic);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_format_size);
+    tcase_add_test(tc, test_groups);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
