@@ -126,11 +126,27 @@ static char *valid_names(topo_prim_t prim)
 }
 
 /* A parameter of the automatic decision's cost model: a double at level
- * 6, read once, set to its default first. */
+ * 6, read once, set to its default first.  The help text ends with the
+ * default, printed from `def` (TOPO_COST_*, shared with topo-plan), so
+ * that it cannot drift from the value: as a bandwidth too when `per_byte`,
+ * and with a note where ompi_info's 6 decimals (%f) print it as 0.000000.
+ * A default below 0 means something the help text explains. */
 static void register_cost(const mca_base_component_t *c, const char *name, double def,
-                          const char *help, double *var)
+                          bool per_byte, const char *help, double *var)
 {
+    char text[1024], bw[48] = "";
     *var = def;
+    if (per_byte && def > 0) {
+        (void)snprintf(bw, sizeof(bw), " (%.3g GB/s)", 1e-9 / def);
+    }
+    char six[64];
+    (void)snprintf(six, sizeof(six), "%f", def); /* as ompi_info prints a double */
+    const char *tiny =
+        def > 0 && 0 == strcmp(six, "0.000000") ? ", which ompi_info prints as 0.000000" : "";
+    if (def >= 0) {
+        (void)snprintf(text, sizeof(text), "%s.  Default: %g%s%s", help, def, bw, tiny);
+        help = text;
+    }
     (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
                                           OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, var);
 }
@@ -244,39 +260,36 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.scratch_keep);
 
-    register_cost(c, "alpha", TOPO_COST_ALPHA,
-                  "Cost model of the automatic decision: latency of one message, in seconds "
-                  "(default 2e-6)",
+    register_cost(c, "alpha", TOPO_COST_ALPHA, false,
+                  "Cost model of the automatic decision: latency of one message, in seconds",
                   &mca_coll_topo_component.alpha);
-    register_cost(c, "beta", TOPO_COST_BETA,
+    register_cost(c, "beta", TOPO_COST_BETA, true,
                   "Cost model of the automatic decision: transfer time per byte on one port, in "
-                  "seconds (default 1e-10 = 10 GB/s; ompi_info prints doubles with 6 decimals)",
+                  "seconds",
                   &mca_coll_topo_component.beta);
-    register_cost(c, "gamma", TOPO_COST_GAMMA,
-                  "Cost model of the automatic decision: time to reduce one byte, in seconds "
-                  "(default 1e-10 = 10 GB/s, a reduction of data from memory; shown as 0.000000 by "
-                  "ompi_info)",
+    register_cost(c, "gamma", TOPO_COST_GAMMA, true,
+                  "Cost model of the automatic decision: time to reduce one byte (of data from "
+                  "memory), in seconds",
                   &mca_coll_topo_component.gamma);
     register_cost(
-        c, "copy", TOPO_COST_COPY,
-        "Cost model of the automatic decision: time to copy one byte locally, in seconds "
-        "(default 1e-10 = 10 GB/s, shown as 0.000000 by ompi_info's 6 decimals): the copies "
-        "the executor makes besides the messages "
+        c, "copy", TOPO_COST_COPY, true,
+        "Cost model of the automatic decision: time to copy one byte locally, in seconds: "
+        "the copies the executor makes besides the messages "
         "(a rank's own block, sends of several block ranges packed, receives of several "
         "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
         &mca_coll_topo_component.copy);
     register_cost(
-        c, "msg_overhead", TOPO_COST_MSG_OVERHEAD,
+        c, "msg_overhead", TOPO_COST_MSG_OVERHEAD, false,
         "Cost model of the automatic decision: a rank's time per message it sends or "
-        "receives, in seconds (default 1.5e-7, shown as 0.000000 by ompi_info; posting, "
+        "receives, in seconds (posting, "
         "matching and completing it, LogP's o, paid at both ends, beyond the step's latency "
         "coll_topo_alpha): a step in which a rank sends and receives S messages costs S of them; "
         "0 = none, as in the seeds' closed forms; topo-calibrate measures it",
         &mca_coll_topo_component.msg_overhead);
 
-    register_cost(c, "hop", 0.0,
+    register_cost(c, "hop", 0.0, false,
                   "Cost model of the automatic decision: seconds per link a message crosses beyond "
-                  "the first, on torus and mesh topologies (default 0)",
+                  "the first, on torus and mesh topologies",
                   &mca_coll_topo_component.hop);
 
     mca_coll_topo_component.ports = 0;
@@ -338,28 +351,27 @@ static int topo_register(void)
         &mca_coll_topo_component.price_roots);
 
     register_cost(
-        c, "intra_alpha", TOPO_COST_INTRA_ALPHA,
+        c, "intra_alpha", TOPO_COST_INTRA_ALPHA, false,
         "Cost model of the automatic decision: latency of one message between ranks placed on "
-        "one node (shared memory), in seconds (default 5e-7, shown as 0.000000 by ompi_info's 6 "
-        "decimals; 0 or less = coll_topo_alpha's value); used where the placement is known "
+        "one node (shared memory), in seconds (0 or less = coll_topo_alpha's value); used "
+        "where the placement is known "
         "(a coordinates file or PMIx with several ranks per host, or a star's hosts: "
         "coll_topo_locality).  A step whose messages all "
         "stay on nodes costs this latency, one with messages on both classes the larger of "
         "the two",
         &mca_coll_topo_component.intra_alpha);
     register_cost(
-        c, "intra_beta", TOPO_COST_INTRA_BETA,
+        c, "intra_beta", TOPO_COST_INTRA_BETA, true,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
-        "one node, in seconds (default 5e-11 = 20 GB/s, shown as 0.000000 by ompi_info; 0 or "
-        "less = coll_topo_beta's value).  "
+        "one node, in seconds (0 or less = coll_topo_beta's value).  "
         "A rank's shared-memory bytes and its network ports work in parallel",
         &mca_coll_topo_component.intra_beta);
     register_cost(
-        c, "intra_beta_written", TOPO_COST_INTRA_BETA_WRITTEN,
+        c, "intra_beta_written", TOPO_COST_INTRA_BETA_WRITTEN, true,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
         "one node of data the sender wrote earlier in the same call (received or reduced it), "
-        "in seconds (default 1.5e-10, shown as 0.000000 by ompi_info; 0 or less = "
-        "coll_topo_intra_beta's value).  The receiver then pulls cache lines the sender's core "
+        "in seconds (0 or less = coll_topo_intra_beta's value).  The receiver then pulls cache "
+        "lines the sender's core "
         "has modified, which costs more than data that was in memory before the call",
         &mca_coll_topo_component.intra_beta_written);
 
@@ -411,7 +423,7 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.eager_limit);
     register_cost(
-        c, "rndv_alpha", -1.0,
+        c, "rndv_alpha", -1.0, false,
         "Cost model of the automatic decision: seconds a step pays when its largest "
         "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
         "= 2 * coll_topo_alpha (one more round trip), or coll_topo_intra_alpha for a step "

@@ -56,13 +56,13 @@ static void usage(FILE *f)
         "                     alltoall, barrier: whatever the catalog has\n"
         "  --sizes LIST       payloads M in bytes, comma-separated, suffixes k, M, G (x1024)\n"
         "                     (default 8,1k,64k,1M,16M)\n"
-        "  --alpha A          seconds per message and step (default 2e-6)\n"
-        "  --beta B           seconds per byte on a port or link (default 1e-10)\n"
-        "  --gamma G          seconds per reduced byte (default 1e-10)\n"
+        "  --alpha A          seconds per message and step (default %g)\n"
+        "  --beta B           seconds per byte on a port or link (default %g)\n"
+        "  --gamma G          seconds per reduced byte (default %g)\n"
         "  --copy C           seconds per byte copied locally: own blocks, packed sends,\n"
-        "                     unpacked receives (default 1e-10; 0: copies are free)\n"
+        "                     unpacked receives (default %g; 0: copies are free)\n"
         "  --msg-overhead O   seconds per message a rank sends or receives in a step\n"
-        "                     (default 1.5e-7)\n"
+        "                     (default %g)\n"
         "  --price-ranks K    price a communicator of more ranks on K of them (default 256,\n"
         "                     as coll_topo_price_ranks; links estimated from them; 0: every\n"
         "                     rank, every link routed)\n"
@@ -82,12 +82,12 @@ static void usage(FILE *f)
         "                     ranks, as coll_topo_locality finds them); the\n"
         "                     communicator has as many ranks as the list\n"
         "  --intra-alpha A    seconds per message between ranks of one node (default\n"
-        "                     5e-7, as coll_topo_intra_alpha; 0 = --alpha's value)\n"
-        "  --intra-beta B     seconds per byte between ranks of one node (default 5e-11;\n"
+        "                     %g, as coll_topo_intra_alpha; 0 = --alpha's value)\n"
+        "  --intra-beta B     seconds per byte between ranks of one node (default %g;\n"
         "                     0 = --beta's value)\n"
         "  --intra-beta-written B\n"
         "                     the same for blocks the sender wrote earlier in the call\n"
-        "                     (default 1.5e-10; 0 = --intra-beta's value)\n"
+        "                     (default %g; 0 = --intra-beta's value)\n"
         "  --eager-limit E    messages above E bytes go by rendezvous (default 0: no\n"
         "                     protocol switch; the component's auto value over shared\n"
         "                     memory is 4032, see coll_topo_eager_limit)\n"
@@ -109,7 +109,9 @@ static void usage(FILE *f)
         "                     more ranks than coll_topo_price_ranks: only the candidates\n"
         "                     that can be the cheapest up to 4096 bytes (the others are\n"
         "                     listed as pruned); --sizes and the table stop there\n",
-        prog, prog);
+        prog, prog, TOPO_COST_ALPHA, TOPO_COST_BETA, TOPO_COST_GAMMA, TOPO_COST_COPY,
+        TOPO_COST_MSG_OVERHEAD, TOPO_COST_INTRA_ALPHA, TOPO_COST_INTRA_BETA,
+        TOPO_COST_INTRA_BETA_WRITTEN);
 }
 
 static void die(int code, const char *fmt, ...)
