@@ -138,6 +138,10 @@ has dump '^step 0: max hops [0-9]+'
 has dump '^  rank 0 lane 0: send to 1 \[[0-9-]+\] 65536 B 1 hop; recv\+reduce from 15 \[[0-9-]+\] 65536 B 2 hops$'
 has dump '^step 29'
 grep -q '^  rank 1 ' "$tmp/dump.out" && fail "dump --rank 0 shows rank 1"
+# alltoall's payload M is one rank's send buffer, half of its 2p blocks: a
+# message of linear alltoall on 4 ranks carries M/4
+run dump-alltoall 0 --topology star --size 4 --primitive alltoall --dump linear --rank 0 --sizes 4k
+has dump-alltoall '^  rank 0 lane 0: copy \[0\] -> \[4\] 1024 B; send to 1 \[1\] 1024 B 1 hop; recv from 3 \[7\] 1024 B'
 
 # --rules: the table as a coll_topo_<primitive>_rules value, one item per
 # range from 0 to inf, naming at each size the algorithm the table chooses,
