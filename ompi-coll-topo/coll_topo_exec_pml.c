@@ -154,6 +154,7 @@ typedef struct {
     int tag;
     int nreq;
     int ndefer; /* deferred sends posted, in m->dreqs */
+    int dfirst; /* m->dreqs[0, dfirst) have completed and been freed */
 } exec_t;
 
 /* ------------------------------------------------------------------ */
@@ -1289,6 +1290,24 @@ static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
     return OMPI_SUCCESS;
 }
 
+/* Free the deferred sends that have completed, oldest first, without
+ * progressing anything (a completed request is freed by its wait at once).
+ * Done after each step: the requests a call holds are then those of the
+ * sends still in flight, not every send of a ring's allgather or a
+ * pipeline (on a large communicator, p - 1 of them until the call ends). */
+static inline int reap_deferred(exec_t *x)
+{
+    ompi_request_t **d = x->m->dreqs;
+    while (x->dfirst < x->ndefer && REQUEST_COMPLETE(d[x->dfirst])) {
+        int rc = ompi_request_wait(&d[x->dfirst], MPI_STATUS_IGNORE);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        x->dfirst++;
+    }
+    return OMPI_SUCCESS;
+}
+
 /* Pack and post the lane's current step. */
 static int start_step(exec_t *x, int lane, const plan_step_t *ps)
 {
@@ -1304,6 +1323,10 @@ static int start_step(exec_t *x, int lane, const plan_step_t *ps)
 
 static int finish_step(exec_t *x, int lane, const plan_step_t *ps)
 {
+    int rc = reap_deferred(x);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
     return run_local(x, lane, &x->p->ops[ps->op0 + ps->npack + ps->npost], ps->napply);
 }
 
@@ -1426,12 +1449,13 @@ static void drop_requests(exec_t *x)
         }
     }
     x->nreq = 0;
-    for (int i = 0; i < x->ndefer; i++) {
+    for (int i = x->dfirst; i < x->ndefer; i++) {
         if (MPI_REQUEST_NULL != x->m->dreqs[i]) {
             (void)ompi_request_free(&x->m->dreqs[i]);
         }
     }
     x->ndefer = 0;
+    x->dfirst = 0;
 }
 
 /* One lane: nothing runs beside it, so each step is posted, completed with
@@ -1482,9 +1506,10 @@ static int run_single_lane(exec_t *x)
         }
         if (OMPI_SUCCESS == rc) {
             x->nreq = 0;
-            if (ps->napply > 0) {
-                rc = run_local(x, 0, ops + ps->npack + ps->npost, ps->napply);
-            }
+            rc = reap_deferred(x);
+        }
+        if (OMPI_SUCCESS == rc && ps->napply > 0) {
+            rc = run_local(x, 0, ops + ps->npack + ps->npost, ps->napply);
         }
         if (OMPI_SUCCESS != rc) {
             drop_requests(x);
@@ -1522,10 +1547,11 @@ static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t
     if (OMPI_SUCCESS == rc && p->tail0 < p->nops) {
         rc = run_local(&x, 0, p->ops + p->tail0, p->nops - p->tail0);
     }
-    if (OMPI_SUCCESS == rc && 1 == x.ndefer) {
-        rc = ompi_request_wait(&m->dreqs[0], MPI_STATUS_IGNORE);
-    } else if (OMPI_SUCCESS == rc && x.ndefer > 1) {
-        rc = ompi_request_wait_all((size_t)x.ndefer, m->dreqs, MPI_STATUSES_IGNORE);
+    const int left = x.ndefer - x.dfirst; /* deferred sends not yet freed */
+    if (OMPI_SUCCESS == rc && 1 == left) {
+        rc = ompi_request_wait(&m->dreqs[x.dfirst], MPI_STATUS_IGNORE);
+    } else if (OMPI_SUCCESS == rc && left > 1) {
+        rc = ompi_request_wait_all((size_t)left, m->dreqs + x.dfirst, MPI_STATUSES_IGNORE);
     }
     if (OMPI_SUCCESS == rc) {
         return rc;
