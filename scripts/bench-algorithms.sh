@@ -20,6 +20,9 @@
 # BENCH_TIE, default 0.05), in a group for communicators of NP ranks
 # (NP@...; groups of several sizes join with ';'): one run on one
 # machine, to check before use.
+# BENCH_RAW=FILE also appends the medians to FILE as lines "NP PRIMITIVE
+# ALGORITHM BYTES US" (tuned as `tuned`), the input of
+# scripts/model-vs-measured.sh.
 # Example (README "Benchmark", 16 ranks):
 #
 #   bash scripts/bench-algorithms.sh --primitive bcast 16 262144 binomial dbt pipelined_chain
@@ -59,6 +62,12 @@ for a in tuned "${algs[@]}"; do
     done
     median "$a" >"$tmp/$a.med"
 done
+if [ -n "${BENCH_RAW:-}" ]; then
+    for a in tuned "${algs[@]}"; do
+        awk -v np="$np" -v p="$prim" -v a="$a" '{ printf "%s %s %s %s %.3f\n", np, p, a, $1, $2 * 1e6 }' \
+            "$tmp/$a.med"
+    done >>"$BENCH_RAW"
+fi
 echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each; $*):"
 for a in tuned "${algs[@]}"; do
     awk -v a="$a" '{ print $1, a, $2 * 1e6 }' "$tmp/$a.med"
