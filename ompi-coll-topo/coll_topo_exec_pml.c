@@ -176,11 +176,13 @@ typedef struct {
     uint8_t *at_in;
     size_t *tn;
     size_t *xn; /* per transfer of the step being compiled, its elements */
-    /* The lane being compiled: per block, the last of its steps that
-     * writes the block (-1: none); the step's index and the step. */
-    int32_t *last_write;
+    /* The lane being compiled: per block, the first and the last of its
+     * steps that write the block (-1: none); the step's index, the step and
+     * whether it receives. */
+    int32_t *first_write, *last_write;
     int32_t step;
     const topo_step_t *st;
+    bool step_recv;
     int32_t merge0; /* add_copy extends no operation before ops[merge0] */
 } comp_t;
 
@@ -546,19 +548,27 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
         pc = (piece_t){.wbuf = BUF_NONE};
     }
     /* A send need not complete before the next step when no later step of
-     * the lane writes its blocks, and the step receives nothing from its
-     * peer.  A tree's parent then serves its children at once, as a tree
-     * of isends does; a rank of a pipeline (chain, double binary tree) or
-     * of a ring's allgather moves on to its next segment or block when its
-     * own receive is done, not when its children or its right-hand
-     * neighbour have pulled the last one: a rendezvous send completes only
-     * then, and a step waiting for it ties every rank to the progress of
-     * the ranks after it.  An exchange (send and receive with one peer)
-     * keeps its blocking last send (see run_single_lane); a send through
-     * the temporary storage completes in its step, its slot is reused. */
-    bool defer = OP_SEND == kind && 0 == tn && n > 0 && !receives_from(c, t->peer);
+     * the lane writes its blocks and either
+     * - its step receives nothing: a tree's parent then serves its
+     *   children at once, as a tree of isends does; or
+     * - it forwards (every block it sends arrived in an earlier step of
+     *   the lane) to a peer its step does not receive from: a rank of a
+     *   pipeline (chain, double binary tree) or of a ring's allgather then
+     *   moves on to its next segment or block when its own receive is
+     *   done, not when its children or its right-hand neighbour have
+     *   pulled the last one (a rendezvous send completes only then, and a
+     *   step waiting for it ties every rank to the progress of the ranks
+     *   after it).
+     * An exchange (send and receive with one peer) keeps its blocking last
+     * send (see run_single_lane), and so does a step that sends a rank's
+     * own data while it receives (pairwise alltoall: one message in flight
+     * per rank and step, its point against linear); a send through the
+     * temporary storage completes in its step, its slot is reused. */
+    bool defer = OP_SEND == kind && 0 == tn && n > 0 &&
+                 (!c->step_recv || !receives_from(c, t->peer));
     for (int b = r->first; defer && b < r->first + r->count; b++) {
-        defer = c->last_write[b] < c->step;
+        defer = c->last_write[b] < c->step &&
+                (!c->step_recv || (c->first_write[b] >= 0 && c->first_write[b] < c->step));
     }
     size_t done = 0;
     do {
@@ -595,9 +605,11 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
 
     /* as the blocks are at the start of the step */
     c->st = st;
+    c->step_recv = false;
     for (int i = 0; i < st->nxfers; i++) {
         c->xn[i] = xfer_elems(c, &s->xfers[st->xfer0 + i]);
         c->tn[i] = xfer_tmp_elems(c, st, &s->xfers[st->xfer0 + i], c->xn[i]);
+        c->step_recv = c->step_recv || is_recv(s->xfers[st->xfer0 + i].kind);
     }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
         size_t pos = 0; /* bytes into the temporary storage */
@@ -792,16 +804,18 @@ static int compile(comp_t *c)
         maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
     }
     p->ndefer = 0;
-    /* the scratch, in the module's buffer: tn, xn, last_write, at_in */
+    /* the scratch, in the module's buffer: tn, xn, first_write and
+     * last_write, at_in */
     const size_t nb = (size_t)s->nblocks + 1;
-    const size_t tn_bytes = 2 * (size_t)maxx * sizeof(size_t), lw_bytes = nb * sizeof(int32_t);
+    const size_t tn_bytes = 2 * (size_t)maxx * sizeof(size_t), lw_bytes = 2 * nb * sizeof(int32_t);
     if (OMPI_SUCCESS !=
         mca_coll_topo_grow(&c->m->comp, &c->m->cap_comp, tn_bytes + lw_bytes + nb)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     c->tn = (size_t *)c->m->comp;
     c->xn = c->tn + maxx;
-    c->last_write = (int32_t *)((char *)c->m->comp + tn_bytes);
+    c->first_write = (int32_t *)((char *)c->m->comp + tn_bytes);
+    c->last_write = c->first_write + nb;
     c->at_in = (uint8_t *)((char *)c->m->comp + tn_bytes + lw_bytes);
     rc = start_input(c);
     p->nhead = p->nops;
@@ -815,6 +829,7 @@ static int compile(comp_t *c)
     c->at_in = NULL;
     c->tn = NULL;
     c->xn = NULL;
+    c->first_write = NULL;
     c->last_write = NULL;
     p->uses_work = false;
     for (int i = 0; i < p->nops; i++) {
@@ -836,7 +851,7 @@ static int compile_lanes(comp_t *c)
         p->lane_step0[l] = p->nsteps;
         p->lane_tmp[l] = 0;
         for (int b = 0; b < s->nblocks; b++) {
-            c->last_write[b] = -1;
+            c->first_write[b] = c->last_write[b] = -1;
         }
         for (int i = 0; i < ln->nsteps; i++) {
             const topo_step_t *st = topo_sched_lane_step(s, l, i);
@@ -845,6 +860,7 @@ static int compile_lanes(comp_t *c)
                 for (int j = 0; j < t->nranges && TOPO_XFER_SEND != t->kind; j++) {
                     const topo_range_t *r = &s->ranges[t->range0 + j];
                     for (int b = r->first; b < r->first + r->count; b++) {
+                        c->first_write[b] = c->first_write[b] < 0 ? i : c->first_write[b];
                         c->last_write[b] = i;
                     }
                 }
