@@ -564,8 +564,8 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
      * own data while it receives (pairwise alltoall: one message in flight
      * per rank and step, its point against linear); a send through the
      * temporary storage completes in its step, its slot is reused. */
-    bool defer = OP_SEND == kind && 0 == tn &&
-                 (!c->step_recv || (n > 0 && !receives_from(c, t->peer)));
+    bool defer =
+        OP_SEND == kind && 0 == tn && (!c->step_recv || (n > 0 && !receives_from(c, t->peer)));
     for (int b = r->first; defer && b < r->first + r->count; b++) {
         defer = c->last_write[b] < c->step &&
                 (!c->step_recv || (c->first_write[b] >= 0 && c->first_write[b] < c->step));
