@@ -176,10 +176,10 @@ typedef struct {
     uint8_t *at_in;
     size_t *tn;
     size_t *xn; /* per transfer of the step being compiled, its elements */
-    /* The lane being compiled: per block, the first and the last of its
-     * steps that write the block (-1: none); the step's index, the step and
-     * whether it receives. */
-    int32_t *first_write, *last_write;
+    /* The lane being compiled: per block, the last of its steps that
+     * writes the block (-1: none); the step's index, the step and whether
+     * it receives. */
+    int32_t *last_write;
     int32_t step;
     const topo_step_t *st;
     bool step_recv;
@@ -552,7 +552,8 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
      * - its step receives nothing: a tree's parent then serves its
      *   children at once, as a tree of isends does; or
      * - it forwards (every block it sends arrived in an earlier step of
-     *   the lane) to a peer its step does not receive from: a rank of a
+     *   the lane: last written before this step, not never) to a peer its
+     *   step does not receive from: a rank of a
      *   pipeline (chain, double binary tree) or of a ring's allgather then
      *   moves on to its next segment or block when its own receive is
      *   done, not when its children or its right-hand neighbour have
@@ -567,8 +568,7 @@ static int add_messages(comp_t *c, int kind, const topo_xfer_t *t, size_t n, siz
     bool defer =
         OP_SEND == kind && 0 == tn && (!c->step_recv || (n > 0 && !receives_from(c, t->peer)));
     for (int b = r->first; defer && b < r->first + r->count; b++) {
-        defer = c->last_write[b] < c->step &&
-                (!c->step_recv || (c->first_write[b] >= 0 && c->first_write[b] < c->step));
+        defer = c->last_write[b] < c->step && (!c->step_recv || c->last_write[b] >= 0);
     }
     size_t done = 0;
     do {
@@ -804,18 +804,16 @@ static int compile(comp_t *c)
         maxx = s->steps[i].nxfers > maxx ? s->steps[i].nxfers : maxx;
     }
     p->ndefer = 0;
-    /* the scratch, in the module's buffer: tn, xn, first_write and
-     * last_write, at_in */
+    /* the scratch, in the module's buffer: tn, xn, last_write, at_in */
     const size_t nb = (size_t)s->nblocks + 1;
-    const size_t tn_bytes = 2 * (size_t)maxx * sizeof(size_t), lw_bytes = 2 * nb * sizeof(int32_t);
+    const size_t tn_bytes = 2 * (size_t)maxx * sizeof(size_t), lw_bytes = nb * sizeof(int32_t);
     if (OMPI_SUCCESS !=
         mca_coll_topo_grow(&c->m->comp, &c->m->cap_comp, tn_bytes + lw_bytes + nb)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     c->tn = (size_t *)c->m->comp;
     c->xn = c->tn + maxx;
-    c->first_write = (int32_t *)((char *)c->m->comp + tn_bytes);
-    c->last_write = c->first_write + nb;
+    c->last_write = (int32_t *)((char *)c->m->comp + tn_bytes);
     c->at_in = (uint8_t *)((char *)c->m->comp + tn_bytes + lw_bytes);
     rc = start_input(c);
     p->nhead = p->nops;
@@ -829,7 +827,6 @@ static int compile(comp_t *c)
     c->at_in = NULL;
     c->tn = NULL;
     c->xn = NULL;
-    c->first_write = NULL;
     c->last_write = NULL;
     p->uses_work = false;
     for (int i = 0; i < p->nops; i++) {
@@ -851,7 +848,7 @@ static int compile_lanes(comp_t *c)
         p->lane_step0[l] = p->nsteps;
         p->lane_tmp[l] = 0;
         for (int b = 0; b < s->nblocks; b++) {
-            c->first_write[b] = c->last_write[b] = -1;
+            c->last_write[b] = -1;
         }
         for (int i = 0; i < ln->nsteps; i++) {
             const topo_step_t *st = topo_sched_lane_step(s, l, i);
@@ -860,7 +857,6 @@ static int compile_lanes(comp_t *c)
                 for (int j = 0; j < t->nranges && TOPO_XFER_SEND != t->kind; j++) {
                     const topo_range_t *r = &s->ranges[t->range0 + j];
                     for (int b = r->first; b < r->first + r->count; b++) {
-                        c->first_write[b] = c->first_write[b] < 0 ? i : c->first_write[b];
                         c->last_write[b] = i;
                     }
                 }

@@ -636,12 +636,12 @@ static int dump(const plan_t *pl, const char *name, int only)
         if (NULL == off[i]) {
             die(1, "out of memory");
         }
-        /* blocks of M / mblocks bytes: M is the payload (alltoall: one
-         * rank's send buffer, half of its 2p blocks) */
-        const int mblocks = sc[i].mblocks > 0 ? sc[i].mblocks : sc[i].nblocks;
-        const size_t all = mblocks == sc[i].nblocks || 0 == mblocks
-                               ? count
-                               : (size_t)(m / mblocks + 0.5) * (size_t)sc[i].nblocks;
+        /* blocks of M / mblocks bytes (topo_sched_block_share): M is the
+         * payload (alltoall: one rank's send buffer, half of its 2p blocks) */
+        const size_t all =
+            sc[i].mblocks > 0 && sc[i].mblocks != sc[i].nblocks
+                ? (size_t)(m * topo_sched_block_share(&sc[i]) + 0.5) * (size_t)sc[i].nblocks
+                : count;
         topo_block_layout(&sc[i], all, NULL, off[i]);
         int d = topo_sched_depth(&sc[i]);
         depth = d > depth ? d : depth;
