@@ -22,7 +22,9 @@
 # machine, to check before use.
 # BENCH_RAW=FILE also appends the medians to FILE as lines "NP PRIMITIVE
 # ALGORITHM BYTES US" (tuned as `tuned`), the input of
-# scripts/model-vs-measured.sh.
+# scripts/model-vs-measured.sh (keep BENCH_SYNC=1 runs in a file of their
+# own: they time something else).  BENCH_SYNC and BENCH_ROTATE_ROOT as in
+# scripts/bench.sh.
 # Example (README "Benchmark", 16 ranks):
 #
 #   bash scripts/bench-algorithms.sh --primitive bcast 16 262144 binomial dbt pipelined_chain
@@ -68,7 +70,7 @@ if [ -n "${BENCH_RAW:-}" ]; then
             "$tmp/$a.med"
     done >>"$BENCH_RAW"
 fi
-echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each; $*):"
+echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each, $timing; $*):"
 for a in tuned "${algs[@]}"; do
     awk -v a="$a" '{ print $1, a, $2 * 1e6 }' "$tmp/$a.med"
 done | awk -v order="tuned ${algs[*]}" -v prim="$vprim" -v mult="$mult" -v np="$np" \

@@ -35,6 +35,10 @@ flags=(--oversubscribe --mca btl self,vader --mca mca_component_path "$build/omp
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# what a time per call is (bench_allreduce's BENCH_SYNC), for the headers
+timing="back-to-back calls"
+if [ "${BENCH_SYNC:-}" = 1 ]; then timing="one call at a time (BENCH_SYNC=1)"; fi
+if [ "${BENCH_ROTATE_ROOT:-}" = 1 ]; then timing="$timing, root rotating"; fi
 
 # bind_cores NP: a core per rank where the machine has them (Open MPI binds
 # to sockets from 3 ranks on by default)

@@ -92,6 +92,7 @@ chroot "$R" /usr/bin/env -i PATH=/usr/bin:/usr/sbin HOME=/root LC_ALL=C \
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     OMPI_MCA_hwloc_base_binding_policy="${BIND:-core}" \
     TOPO_BUILD="/repo/${here#"$repo"/}/build" ${BENCH_REPS:+BENCH_REPS=$BENCH_REPS} \
-    ${BENCH_FACTOR:+BENCH_FACTOR=$BENCH_FACTOR} /bin/bash -c "cd /repo && $1"
+    ${BENCH_FACTOR:+BENCH_FACTOR=$BENCH_FACTOR} ${BENCH_SYNC:+BENCH_SYNC=$BENCH_SYNC} \
+    ${BENCH_ROTATE_ROOT:+BENCH_ROTATE_ROOT=$BENCH_ROTATE_ROOT} /bin/bash -c "cd /repo && $1"
 RUN
 echo "bench-root: $dir/root.tar.xz ($(du -h "$dir/root.tar.xz" | cut -f1)), $dir/build, $dir/run.sh"

@@ -12,6 +12,12 @@
 #
 # Sizes from 8 bytes, each BENCH_FACTOR (default 8) times the last.
 # BENCH_ROTATE_ROOT=1: bcast and reduce from root i mod NP at the i-th call.
+# A time per call is the slowest rank's mean over a batch of back-to-back
+# calls (a rank of a tree or a chain that finishes early starts the next
+# call: rooted collectives show their throughput); BENCH_SYNC=1 times one
+# call at a time instead, each after a point-to-point barrier (the latency
+# of one call, as OSU's benchmarks measure it, and what the cost model
+# prices).
 #
 # P: allreduce, bcast, reduce, allgather, reduce_scatter_block,
 # reduce_scatter, alltoall, barrier (sizes per rank for the gathering and
@@ -42,7 +48,7 @@ for r in $(seq "$reps"); do
 done
 median topo >"$tmp/topo"
 median tuned >"$tmp/tuned"
-echo "$prim, $np ranks, $(nproc) cores, median of $reps alternating runs ($*):"
+echo "$prim, $np ranks, $(nproc) cores, median of $reps alternating runs, $timing ($*):"
 printf '%12s %14s %14s %8s\n' bytes "topo (us)" "tuned (us)" "tuned/topo"
 awk 'NR == FNR { tuned[$1] = $2; next }
      $1 in tuned { printf "%12d %14.3f %14.3f %8.2f\n", $1, $2 * 1e6, tuned[$1] * 1e6, tuned[$1] / $2 }' \

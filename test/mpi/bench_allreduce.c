@@ -14,6 +14,11 @@
  * MPI_SUM; BYTES per rank for allgather, alltoall and the reduce_scatters;
  * barrier has one size, 0.  BENCH_ROTATE_ROOT=1: bcast and reduce from
  * root i mod size at the i-th call (a new root each call), else root 0.
+ * BENCH_SYNC=1: every call starts after a barrier and only the call is
+ * timed (the latency of one call, as OSU's benchmarks measure it), instead
+ * of back-to-back calls (where the ranks of a tree or a chain that finish
+ * early start the next call, so a rooted collective shows its throughput).
+ * The barrier is point-to-point, not a collective under test.
  * BENCH_VARY_COUNT=K (--calls mode): the i-th call moves BYTES/8 + (i mod
  * K) elements (K different counts in turn).
  */
@@ -63,6 +68,17 @@ static void run(int prim, double *a, double *b, int count, const int *counts, in
     }
 }
 
+/* A dissemination barrier of point-to-point messages, so that no
+ * collective component under test times its own synchronization. */
+static void p2p_barrier(int rank, int size)
+{
+    for (int d = 1; d < size; d *= 2) {
+        char x = 0, y;
+        MPI_Sendrecv(&x, 1, MPI_CHAR, (rank + d) % size, 1, &y, 1, MPI_CHAR,
+                     (rank - d + size) % size, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -96,6 +112,8 @@ int main(int argc, char **argv)
     int *counts = malloc(sizeof(int) * (size_t)size);
     const char *rot = getenv("BENCH_ROTATE_ROOT");
     const int rotate = NULL != rot && 0 == strcmp(rot, "1");
+    const char *sync_s = getenv("BENCH_SYNC");
+    const int sync = NULL != sync_s && 0 == strcmp(sync_s, "1");
     for (size_t i = 0; i < elems; i++) {
         in[i] = (double)(rank + (int)(i % 7));
     }
@@ -126,15 +144,25 @@ int main(int argc, char **argv)
             }
             int iters =
                 bytes <= 4096 ? 10000 : (bytes <= 65536 ? 1000 : (bytes <= (1 << 20) ? 100 : 20));
+            if (sync && iters > 1000) {
+                iters /= 4; /* each call waits for a barrier too */
+            }
             double t[BATCHES];
             run(prim, in, out, count, counts, 0); /* warm up */
             for (int b = 0; b < BATCHES; b++) {
                 MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
+                double t0 = MPI_Wtime(), busy = 0;
                 for (int i = 0; i < iters; i++) {
+                    if (sync) {
+                        p2p_barrier(rank, size);
+                        t0 = MPI_Wtime();
+                    }
                     run(prim, in, out, count, counts, rotate ? i % size : 0);
+                    if (sync) {
+                        busy += MPI_Wtime() - t0;
+                    }
                 }
-                double mine = (MPI_Wtime() - t0) / iters, slowest;
+                double mine = (sync ? busy : MPI_Wtime() - t0) / iters, slowest;
                 /* point-to-point max, so that no collective under test times itself */
                 if (rank == 0) {
                     slowest = mine;
