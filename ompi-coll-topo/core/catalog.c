@@ -105,6 +105,11 @@ static const topo_algo_t table[] = {
      "binomial tree: ceil(log2 p) steps of the whole vector, every holder sends to one "
      "new rank per step; latency-optimal",
      "seed 001 sec. 3.2", topo_gen_bcast_binomial, NULL},
+    {"knomial", TOPO_PRIM_BCAST, TOPO_ALG_ROOT_FREE,
+     "k-nomial tree of radix 4: ceil(log4 p) steps of the whole vector, every holder sends "
+     "to up to 3 new ranks per step; fewer steps than binomial, 3 copies per step",
+     "seed 001 sec. 3.2 with radix 4 (as coll/tuned's knomial bcast)", topo_gen_bcast_knomial,
+     NULL},
     {"pipelined_chain", TOPO_PRIM_BCAST, TOPO_ALG_ROOT_FREE,
      "chain from the root around the ring, 8 segments streamed: p + 6 steps of M/8, "
      "bandwidth term (p + 6)/8 M",
@@ -127,6 +132,10 @@ static const topo_algo_t table[] = {
      "binomial tree on rank intervals: ceil(log2 p) steps of the whole vector, "
      "order-preserving",
      "seed 001 sec. 4.2", topo_gen_reduce_binomial, NULL},
+    {"knomial", TOPO_PRIM_REDUCE, 0,
+     "k-nomial tree of radix 4 on rank intervals: ceil(log4 p) steps, up to 3 vectors "
+     "received and reduced per step, order-preserving",
+     "seed 001 sec. 4.2 with radix 4 (the knomial bcast reversed)", topo_gen_reduce_knomial, NULL},
     {"pipelined_chain", TOPO_PRIM_REDUCE, 0,
      "chains from both ends toward the root, 8 segments streamed: max(root, p-1-root) + 7 "
      "steps of M/8, order-preserving",
@@ -156,8 +165,8 @@ static const topo_algo_t table[] = {
      "messages far and large ones near",
      "seed 001 App. A (worked example A18)", topo_gen_allgather_pat, NULL},
     {"ring", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
-     "ring: p-1 steps of one block to the right neighbour, bandwidth-optimal",
-     "seed 001 sec. 6", topo_gen_reduce_scatter_ring, NULL},
+     "ring: p-1 steps of one block to the right neighbour, bandwidth-optimal", "seed 001 sec. 6",
+     topo_gen_reduce_scatter_ring, NULL},
     {"recursive_halving", TOPO_PRIM_REDUCE_SCATTER, 0,
      "exchange with rank XOR 2^k from distance 1 up, payload halving: log2 p steps (+2 "
      "folding steps if p is not a power of two), order-preserving",

@@ -338,7 +338,7 @@ run two-stage 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4" \
 # (a table per root and stage), non-commutative operations included
 run two-stage-rooted 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4 coll_topo_topology=torus:2x2x2" \
     "$PRIMS --comms world,reversed --max-count 1000 --all-roots-max 1000" \
-    "+reduce decision (root 7, non-commutative, eager limit 4032 bytes, rendezvous +4.000 us per step, +0.500 us within a node): 0-4032 bytes: binomial, 4033-4096 bytes: rabenseifner (first stage" \
+    "+reduce decision (root 7, non-commutative, eager limit 4032 bytes, rendezvous +4.000 us per step, +0.500 us within a node): 0-4032 bytes: knomial, 4033-4096 bytes: rabenseifner (first stage" \
     "+comm MPI_COMM_WORLD (cid 0): bcast decision (root 3, commutative," \
     "+comm MPI_COMM_WORLD (cid 0): alltoall decision (root 0, commutative,"
 
@@ -475,7 +475,7 @@ run handoff-every-primitive 2 "$V1 coll_topo_handoff=allreduce,reduce_scatter,al
     "+alltoall falls back to the previous module (coll_topo_handoff:" \
     "+barrier falls back to the previous module (coll_topo_handoff:" "- uses "
 run handoff-three-ranks 3 "$V1" "$PRIMS --comms world --max-count 10" \
-    "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+barrier uses" "+allgather uses" \
+    "+bcast uses knomial (auto" "+reduce uses knomial (auto" "+barrier uses" "+allgather uses" \
     "+alltoall uses" "-coll_topo_handoff:"
 run handoff-forced 2 "$V1 coll_topo_bcast_algorithm=binomial" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \

@@ -51,6 +51,7 @@ static const struct {
     {TOPO_PRIM_BCAST, "binomial"},          {TOPO_PRIM_BCAST, "pipelined_chain"},
     {TOPO_PRIM_BCAST, "scatter_allgather"}, {TOPO_PRIM_REDUCE, "binomial"},
     {TOPO_PRIM_REDUCE, "pipelined_chain"},  {TOPO_PRIM_REDUCE, "rabenseifner"},
+    {TOPO_PRIM_BCAST, "knomial"},           {TOPO_PRIM_REDUCE, "knomial"},
 };
 #define NROOTED ((int)(sizeof(rooted) / sizeof(rooted[0])))
 
@@ -110,6 +111,9 @@ START_TEST(test_step_counts)
             /* binomial: ceil(log2 p) (sec. 3.2, 4.2) */
             ck_assert_int_eq(depth(TOPO_PRIM_BCAST, "binomial", p, root), L);
             ck_assert_int_eq(depth(TOPO_PRIM_REDUCE, "binomial", p, root), L);
+            /* k-nomial, radix 4: ceil(log4 p) */
+            ck_assert_int_eq(depth(TOPO_PRIM_BCAST, "knomial", p, root), (L + 1) / 2);
+            ck_assert_int_eq(depth(TOPO_PRIM_REDUCE, "knomial", p, root), (L + 1) / 2);
             /* chain: N + P - 2 with P = 8 (sec. 3.1, 8.1 item 2); the reduce
              * chains run from both ends toward the root */
             ck_assert_int_eq(depth(TOPO_PRIM_BCAST, "pipelined_chain", p, root),
@@ -369,6 +373,17 @@ START_TEST(test_closed_forms)
             /* binomial BC / reduce, P = 1: ceil(log2 N)(alpha + M/BW) (2.1, 2.2) */
             expect(TOPO_PRIM_BCAST, "binomial", p, root, L, L);
             expect(TOPO_PRIM_REDUCE, "binomial", p, root, L, L);
+            /* k-nomial BC / reduce, radix 4, P = 1: the step of mask m = 4^s
+             * moves min(3, ceil(N/m) - 1) whole vectors through the busiest
+             * rank's port: sum over steps of alpha + that many M/BW */
+            double klat = 0, kbw = 0;
+            for (int m = 1; m < p; m *= 4) {
+                int c = (p + m - 1) / m - 1;
+                klat += 1;
+                kbw += c < 3 ? c : 3;
+            }
+            expect(TOPO_PRIM_BCAST, "knomial", p, root, klat, kbw);
+            expect(TOPO_PRIM_REDUCE, "knomial", p, root, klat, kbw);
             /* ring BC, finite P = 8: (N + P - 2)(alpha + M/(P BW)) (2.1) */
             expect(TOPO_PRIM_BCAST, "pipelined_chain", p, root, N + 6, (N + 6) / 8);
         }
