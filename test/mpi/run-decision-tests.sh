@@ -392,6 +392,9 @@ run derived-plans 5 "$V2 coll_topo_check_plans=1 coll_topo_bcast_algorithm=binom
     "$PRIMS --prims bcast,reduce --comms world --max-count 1000" "+$DERIVED" "-compiled, 0 $DERIVED"
 run derived-plans 4 "$V2 coll_topo_check_plans=1 coll_topo_allreduce_algorithm=recursive_doubling" \
     "$ALLREDUCE --comms world --max-count 1000" "+$DERIVED" "-compiled, 0 $DERIVED"
+# knomial: steps that receive (reduce) or send up to 3 vectors at once
+run derived-plans 6 "$V2 coll_topo_check_plans=1 coll_topo_bcast_algorithm=knomial coll_topo_reduce_algorithm=knomial" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 1000" "+$DERIVED" "-compiled, 0 $DERIVED"
 # What a call needs beyond coll_topo_scratch_keep goes back at its end:
 # two allreduces of 64 MiB (one in place) leave at most 8 MiB more resident
 # memory behind on each rank (33-66 MiB while the scratch stayed); with
