@@ -42,7 +42,7 @@ build=${TOPO_BUILD:-$root/_build/test-werror}
 # (excluded ones, such as bucket without a torus, are left out)
 algorithms() {
     "$build/tools/topo-plan" --topology star --size "$np" --primitive "$1" --sizes 8 2>/dev/null |
-        awk '/^algorithm/ { on = 1; next } /^excluded/ { on = 0 } on && NF > 2 { print $1 }'
+        awk '/^algorithm/ { on = 1; next } /^excluded/ { on = 0 } on && $1 ~ /^[a-z_0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1 }'
 }
 max_for() {
     [ -n "${BENCH_MAX:-}" ] && { echo "$BENCH_MAX"; return; }
