@@ -82,12 +82,12 @@ int topo_gen_bcast_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_bcast_bucket(topo_sched_t *s, const topo_gen_args_t *a); /* algo_bucket_rooted.c */
 int topo_gen_bcast_dbt(topo_sched_t *s, const topo_gen_args_t *a);    /* algo_dbt.c */
-int topo_gen_bcast_knomial(topo_sched_t *s, const topo_gen_args_t *a); /* algo_knomial.c */
+int topo_gen_bcast_knomial(topo_sched_t *s, const topo_gen_args_t *a); /* algo_binomial.c */
 int topo_gen_reduce_binomial(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_rabenseifner(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_bucket(topo_sched_t *s, const topo_gen_args_t *a); /* algo_bucket_rooted.c */
-int topo_gen_reduce_knomial(topo_sched_t *s, const topo_gen_args_t *a); /* algo_knomial.c */
+int topo_gen_reduce_knomial(topo_sched_t *s, const topo_gen_args_t *a); /* algo_binomial.c */
 int topo_gen_allgather_ring(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_bruck(topo_sched_t *s, const topo_gen_args_t *a);
