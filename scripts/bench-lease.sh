@@ -9,7 +9,8 @@
 #   machine      machine.txt: nproc, lscpu, ompi_info's version
 #   tests        tests.txt: test_primitives on NP ranks with
 #                coll_topo_check_plans (6000 calls in a random sequence on
-#                world and a split; the bcast, reduce and allgather matrix)
+#                world and a split; the bcast, reduce and allgather matrix),
+#                failing where a run fails or shows no coll/topo line
 #   auto:P       auto.txt: `BENCH_REPS=3 bash scripts/bench.sh --primitive P
 #                NP 2097152`, coll/topo's defaults against tuned, back to back
 #   sync:P       auto-sync.txt: the same with BENCH_SYNC=1 (one call at a time)
@@ -54,38 +55,45 @@ max_for() {
 rc=0
 for stage in "$@"; do
     t0=$(date +%s)
-    prim=${stage#*:}
+    what=${stage#*:}
     case $stage in
     machine)
         { echo "nproc: $(nproc)"; lscpu | grep -v '^Vulnerab\|^Flags'; ompi_info --version 2>&1 | head -1; } \
             >>"$dir/machine.txt" ;;
     tests)
-        pkglib=$(ompi_info --parsable --path pkglibdir | sed 's/^path:pkglibdir://')
-        # shellcheck disable=SC2054 # the commas are inside MCA values
-        mp=(mpirun --mca btl self,vader
-            --mca mca_component_path "$build/ompi-coll-topo/.libs:$pkglib"
-            --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1
-            --mca coll_topo_check_plans 1 -np "$np")
-        [ "$(id -u)" = 0 ] && mp+=(--allow-run-as-root)
-        if [ "$(nproc)" -ge "$np" ]; then mp+=(--bind-to core); else mp+=(--oversubscribe); fi
-        {
-            "${mp[@]}" "$build/test/mpi/test_primitives" --random 3000 --seed 11 --max-count 70000 \
-                --comms world,split 2>&1 | grep -v '^coll:topo' | tail -2
-            "${mp[@]}" "$build/test/mpi/test_primitives" --prims bcast,reduce,allgather \
-                --max-count 70000 2>&1 | grep -v '^coll:topo' | tail -1
-        } >>"$dir/tests.txt" ;;
+        (
+            set -- # bench-lib.sh reads its caller's arguments
+            # shellcheck source=bench-lib.sh
+            . "$root/scripts/bench-lib.sh"
+            bind_cores "$np"
+            # a run passes when it exits 0 and coll/topo says it ran
+            check() { # LABEL test_primitives ARGS...
+                local label=$1 rc uses
+                shift
+                mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self \
+                    --mca coll_topo_verbose 1 --mca coll_topo_check_plans 1 \
+                    "$build/test/mpi/test_primitives" "$@" >"$tmp/out" 2>&1
+                rc=$?
+                uses=$(grep -c 'coll:topo: .* uses ' "$tmp/out")
+                echo "$label: exit $rc, $uses coll:topo 'uses' lines;" \
+                    "$(grep '^test_primitives: ' "$tmp/out" | tail -1)"
+                [ "$rc" = 0 ] && [ "$uses" -gt 0 ]
+            }
+            check random --random 3000 --seed 11 --max-count 70000 --comms world,split &&
+                check matrix --prims bcast,reduce,allgather --max-count 70000
+        ) >>"$dir/tests.txt" ;;
     auto:*)
-        BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$prim" "$np" "$(max_for "$prim")" \
+        BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" "$(max_for "$what")" \
             >>"$dir/auto.txt" 2>&1 ;;
     sync:*)
-        BENCH_SYNC=1 BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$prim" "$np" \
-            "$(max_for "$prim")" >>"$dir/auto-sync.txt" 2>&1 ;;
+        BENCH_SYNC=1 BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" \
+            "$(max_for "$what")" >>"$dir/auto-sync.txt" 2>&1 ;;
     forced:* | fsync:*)
         raw=$dir/forced.txt sync=
         if [[ $stage == fsync:* ]]; then raw=$dir/forced-sync.txt sync=1; fi
         # shellcheck disable=SC2046 # one word per algorithm
-        BENCH_SYNC=$sync BENCH_RAW=$raw bash "$root/scripts/bench-algorithms.sh" --primitive "$prim" \
-            "$np" "$(max_for "$prim")" $(algorithms "$prim") >>"$dir/forced-tables.txt" 2>&1 ;;
+        BENCH_SYNC=$sync BENCH_RAW=$raw bash "$root/scripts/bench-algorithms.sh" --primitive "$what" \
+            "$np" "$(max_for "$what")" $(algorithms "$what") >>"$dir/forced-tables.txt" 2>&1 ;;
     *)
         echo "bench-lease: unknown stage '$stage'" >&2
         exit 2 ;;
