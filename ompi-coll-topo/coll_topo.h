@@ -99,6 +99,9 @@ typedef struct mca_coll_topo_component_t {
                                          derived plan too, and compare */
     size_t scratch_keep;              /* coll_topo_scratch_keep: bytes of scratch a
                                          module keeps between calls, per buffer */
+    int autotune;                     /* coll_topo_autotune (COLL_TOPO_AUTOTUNE_*) */
+    int autotune_calls;               /* coll_topo_autotune_calls: timed calls per side */
+    double autotune_margin;           /* coll_topo_autotune_margin */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */
@@ -115,6 +118,15 @@ typedef struct mca_coll_topo_component_t {
  * allgather and alltoall, one exchange, executed 20-45% more instructions
  * than tuned's two-process code for the same messages) */
 #define COLL_TOPO_HANDOFF_DEFAULT "allgather,bcast,reduce,alltoall,barrier"
+
+/* coll_topo_autotune (coll_topo_autotune.c) */
+enum {
+    COLL_TOPO_AUTOTUNE_OFF = 0,
+    COLL_TOPO_AUTOTUNE_EXACT = 1, /* calls whose result no algorithm changes */
+    COLL_TOPO_AUTOTUNE_ALL = 2
+};
+#define COLL_TOPO_AUTOTUNE_CALLS 8
+#define COLL_TOPO_AUTOTUNE_CALLS_MAX 1000
 
 /* coll_topo_scratch_keep's default: 4 MiB per buffer */
 #define COLL_TOPO_SCRATCH_KEEP ((size_t)4 << 20)
@@ -296,7 +308,26 @@ typedef struct {
     bool handoff;                  /* the call went to the previous module
                                       (coll_topo_handoff, or a fallback):
                                       no schedule (sched -1) and no plan */
+    int tune;                      /* the payload class being timed + 1
+                                      (coll_topo_autotune), 0: none */
 } mca_coll_topo_memo_t;
+
+/* The timing of one payload class of a slot (coll_topo_autotune.c): a
+ * payload's bit length and whether the operation commutes,
+ * COLL_TOPO_TUNE_KEYS classes per slot. */
+#define COLL_TOPO_TUNE_KEYS (2 * 65)
+enum {
+    COLL_TOPO_TUNE_TIMING = 0, /* calls still alternate between the two */
+    COLL_TOPO_TUNE_KEEP = 1,   /* coll/topo serves the class */
+    COLL_TOPO_TUNE_PREV = 2    /* the previous module does */
+};
+typedef struct {
+    unsigned calls;          /* calls so far: untimed, then timed (both sides,
+                                warm-up included) */
+    int verdict;             /* COLL_TOPO_TUNE_* */
+    double sum[2], max[2];   /* this rank's seconds: [0] coll/topo, [1] previous */
+    const topo_algo_t *algo; /* coll/topo's algorithm (the last one timed) */
+} mca_coll_topo_tune_t;
 
 typedef struct mca_coll_topo_module_t {
     mca_coll_base_module_t super;
@@ -407,6 +438,14 @@ typedef struct mca_coll_topo_module_t {
     /* Unit sizes of the current call, in executor elements. */
     size_t *units;
     size_t cap_units; /* bytes */
+
+    /* coll_topo_autotune: per slot, COLL_TOPO_TUNE_KEYS classes (allocated
+     * at the slot's first timed call; NULL: none), and the call being
+     * timed: slot + 1 (0: none), its class, side (0 coll/topo, 1 the
+     * previous module) and start */
+    mca_coll_topo_tune_t *tune[COLL_TOPO_NSLOTS];
+    int tune_slot, tune_key, tune_side;
+    double tune_t0;
 } mca_coll_topo_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_topo_module_t);
@@ -507,6 +546,8 @@ typedef struct {
                          rank, one way or an exchange */
     size_t lo, hi;    /* the payloads [lo, hi) of the same answer (hi
                          SIZE_MAX: no end) */
+    bool autochosen;  /* the cost model chose (no forced algorithm, no rule):
+                         coll_topo_autotune may time it */
 } mca_coll_topo_choice_t;
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                         const topo_gen_args_t *args, int commutative, size_t bytes,
@@ -546,6 +587,7 @@ typedef struct {
                                        memo describes this call, or NULL */
     char *reason;                /* why the call falls back (the module's
                                     buffer, COLL_TOPO_REASON_LEN bytes) */
+    bool timed;                  /* coll_topo_autotune times this call */
 } mca_coll_topo_call_t;
 
 /* A call's inputs.  The outputs are all set by mca_coll_topo_begin, so
@@ -589,6 +631,24 @@ static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *modul
            root == m->handoff[slot].root && commutative == m->handoff[slot].commutative;
 }
 
+/* coll_topo_autotune.c.  The payload class of a call that `auto` decided
+ * (bytes: its payload), or -1 when coll_topo_autotune does not time it
+ * (off; `exact` and a reduction whose result depends on the order; no
+ * previous barrier or allreduce; out of memory). */
+int mca_coll_topo_tune_key(mca_coll_topo_module_t *m, const mca_coll_topo_call_t *call, int slot,
+                           size_t bytes);
+/* A call of a class still being timed, ready to run (begin's work done):
+ * the previous module's barrier, then the clock starts; COLL_TOPO_RUN when
+ * this call is coll/topo's turn, COLL_TOPO_FALLBACK when it is the previous
+ * module's, or an error. */
+int mca_coll_topo_tune_start(mca_coll_topo_call_t *call, int slot, int key);
+/* The end of a timed call (either side), whose code is rc: the clock
+ * stops; the class's last call decides (mca_coll_topo_tune_t.verdict, the
+ * verbose line, the slot's memo cleared).  Returns rc. */
+int mca_coll_topo_tune_end(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, int rc);
+/* "payloads of 512-1023 bytes[, non-commutative]" */
+void mca_coll_topo_tune_class(int key, char *s, size_t len);
+
 /* Hand the call to the previous module when mca_coll_topo_handing_off says
  * so: the first statement of a primitive's entry. */
 #define COLL_TOPO_HANDOFF(module, slot, bytes, root, commutative, name, ...)               \
@@ -604,15 +664,19 @@ static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *modul
  * with the previous module's `name` function applied to the arguments
  * (then the module) when the call falls back, or with begin's code when
  * nothing is to run. */
-#define COLL_TOPO_BEGIN(call, comm, module, slot, name, ...)                          \
-    do {                                                                               \
-        const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot)); \
-        if (COLL_TOPO_FALLBACK == coll_topo_rc_) {                                     \
-            return (call)->prev->fn.name(__VA_ARGS__, (call)->prev->module);          \
-        }                                                                              \
-        if (COLL_TOPO_RUN != coll_topo_rc_) {                                          \
-            return coll_topo_rc_;                                                      \
-        }                                                                              \
+#define COLL_TOPO_BEGIN(call, comm, module, slot, name, ...)                                  \
+    do {                                                                                      \
+        const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot));      \
+        if (COLL_TOPO_FALLBACK == coll_topo_rc_) {                                            \
+            if (OPAL_LIKELY(!(call)->timed)) {                                                \
+                return (call)->prev->fn.name(__VA_ARGS__, (call)->prev->module);              \
+            }                                                                                 \
+            return mca_coll_topo_tune_end(                                                    \
+                (call)->m, (comm), (call)->prev->fn.name(__VA_ARGS__, (call)->prev->module)); \
+        }                                                                                     \
+        if (COLL_TOPO_RUN != coll_topo_rc_) {                                                 \
+            return coll_topo_rc_;                                                             \
+        }                                                                                     \
     } while (0)
 
 /* A user buffer and where it sits in the work buffer: `count` elements of

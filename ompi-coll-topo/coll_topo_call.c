@@ -122,6 +122,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
 #define SAY(a) (verbose && !mca_coll_topo_algorithm_said(m, prim, (a)))
 
     ch->msgs = ch->steps = 0;
+    ch->autochosen = false;
     if (NULL != algo) {
         if (!topo_algo_fits(algo, args, commutative, why, len)) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
@@ -179,6 +180,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes,
                  ch->predicted * 1e6);
     }
+    ch->autochosen = true;
     return algo;
 #undef SAY
 }
@@ -424,6 +426,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     call->prev = &m->prev[slot];
     call->units = NULL;
     call->reason = m->reason;
+    call->timed = false;
     /* A call that repeats a remembered one of the slot (a remembered call
      * ran, so neither of begin_decide's early fallbacks applies): the last
      * call's entry, else those of the call's set. */
@@ -449,6 +452,9 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
         call->n = memo->n;
         call->units = memo->units;
         call->plan = &memo->plan;
+        if (OPAL_UNLIKELY(0 != memo->tune)) {
+            return mca_coll_topo_tune_start(call, slot, memo->tune - 1);
+        }
         return COLL_TOPO_RUN;
     }
     return begin_decide(call, m, comm, slot);
@@ -541,6 +547,22 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
         }
         goto say;
     }
+    /* coll_topo_autotune: a class the previous module was faster for goes
+     * there; one still being timed runs as the timing says */
+    const int key = ch.autochosen ? mca_coll_topo_tune_key(m, call, slot, bytes) : -1;
+    const int verdict = key >= 0 ? m->tune[slot][key].verdict : COLL_TOPO_TUNE_KEEP;
+    if (COLL_TOPO_TUNE_PREV == verdict) {
+        if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
+            char cls[96];
+            mca_coll_topo_tune_class(key, cls, sizeof(cls));
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                     "coll_topo_autotune: the previous module was faster than %s for %s",
+                     NULL != m->tune[slot][key].algo ? m->tune[slot][key].algo->name : "coll/topo",
+                     cls);
+        }
+        remember(m, slot, call, true);
+        goto say;
+    }
     call->sched = mca_coll_topo_schedule(m, comm, call->algo, &args);
     if (NULL == call->sched) {
         snprintf(call->reason, COLL_TOPO_REASON_LEN, "the schedule of %s could not be generated",
@@ -555,6 +577,12 @@ static int begin_decide(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
         mca_coll_topo_memo_t *memo = remember(m, slot, call, false);
         if (NULL != memo) {
             call->plan = &memo->plan;
+        }
+        if (COLL_TOPO_TUNE_TIMING == verdict) {
+            if (NULL != memo) {
+                memo->tune = key + 1;
+            }
+            return mca_coll_topo_tune_start(call, slot, key);
         }
     }
     if (COLL_TOPO_FALLBACK != rc) {
@@ -712,6 +740,9 @@ int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
     if (OMPI_SUCCESS == rc) {
         /* (after an error, requests dropped in flight may still write it) */
         mca_coll_topo_trim(call->m);
+    }
+    if (OPAL_UNLIKELY(call->timed)) {
+        rc = mca_coll_topo_tune_end(call->m, call->comm, rc);
     }
     return rc;
 }

@@ -95,6 +95,9 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .pmix = true,
     .locality = COLL_TOPO_LOCALITY_AUTO,
     .handoff = COLL_TOPO_HANDOFF_DEFAULT,
+    .autotune = COLL_TOPO_AUTOTUNE_EXACT,
+    .autotune_calls = COLL_TOPO_AUTOTUNE_CALLS,
+    .autotune_margin = 0.0,
 };
 
 /* "ring, recursive_doubling, rabenseifner" for `prim`, from the catalog.
@@ -149,6 +152,24 @@ static void register_cost(const mca_base_component_t *c, const char *name, doubl
     }
     (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
                                           OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, var);
+}
+
+/* An enumerated integer parameter (level 5) named coll_topo_<name>, values
+ * `values` (NULL-terminated), `def` its default. */
+static void register_enum(const mca_base_component_t *c, const char *name,
+                          const mca_base_var_enum_value_t *values, int def, const char *help,
+                          int *var)
+{
+    char full[64];
+    snprintf(full, sizeof(full), "coll_topo_%s", name);
+    mca_base_var_enum_t *e = NULL;
+    (void)mca_base_var_enum_create(full, values, &e);
+    *var = def;
+    (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_INT, e, 0, 0,
+                                          OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, var);
+    if (NULL != e) {
+        OBJ_RELEASE(e);
+    }
 }
 
 static int topo_register(void)
@@ -391,11 +412,8 @@ static int topo_register(void)
         {COLL_TOPO_LOCALITY_AUTO, "auto"},
         {COLL_TOPO_LOCALITY_ALWAYS, "always"},
         {0, NULL}};
-    mca_base_var_enum_t *locality_enum = NULL;
-    (void)mca_base_var_enum_create("coll_topo_locality", locality_values, &locality_enum);
-    mca_coll_topo_component.locality = COLL_TOPO_LOCALITY_AUTO;
-    (void)mca_base_component_var_register(
-        c, "locality",
+    register_enum(
+        c, "locality", locality_values, COLL_TOPO_LOCALITY_AUTO,
         "On a star topology (auto with nothing else known, or coll_topo_topology=star), tell "
         "the ranks that share a host (the same host name) from the others, and price messages "
         "between them with coll_topo_intra_alpha and coll_topo_intra_beta: a job on one host "
@@ -405,11 +423,7 @@ static int topo_register(void)
         "runs more ranks of the job than it has processors (oversubscribed: every step then "
         "waits for a processor, which the intra-host parameters do not describe); always (2): "
         "even then",
-        MCA_BASE_VAR_TYPE_INT, locality_enum, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.locality);
-    if (NULL != locality_enum) {
-        OBJ_RELEASE(locality_enum);
-    }
 
     mca_coll_topo_component.eager_limit = -1;
     (void)mca_base_component_var_register(
@@ -431,6 +445,47 @@ static int topo_register(void)
         "the first fragment arrives, only the sender waits for one more message); 0 = no "
         "protocol switch",
         &mca_coll_topo_component.rndv_alpha);
+
+    static const mca_base_var_enum_value_t autotune_values[] = {{COLL_TOPO_AUTOTUNE_OFF, "off"},
+                                                                {COLL_TOPO_AUTOTUNE_EXACT, "exact"},
+                                                                {COLL_TOPO_AUTOTUNE_ALL, "all"},
+                                                                {0, NULL}};
+    register_enum(
+        c, "autotune", autotune_values, COLL_TOPO_AUTOTUNE_EXACT,
+        "Time the automatic decision against the previous module (e.g. coll/tuned) on the "
+        "first calls of each payload class (a power of two of bytes, per primitive and "
+        "commutativity) of each communicator, and keep the faster: after "
+        "coll_topo_autotune_calls (K) calls as usual, calls alternate between the two, one "
+        "of each to warm up and then K of each, every one started after a barrier; the "
+        "slowest rank's mean decides (one MPI_Allreduce through the previous module), so "
+        "every rank takes the same verdict at the same call.  A forced "
+        "coll_topo_<primitive>_algorithm or a rule is not timed.  off (0): the cost model "
+        "alone decides; exact (1, default): the calls whose result no algorithm changes: "
+        "bcast, allgather, alltoall, barrier, and reductions of integers or by MAX, MIN, the "
+        "logical and bitwise operations, MAXLOC and MINLOC; all (2): floating-point sums and "
+        "products and user-defined operations too, whose rounding then depends on which "
+        "module won the timing (and differs between the timed calls): not bitwise "
+        "reproducible from run to run",
+        &mca_coll_topo_component.autotune);
+    mca_coll_topo_component.autotune_calls = COLL_TOPO_AUTOTUNE_CALLS;
+    (void)mca_base_component_var_register(
+        c, "autotune_calls",
+        "coll_topo_autotune: calls of a payload class before the timing starts, and timed "
+        "calls of each side after one of each to warm up (1-1000, default 8; each side's "
+        "slowest call is left out of its mean).  "
+        "A value out of range is reported and the default used",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.autotune_calls);
+    mca_coll_topo_component.autotune_margin = 0.0;
+    (void)mca_base_component_var_register(
+        c, "autotune_margin",
+        "coll_topo_autotune: the previous module takes a payload class when coll/topo's time "
+        "exceeds (1 + this margin) times the previous module's: 0 (default) = the faster "
+        "wins; 0.05 = coll/topo keeps calls it is up to 5% slower on; -0.05 = it keeps only "
+        "those it is more than 5% faster on.  Greater than -1; another value is reported and "
+        "0 used",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.autotune_margin);
 
     mca_coll_topo_component.handoff = COLL_TOPO_HANDOFF_DEFAULT;
     (void)mca_base_component_var_register(
@@ -568,6 +623,28 @@ static void parse_algorithms(void)
     }
 }
 
+/* coll_topo_autotune_calls and _margin out of range: the defaults
+ * (reported by mca_coll_topo_report_params). */
+static char autotune_err[160];
+
+static void check_autotune(void)
+{
+    mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    autotune_err[0] = '\0';
+    if (c->autotune_calls < 1 || c->autotune_calls > COLL_TOPO_AUTOTUNE_CALLS_MAX) {
+        snprintf(autotune_err, sizeof(autotune_err),
+                 "coll_topo_autotune_calls = %d is not in 1-%d: using %d", c->autotune_calls,
+                 COLL_TOPO_AUTOTUNE_CALLS_MAX, COLL_TOPO_AUTOTUNE_CALLS);
+        c->autotune_calls = COLL_TOPO_AUTOTUNE_CALLS;
+    }
+    if (!(c->autotune_margin > -1.0) || c->autotune_margin > 1e6) {
+        snprintf(autotune_err + strlen(autotune_err), sizeof(autotune_err) - strlen(autotune_err),
+                 "%scoll_topo_autotune_margin = %g is not in (-1, 1e6]: using 0",
+                 '\0' != autotune_err[0] ? "; " : "", c->autotune_margin);
+        c->autotune_margin = 0.0;
+    }
+}
+
 static void parse_handoff(void)
 {
     mca_coll_topo_component_t *c = &mca_coll_topo_component;
@@ -627,6 +704,9 @@ void mca_coll_topo_report_params(void)
     if (!c->topo_valid) {
         mca_coll_topo_show_help("bad-topology",
                        NULL != c->topology ? c->topology : "", topo_err);
+    }
+    if ('\0' != autotune_err[0]) {
+        mca_coll_topo_show_help("bad-autotune", autotune_err);
     }
     if ('\0' != handoff_err[0]) {
         mca_coll_topo_show_help("bad-handoff", NULL != c->handoff ? c->handoff : "", handoff_err,
@@ -711,6 +791,11 @@ uint64_t mca_coll_topo_params_hash(void)
     h = mca_coll_topo_hash(h, &locality, sizeof(locality));
     const uint32_t handoff = c->handoff_set;
     h = mca_coll_topo_hash(h, &handoff, sizeof(handoff));
+    const int32_t autotune[2] = {c->autotune, c->autotune_calls};
+    h = mca_coll_topo_hash(h, autotune, sizeof(autotune));
+    uint64_t margin;
+    memcpy(&margin, &c->autotune_margin, sizeof(margin));
+    h = mca_coll_topo_hash(h, &margin, sizeof(margin));
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
         h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");
@@ -750,6 +835,7 @@ static int topo_open(void)
     parse_topology();
     parse_algorithms();
     parse_handoff();
+    check_autotune();
     for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
         rules_state[i] = 0; /* parsed at the first use (MPI_Init: one thread) */
     }

@@ -78,6 +78,9 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
         mca_coll_topo_plan_free(m->scheds[i].plan);
     }
     mca_coll_topo_memo_clear(m);
+    for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
+        free(m->tune[i]);
+    }
     free(m->place);
     free(m->scheds);
     for (int i = 0; i < m->nsched_at; i++) {

@@ -111,7 +111,8 @@ fi
 # --- 3. valgrind on small MPI tests ------------------------------------------
 # test_allreduce on 3 ranks (every algorithm forced in turn is the MPI
 # tests' job; here: the decision's picks, IN_PLACE, derived types), and
-# test_primitives on a 2x2 torus (multi-lane schedules, units, barrier).
+# test_primitives on a 2x2 torus (multi-lane schedules, units, barrier),
+# and test_primitives with every timed class handed over (coll_topo_autotune).
 vgdir="$builds/valgrind"
 rm -rf "$vgdir"
 component="$werror/ompi-coll-topo/.libs"
@@ -210,6 +211,11 @@ valgrind_run test_allreduce 3 test_allreduce -- --max-count 64
 # remembered plans reserve it again)
 valgrind_run test_primitives 4 test_primitives --mca coll_topo_topology torus:2x2 \
     --mca coll_topo_scratch_keep 64 -- --max-count 64
+# coll_topo_autotune: calls alternating between coll/topo and the previous
+# module, the verdicts (margin -0.999: every timed class handed over) and
+# the slots' memos cleared by them
+valgrind_run autotune 3 test_primitives --mca coll_topo_autotune all \
+    --mca coll_topo_autotune_margin -0.999 -- --random 300 --max-count 40 --comms world,split
 clean_shm
 
 step "summary: $((SECONDS - stage_start)) s in all"

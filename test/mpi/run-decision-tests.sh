@@ -153,6 +153,10 @@ V1="coll_topo_verbose=1"
 V2="coll_topo_verbose=2"
 # every candidate priced and listed with its price (none pruned)
 V2P="coll_topo_verbose=2 coll_topo_prune=0"
+# for runs that count calls or fallbacks of another kind: no timing against the
+# previous module (coll_topo_autotune, its own runs below), whose verdicts
+# depend on the machine's timings
+NOAT="coll_topo_autotune=off"
 
 # ---- size-range rules ---------------------------------------------------
 # Small counts under 1k bytes use the first rule, larger ones the second;
@@ -354,13 +358,13 @@ run price-roots 5 "$V2 coll_topo_locality=off coll_topo_price_roots=2" \
 # times around, decide each count once and find the other 80 calls in the
 # memo (with one entry per primitive all 120 were decided); the report at
 # MPI_Finalize (coll_topo_verbose=2) counts them.
-run memo 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-check" \
+run memo 4 "$V2 coll_topo_locality=off $NOAT" "$PRIMS --comms world --memo-check" \
     "+comm MPI_COMM_WORLD (cid 0): reduce: 120 calls, 80 repeating a remembered call, 40 decided" \
     "+comm MPI_COMM_WORLD (cid 0): bcast: 120 calls, 80 repeating a remembered call, 40 decided"
 # 200 counts in turn, four times around: more than the memo's first 64
 # entries hold; having replaced twice as many, it grows to 256 and finds
 # nearly all calls of the last two rounds (without growing: none).
-run memo-grow 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-grow" \
+run memo-grow 4 "$V2 coll_topo_locality=off $NOAT" "$PRIMS --comms world --memo-grow" \
     "+comm MPI_COMM_WORLD (cid 0): reduce: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)" \
     "+comm MPI_COMM_WORLD (cid 0): bcast: 800 calls, 408 repeating a remembered call, 392 decided (the memo grew to 256 entries)"
 # A random sequence of every primitive (test_primitives --random): counts
@@ -369,17 +373,19 @@ run memo-grow 4 "$V2 coll_topo_locality=off" "$PRIMS --comms world --memo-grow" 
 # make some memos grow), random roots, MPI_IN_PLACE, datatypes and
 # operations, every result checked; on a torus and a star of 8 ranks
 # (oversubscribed), and on 5 ranks with segmented messages.  The report at
-# MPI_Finalize shows the memos in use and grown.
+# MPI_Finalize shows the memos in use and grown (without coll_topo_autotune,
+# whose verdicts clear a slot's memo; the third run keeps it: verdicts in
+# the middle of a random sequence).
 RS="$PRIMS --max-count 2000 --random"
 MEMO="repeating a remembered call"
-run random-sequence 8 "$V2 coll_topo_topology=torus:2x2x2" "$RS 2000 --seed 1 --comms world,split" \
+run random-sequence 8 "$V2 coll_topo_topology=torus:2x2x2 $NOAT" "$RS 2000 --seed 1 --comms world,split" \
     "+comm MPI_COMM_WORLD (cid 0): reduce: " "+comm split (cid" "+$MEMO" \
     "+decided (the memo grew to 256 entries)"
-run random-sequence 8 "$V2 coll_topo_topology=star" "$RS 2000 --seed 2 --comms reversed,cart3d" \
+run random-sequence 8 "$V2 coll_topo_topology=star $NOAT" "$RS 2000 --seed 2 --comms reversed,cart3d" \
     "+comm reversed (cid" "+comm cart3d (cid" "+$MEMO" "+decided (the memo grew to 256 entries)"
 run random-sequence 5 "$V2 coll_topo_segment_size=4096" "$RS 2000 --seed 3 --comms world,cart2d" \
     "+comm MPI_COMM_WORLD (cid 0): alltoall: " "+comm cart2d (cid" "+$MEMO" \
-    "+decided (the memo grew to 256 entries)"
+    "+(coll_topo_autotune)"
 
 # ---- plans derived from another count's, scratch given back -------------
 # A new count of a one-block schedule (binomial bcast and reduce, recursive
@@ -448,7 +454,7 @@ run mixed-types 5 "coll_topo_verbose=1 coll_topo_bcast_algorithm=pipelined_chain
 # keep coll/topo.  Results are checked on every rank in every case.
 HO="coll_topo_handoff: on 2 ranks binomial is one message per rank, of at most 4032 bytes"
 TU="of at most 4032 bytes (the eager limit), which the previous module (coll/tuned) sends"
-run handoff-default 2 "$V1" "$PRIMS --comms world,dup --max-count 2000" \
+run handoff-default 2 "$V1 $NOAT" "$PRIMS --comms world,dup --max-count 2000" \
     "+bcast falls back to the previous module ($HO" \
     "+reduce falls back to the previous module ($HO" \
     "+allgather falls back to the previous module (coll_topo_handoff: on 2 ranks trivance is one message per rank, $TU" \
@@ -463,7 +469,7 @@ run handoff-default 2 "$V1" "$PRIMS --comms world,dup --max-count 2000" \
 saved_launch=("${launch[@]}")
 # shellcheck disable=SC2054 # commas inside values
 launch=("${no_coll[@]}" --mca coll topo,basic,libnbc,self)
-run handoff-basic 2 "$V1" "$PRIMS --comms world,dup --max-count 10" \
+run handoff-basic 2 "$V1 $NOAT" "$PRIMS --comms world,dup --max-count 10" \
     "+bcast falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
     "+reduce falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
     "+barrier uses" "+allgather uses" "+alltoall uses" "-barrier falls back" "-allgather falls back" \
@@ -491,6 +497,56 @@ run handoff-malformed 2 "$V1 coll_topo_handoff=bcast,,reduce" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
     "+The value of the MCA parameter coll_topo_handoff is not valid" "+an empty item in the list" \
     "+Using the default \"allgather,bcast,reduce,alltoall,barrier\"" "+bcast falls back to the previous module ($HO"
+
+# ---- timing against the previous module (coll_topo_autotune) -------------
+# Random sequences of every primitive on odd and even communicators (world,
+# a split, the reversed order), with repeated payload classes: the verdicts
+# are reached at the same call on every rank (a rank that disagreed would
+# hang in the verdict's allreduce or the barriers) and the results are
+# checked on every rank before, during and after the timing.  The margin
+# makes the verdicts certain: -0.999 hands every timed class to the
+# previous module (the calls after it fall back, naming the verdict), 1000
+# keeps every class in coll/topo.
+ATP="hands these calls to the previous module (coll_topo_autotune)"
+ATK="keeps them (coll_topo_autotune)"
+run autotune-previous 5 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0.999" \
+    "$PRIMS --comms world,split,reversed --random 1200 --max-count 100" \
+    "+bcast, payloads of" "+reduce, payloads of" "+allgather, payloads of" \
+    "+alltoall, payloads of" "+barrier, payloads of 0 bytes: coll/topo (" "+$ATP" \
+    "+falls back to the previous module (coll_topo_autotune: the previous module was faster than" \
+    "-$ATK"
+run autotune-keep 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=1000" \
+    "$PRIMS --comms world,split --random 1500 --max-count 100" \
+    "+$ATK" "+reduce_scatter_block, payloads of" "-$ATP" "-coll_topo_autotune:"
+# exact (the default): MPI_SUM of doubles is not timed (another algorithm
+# would round differently), the data movers are; all: both are.
+run autotune-exact 4 "$V1 coll_topo_autotune_margin=-0.999" \
+    "$PRIMS --prims bcast,reduce,reduce_scatter_block --comms world --random 400 --max-count 100 --float-sums" \
+    "+bcast, payloads of" "-reduce, payloads of" "-reduce_scatter_block, payloads of"
+run autotune-all-sums 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0.999" \
+    "$PRIMS --prims reduce,reduce_scatter_block --comms world --random 400 --max-count 100 --float-sums" \
+    "+reduce, payloads of" "+reduce_scatter_block, payloads of" "+$ATP"
+run autotune-off 4 "$V1 coll_topo_autotune=off coll_topo_autotune_margin=-0.999" \
+    "$PRIMS --comms world --random 400 --max-count 100" "-coll_topo_autotune"
+# A forced algorithm and a rule are the user's choice: never timed.
+run autotune-forced 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0.999 coll_topo_bcast_algorithm=binomial coll_topo_reduce_rules=0-inf:binomial" \
+    "$PRIMS --prims bcast,reduce --comms world --random 400 --max-count 100" \
+    "+bcast uses binomial (forced" "+reduce uses binomial (rule 0-inf" "-coll_topo_autotune"
+# One call as usual, then one timed call per side after the warm-up: the
+# verdict at the fifth call of a class.
+run autotune-one-call 3 "$V1 coll_topo_autotune_calls=1 coll_topo_autotune_margin=-0.999" \
+    "$PRIMS --prims bcast,allgather --comms world --random 100 --max-count 20" \
+    "+(the slowest rank's mean of 1 call each): $ATP"
+run autotune-bad-values 3 "$V1 coll_topo_autotune_calls=0 coll_topo_autotune_margin=-2" \
+    "$PRIMS --prims bcast --comms world --random 100 --max-count 20" \
+    "+A value of coll/topo's autotune parameters is out of range" \
+    "+coll_topo_autotune_calls = 0 is not in 1-1000: using 8" \
+    "+coll_topo_autotune_margin = -2 is not in (-1, 1e6]: using 0"
+# The ranks must agree on it: one rank without timing would hang the
+# others in the barriers, so the communicator falls back as a whole.
+run_mpmd autotune-disagree "$V1" "$PRIMS --prims bcast --comms world --random 100 --max-count 20" \
+    "2" "1 OMPI_MCA_coll_topo_autotune=off" -- \
+    "+bcast falls back to the previous module (the ranks" "-coll_topo_autotune"
 
 # ---- topology sources ----------------------------------------------------
 # Cartesian communicators, periodic, not, and mixed; MPI_COMM_WORLD of the

@@ -25,10 +25,11 @@
  *                         reduce_scatter,alltoall,barrier]
  *                        [--comms world,dup,split,reversed,cart2d,cart3d]
  *                        [--max-count N] [--all-roots-max N] [--verbose]
- *                        [--memo-check | --memo-grow | --random N [--seed S]]
+ *                        [--memo-check | --memo-grow | --random N [--seed S] [--float-sums]]
  * --random N: N calls on each selected communicator in a random sequence
  * (seed S, default 1) of the selected primitives, counts up to --max-count
- * (see run_random).
+ * (see run_random); --float-sums: its reductions are all MPI_SUM of
+ * MPI_DOUBLE (values whose sums are exact in any order).
  * Prints "test_primitives: P ranks, N calls checked on rank 0, F failures on
  * all ranks"; exit status 0 when every check passed on every rank.
  */
@@ -549,6 +550,7 @@ typedef struct {
     int memo_check;
     long random_calls; /* --random N */
     uint64_t seed;     /* --seed S */
+    int float_sums;    /* --float-sums: --random's reductions are MPI_SUM of doubles */
 } options_t;
 
 static const long big_counts[] = {65537};
@@ -727,6 +729,10 @@ static void run_random(const tt_comm_t *c, int ci, const options_t *opt)
                                                  : sizeof move_combos / sizeof move_combos[0]);
             k.t = reduces ? red_combos[j].type : move_combos[j].type;
             k.op = reduces ? red_combos[j].op : move_combos[j].op;
+            if (reduces && opt->float_sums) {
+                k.t = T_DOUBLE;
+                k.op = O_SUM;
+            }
             k.count = rng_below(2) ? pool[rng_below(8)] : rng_below(max + 1);
             if (prim == P_ALLTOALL && c->size > 4 && k.count > 1000)
                 k.count %= 1001;
@@ -816,6 +822,8 @@ int main(int argc, char **argv)
             opt.memo_check = 2;
         else if (!strcmp(argv[i], "--random") && i + 1 < argc)
             opt.random_calls = strtol(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--float-sums"))
+            opt.float_sums = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             opt.seed = strtoull(argv[++i], NULL, 0);
         else
@@ -828,7 +836,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s [--prims LIST] [--comms LIST] [--max-count N] "
                     "[--all-roots-max N] [--verbose] [--memo-check | --memo-grow | "
-                    "--random N [--seed S]]\n",
+                    "--random N [--seed S] [--float-sums]]\n",
                     argv[0]);
         MPI_Finalize();
         return 2;
