@@ -14,6 +14,8 @@
 #   auto:P       auto.txt: `BENCH_REPS=3 bash scripts/bench.sh --primitive P
 #                NP 2097152`, coll/topo's defaults against tuned, back to back
 #   sync:P       auto-sync.txt: the same with BENCH_SYNC=1 (one call at a time)
+#   all:P, allsync:P   the same two with `--mca coll_topo_autotune all` (floating-
+#                point reductions timed against tuned too), into the same files
 #   forced:P     forced.txt (BENCH_RAW lines) and forced-tables.txt:
 #                `bench-algorithms.sh --primitive P NP MAX` with every
 #                algorithm of P that fits a star, back to back
@@ -88,6 +90,11 @@ for stage in "$@"; do
     sync:*)
         BENCH_SYNC=1 BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" \
             "$(max_for "$what")" >>"$dir/auto-sync.txt" 2>&1 ;;
+    all:* | allsync:*)
+        out=$dir/auto.txt sync=
+        if [[ $stage == allsync:* ]]; then out=$dir/auto-sync.txt sync=1; fi
+        BENCH_SYNC=$sync BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" \
+            "$(max_for "$what")" --mca coll_topo_autotune all >>"$out" 2>&1 ;;
     forced:* | fsync:*)
         raw=$dir/forced.txt sync=
         if [[ $stage == fsync:* ]]; then raw=$dir/forced-sync.txt sync=1; fi

@@ -53,5 +53,7 @@ printf '%12s %14s %14s %8s\n' bytes "topo (us)" "tuned (us)" "tuned/topo"
 awk 'NR == FNR { tuned[$1] = $2; next }
      $1 in tuned { printf "%12d %14.3f %14.3f %8.2f\n", $1, $2 * 1e6, tuned[$1] * 1e6, tuned[$1] / $2 }' \
     "$tmp/tuned" "$tmp/topo"
-echo "coll/topo's choices (the first call of each algorithm, and of the handoff):"
-grep -E ": $vprim (uses |falls back )" "$tmp/topo.err" | sed 's/^/  /'
+echo "coll/topo's choices (the first call of each algorithm, and of the handoff), and the"
+echo "verdicts of coll_topo_autotune (the last run's):"
+grep -E ": $vprim (uses |falls back )|: $prim, payloads of .*\(coll_topo_autotune\)" "$tmp/topo.err" |
+    sed 's/^/  /'

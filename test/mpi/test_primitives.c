@@ -796,7 +796,7 @@ static int wanted(const char *list, const char *name)
 
 int main(int argc, char **argv)
 {
-    options_t opt = {{0}, NULL, 65537, 8, 0, 0, 0, 1};
+    options_t opt = {{0}, NULL, 65537, 8, 0, 0, 0, 1, 0};
     const char *prims = NULL;
     int wrank, wsize, bad = 0;
 

@@ -16,18 +16,22 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: bench-lease: $*"; exit 1; }
 
 TOPO_BUILD=$build BENCH_MAX=64 BENCH_FACTOR=8 bash "$top/scripts/bench-lease.sh" "$tmp/out" 2 \
-    machine auto:bcast sync:reduce fsync:reduce >"$tmp/log" 2>&1 ||
+    machine auto:bcast all:reduce sync:reduce fsync:reduce >"$tmp/log" 2>&1 ||
     fail "exited $?: $(tail -5 "$tmp/log")"
 ls "$tmp/out" >"$tmp/files"
 [ "$(wc -l <"$tmp/files")" -le 7 ] || fail "more than 7 files: $(tr '\n' ' ' <"$tmp/files")"
 grep -q '^nproc: [0-9]' "$tmp/out/machine.txt" || fail "machine.txt has no nproc line"
 # a ratio table per timing: sizes 8 and 64, four positive numbers each
-table() { # FILE HEADER-WORDS
+table() { # FILE HEADER-WORDS [TABLES]
     grep -q "$2" "$1" || fail "$(basename "$1"): no header with '$2'"
-    awk '$1 == 8 || $1 == 64 { if (NF == 4 && $2 > 0 && $3 > 0 && $4 > 0) n++ } END { exit n != 2 }' \
-        "$1" || fail "$(basename "$1"): not two rows of positive times: $(cat "$1")"
+    awk -v want=$((2 * ${3:-1})) '$1 == 8 || $1 == 64 { if (NF == 4 && $2 > 0 && $3 > 0 && $4 > 0) n++ }
+        END { exit n != want }' "$1" ||
+        fail "$(basename "$1"): not $((2 * ${3:-1})) rows of positive times: $(cat "$1")"
 }
-table "$tmp/out/auto.txt" "bcast, 2 ranks, .*back-to-back calls"
+# auto.txt: bcast as installed, and reduce with floating-point sums timed too
+table "$tmp/out/auto.txt" "bcast, 2 ranks, .*back-to-back calls" 2
+grep -q "reduce, 2 ranks, .*back-to-back calls (--mca coll_topo_autotune all)" "$tmp/out/auto.txt" ||
+    fail "auto.txt: no reduce table with coll_topo_autotune all: $(cat "$tmp/out/auto.txt")"
 table "$tmp/out/auto-sync.txt" "reduce, 2 ranks, .*one call at a time (BENCH_SYNC=1)"
 # (on 2 ranks a bcast of one eager message is handed to tuned: its line says so)
 grep -Eq "coll:topo: .*: bcast (uses|falls back) " "$tmp/out/auto.txt" ||
