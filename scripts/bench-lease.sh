@@ -6,7 +6,7 @@
 #
 # STAGE (each appends to its file in DIR, so that stages can run one per
 # command and a time limit loses only the stage it cuts):
-#   machine      machine.txt: nproc, lscpu, ompi_info's version
+#   machine      machine.txt: nproc, lscpu, ompi_info's version, vader's single copy
 #   tests        tests.txt: test_primitives on NP ranks with
 #                coll_topo_check_plans (6000 calls in a random sequence on
 #                world and a split; the bcast, reduce and allgather matrix),
@@ -60,7 +60,12 @@ for stage in "$@"; do
     what=${stage#*:}
     case $stage in
     machine)
-        { echo "nproc: $(nproc)"; lscpu | grep -v '^Vulnerab\|^Flags'; ompi_info --version 2>&1 | head -1; } \
+        # (and what decides the cost of an exchange over shared memory: vader's
+        # single copy (CMA, which Yama's ptrace_scope 1 or more forbids between
+        # siblings) or a copy in and out by both ranks)
+        { echo "nproc: $(nproc)"; lscpu | grep -v '^Vulnerab\|^Flags'; ompi_info --version 2>&1 | head -1
+          echo "yama ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo none)"
+          ompi_info --param btl vader --level 9 2>/dev/null | grep -A2 '"btl_vader_single_copy_mechanism"'; } \
             >>"$dir/machine.txt" ;;
     tests)
         (
