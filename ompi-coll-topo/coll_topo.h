@@ -446,6 +446,11 @@ typedef struct mca_coll_topo_module_t {
     mca_coll_topo_tune_t *tune[COLL_TOPO_NSLOTS];
     int tune_slot, tune_key, tune_side;
     double tune_t0;
+    /* per slot, bit b: the payloads of bit length b go to the previous
+     * module at the entry (COLL_TOPO_HANDOFF), without the memo's lookup:
+     * classes handed over of a primitive that moves data (every call of
+     * it is timed alike) without rules on this communicator */
+    uint64_t tune_mask[COLL_TOPO_NSLOTS];
 } mca_coll_topo_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_topo_module_t);
@@ -621,12 +626,19 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
                         mca_coll_base_module_t *module, int slot);
 
 /* Does a call of `bytes` on `slot` go to the previous module by
- * coll_topo_handoff (a range an earlier call found)?  The same answer as
+ * coll_topo_handoff (a range an earlier call found), or by a verdict of
+ * coll_topo_autotune (tune_mask)?  The same answer as
  * mca_coll_topo_begin would give, before any of its work. */
 static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *module, int slot,
                                              size_t bytes, int root, bool commutative)
 {
     const mca_coll_topo_module_t *m = (const mca_coll_topo_module_t *)module;
+    if (0 != m->tune_mask[slot]) {
+        const int b = 0 == bytes ? 0 : 64 - __builtin_clzll((unsigned long long)bytes);
+        if (b < 64 && 0 != ((m->tune_mask[slot] >> b) & 1)) {
+            return true;
+        }
+    }
     return bytes < m->handoff[slot].hi && bytes >= m->handoff[slot].lo &&
            root == m->handoff[slot].root && commutative == m->handoff[slot].commutative;
 }

@@ -152,6 +152,21 @@ void mca_coll_topo_tune_class(int key, char *s, size_t len)
     snprintf(s, len, "payloads of %s bytes%s", r, key % 2 ? ", non-commutative" : "");
 }
 
+/* Can the entry hand this slot's calls of a class over by their payload
+ * alone (tune_mask)?  When every call of it is timed alike: a primitive
+ * that only moves data (exact whatever the mode; no operation, so one
+ * class per bit length), with no rule for this communicator's size (a rule
+ * covering part of the class keeps those calls in coll/topo). */
+static bool entry_handoff(int slot, struct ompi_communicator_t *comm)
+{
+    if (TOPO_PRIM_BCAST != slot && TOPO_PRIM_ALLGATHER != slot && TOPO_PRIM_ALLTOALL != slot &&
+        TOPO_PRIM_BARRIER != slot) {
+        return false;
+    }
+    const topo_rules_t *rules = mca_coll_topo_rules((topo_prim_t)slot);
+    return NULL == rules || NULL == topo_rules_group(rules, ompi_comm_size(comm));
+}
+
 /* The verdict of a class whose calls are all timed. */
 static void decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, int slot,
                    mca_coll_topo_tune_t *t, int key)
@@ -169,6 +184,9 @@ static void decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, 
     const bool prev =
         OMPI_SUCCESS == rc && v[0] > v[1] * (1.0 + mca_coll_topo_component.autotune_margin);
     t->verdict = prev ? COLL_TOPO_TUNE_PREV : COLL_TOPO_TUNE_KEEP;
+    if (prev && entry_handoff(slot, comm) && key / 2 < 64) {
+        m->tune_mask[slot] |= (uint64_t)1 << (key / 2);
+    }
     if (OPAL_UNLIKELY(mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS))) {
         char cls[96];
         mca_coll_topo_tune_class(key, cls, sizeof(cls));

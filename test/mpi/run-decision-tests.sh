@@ -514,7 +514,14 @@ run autotune-previous 5 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0
     "+bcast, payloads of" "+reduce, payloads of" "+allgather, payloads of" \
     "+alltoall, payloads of" "+barrier, payloads of 0 bytes: coll/topo (" "+$ATP" \
     "+falls back to the previous module (coll_topo_autotune: the previous module was faster than" \
-    "-$ATK"
+    "-$ATK" "-bcast falls back to the previous module (coll_topo_autotune"
+# (a bcast class handed over goes to the previous module at the entry, by
+# its payload alone: no fallback line; with a rule for the communicator's
+# size, whose calls the class may share, through the memo: the line shows,
+# and the rule's calls stay with their algorithm)
+run autotune-rule 4 "$V1 coll_topo_autotune_margin=-0.999 coll_topo_bcast_rules=0-64:binomial" \
+    "$PRIMS --prims bcast --comms world --random 400 --max-count 100" \
+    "+bcast uses binomial (rule 0-64" "+bcast falls back to the previous module (coll_topo_autotune"
 run autotune-keep 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=1000" \
     "$PRIMS --comms world,split --random 1500 --max-count 100" \
     "+$ATK" "+reduce_scatter_block, payloads of" "-$ATP" "-coll_topo_autotune:"
