@@ -549,6 +549,10 @@ run autotune-bad-values 3 "$V1 coll_topo_autotune_calls=0 coll_topo_autotune_mar
     "+A value of coll/topo's autotune parameters is out of range" \
     "+coll_topo_autotune_calls = 0 is not in 1-1000: using 8" \
     "+coll_topo_autotune_margin = -2 is not in (-1, 1e6]: using 0"
+# An unknown mode: Open MPI's own message for the enum, and the default.
+run autotune-bad-mode 3 "$V1 coll_topo_autotune=sometimes coll_topo_autotune_margin=-0.999" \
+    "$PRIMS --prims bcast --comms world --random 200 --max-count 50" \
+    "+Variable     : coll_topo_autotune" "+$ATP"
 # The ranks must agree on it: one rank without timing would hang the
 # others in the barriers, so the communicator falls back as a whole.
 run_mpmd autotune-disagree "$V1" "$PRIMS --prims bcast --comms world --random 100 --max-count 20" \
