@@ -625,6 +625,13 @@ enum {
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot);
 
+/* The bit length of n (0 for 0, else floor(log2 n) + 1): a payload's
+ * class for coll_topo_autotune. */
+static inline int mca_coll_topo_bit_length(size_t n)
+{
+    return 0 == n ? 0 : 64 - __builtin_clzll((unsigned long long)n);
+}
+
 /* Does a call of `bytes` on `slot` go to the previous module by
  * coll_topo_handoff (a range an earlier call found), or by a verdict of
  * coll_topo_autotune (tune_mask)?  The same answer as
@@ -634,7 +641,7 @@ static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *modul
 {
     const mca_coll_topo_module_t *m = (const mca_coll_topo_module_t *)module;
     if (0 != m->tune_mask[slot]) {
-        const int b = 0 == bytes ? 0 : 64 - __builtin_clzll((unsigned long long)bytes);
+        const int b = mca_coll_topo_bit_length(bytes);
         if (b < 64 && 0 != ((m->tune_mask[slot] >> b) & 1)) {
             return true;
         }

@@ -49,17 +49,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The bit length of n: 0 for 0, else floor(log2 n) + 1. */
-static int bit_length(size_t n)
-{
-    int b = 0;
-    while (n > 0) {
-        b++;
-        n >>= 1;
-    }
-    return b;
-}
-
 /* Can another algorithm change this call's result?  Not for data movers;
  * for a reduction, not when the operation is associative on floating-point
  * operands too (MAX, MIN, logical, bitwise, MAXLOC, MINLOC) or the
@@ -93,7 +82,7 @@ int mca_coll_topo_tune_key(mca_coll_topo_module_t *m, const mca_coll_topo_call_t
             return -1; /* out of memory: no timing, coll/topo keeps the call */
         }
     }
-    return 2 * bit_length(bytes) + !commutative;
+    return 2 * mca_coll_topo_bit_length(bytes) + !commutative;
 }
 
 int mca_coll_topo_tune_start(mca_coll_topo_call_t *call, int slot, int key)

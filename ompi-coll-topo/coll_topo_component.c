@@ -793,19 +793,25 @@ uint64_t mca_coll_topo_params_hash(void)
     h = mca_coll_topo_hash(h, &handoff, sizeof(handoff));
     const int32_t autotune[2] = {c->autotune, c->autotune_calls};
     h = mca_coll_topo_hash(h, autotune, sizeof(autotune));
-    uint64_t margin;
-    memcpy(&margin, &c->autotune_margin, sizeof(margin));
-    h = mca_coll_topo_hash(h, &margin, sizeof(margin));
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
         h = hash_str(h, NULL != c->forced[prim] ? c->forced[prim]->name : "auto");
         h = hash_str(h, c->rules[prim]);
     }
     const topo_proto_t *proto = mca_coll_topo_proto();
-    const double d[11] = {
-        c->alpha,     c->beta,     c->gamma, c->hop,          c->intra_alpha,       c->intra_beta,
-        proto->eager, proto->rndv, c->copy,  c->msg_overhead, c->intra_beta_written};
-    for (int i = 0; i < 11; i++) {
+    const double d[12] = {c->alpha,
+                          c->beta,
+                          c->gamma,
+                          c->hop,
+                          c->intra_alpha,
+                          c->intra_beta,
+                          proto->eager,
+                          proto->rndv,
+                          c->copy,
+                          c->msg_overhead,
+                          c->intra_beta_written,
+                          c->autotune_margin};
+    for (int i = 0; i < 12; i++) {
         uint64_t bits;
         memcpy(&bits, &d[i], sizeof(bits));
         h = mca_coll_topo_hash(h, &bits, sizeof(bits));

@@ -89,17 +89,12 @@ for stage in "$@"; do
             check random --random 3000 --seed 11 --max-count 70000 --comms world,split &&
                 check matrix --prims bcast,reduce,allgather --max-count 70000
         ) >>"$dir/tests.txt" ;;
-    auto:*)
-        BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" "$(max_for "$what")" \
-            >>"$dir/auto.txt" 2>&1 ;;
-    sync:*)
-        BENCH_SYNC=1 BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" \
-            "$(max_for "$what")" >>"$dir/auto-sync.txt" 2>&1 ;;
-    all:* | allsync:*)
-        out=$dir/auto.txt sync=
-        if [[ $stage == allsync:* ]]; then out=$dir/auto-sync.txt sync=1; fi
+    auto:* | sync:* | all:* | allsync:*)
+        out=$dir/auto.txt sync='' extra=()
+        if [[ $stage == *sync:* ]]; then out=$dir/auto-sync.txt sync=1; fi
+        if [[ $stage == all* ]]; then extra=(--mca coll_topo_autotune all); fi
         BENCH_SYNC=$sync BENCH_REPS=3 bash "$root/scripts/bench.sh" --primitive "$what" "$np" \
-            "$(max_for "$what")" --mca coll_topo_autotune all >>"$out" 2>&1 ;;
+            "$(max_for "$what")" "${extra[@]}" >>"$out" 2>&1 ;;
     forced:* | fsync:*)
         raw=$dir/forced.txt sync=
         if [[ $stage == fsync:* ]]; then raw=$dir/forced-sync.txt sync=1; fi

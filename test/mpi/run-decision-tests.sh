@@ -534,7 +534,7 @@ run autotune-all-sums 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0
     "$PRIMS --prims reduce,reduce_scatter_block --comms world --random 400 --max-count 100 --float-sums" \
     "+reduce, payloads of" "+reduce_scatter_block, payloads of" "+$ATP"
 run autotune-off 4 "$V1 coll_topo_autotune=off coll_topo_autotune_margin=-0.999" \
-    "$PRIMS --comms world --random 400 --max-count 100" "-coll_topo_autotune"
+    "$PRIMS --comms world --random 400 --max-count 100" "+bcast uses " "-coll_topo_autotune"
 # A forced algorithm and a rule are the user's choice: never timed.
 run autotune-forced 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0.999 coll_topo_bcast_algorithm=binomial coll_topo_reduce_rules=0-inf:binomial" \
     "$PRIMS --prims bcast,reduce --comms world --random 400 --max-count 100" \
