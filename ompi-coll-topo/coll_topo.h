@@ -95,6 +95,7 @@ typedef struct mca_coll_topo_component_t {
     int locality;                     /* coll_topo_locality: a star's nodes
                                          (COLL_TOPO_LOCALITY_*) */
     char *handoff;                    /* coll_topo_handoff */
+    char *host_handoff;               /* coll_topo_host_handoff */
     bool check_plans;                 /* coll_topo_check_plans: compile every
                                          derived plan too, and compare */
     size_t scratch_keep;              /* coll_topo_scratch_keep: bytes of scratch a
@@ -110,6 +111,8 @@ typedef struct mca_coll_topo_component_t {
     const topo_algo_t *forced[TOPO_PRIM_COUNT]; /* NULL = auto */
     unsigned handoff_set;                       /* parsed coll_topo_handoff:
                                                    bit 1u << prim */
+    size_t host_handoff_lim[TOPO_PRIM_COUNT];   /* parsed coll_topo_host_handoff:
+                                                   bytes per primitive (0: none) */
 } mca_coll_topo_component_t;
 
 /* coll_topo_handoff's default: the primitives whose one-message calls go
@@ -118,6 +121,12 @@ typedef struct mca_coll_topo_component_t {
  * allgather and alltoall, one exchange, executed 20-45% more instructions
  * than tuned's two-process code for the same messages) */
 #define COLL_TOPO_HANDOFF_DEFAULT "allgather,bcast,reduce,alltoall,barrier"
+
+/* coll_topo_host_handoff's default: on a communicator whose ranks share one
+ * host, the payloads (bytes, exclusive) below which a primitive's calls go
+ * to the previous module (README, "One host": on 16 ranks of a 16-core
+ * node, coll/tuned was as fast or faster in both timings there) */
+#define COLL_TOPO_HOST_HANDOFF_DEFAULT "bcast:4k,reduce:64k"
 
 /* coll_topo_autotune (coll_topo_autotune.c) */
 enum {
@@ -343,6 +352,8 @@ typedef struct mca_coll_topo_module_t {
                               the host) of each rank, NULL when the
                               communicator is the whole grid in order (star:
                               every rank a host of its own) */
+    bool one_host;         /* a star whose ranks coll_topo_locality placed
+                              on one host (coll_topo_host_handoff) */
     char topo_name[64];    /* canonical spelling */
     char topo_source[512]; /* where it came from */
     /* The ranks' decision inputs differ (coll_topo_* values): every
@@ -389,6 +400,11 @@ typedef struct mca_coll_topo_module_t {
         int root;
         bool commutative;
     } handoff[COLL_TOPO_NSLOTS];
+    /* coll_topo_host_handoff at the entry (bcast and reduce, whose entry
+     * bytes are the payload): calls of fewer bytes go to the previous
+     * module (0: none; set at the communicator's first call, when it is on
+     * one host and neither a forced algorithm nor rules for its size) */
+    size_t host_lim[COLL_TOPO_NSLOTS];
     char reason[COLL_TOPO_REASON_LEN]; /* of the current call's fallback */
     mca_coll_topo_decision_t *decisions;
     int ndecisions, cap_decisions;
@@ -625,6 +641,10 @@ enum {
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot);
 
+/* The verbose reason of a call coll_topo_host_handoff hands over: its
+ * primitive on a communicator of `size` ranks. */
+void mca_coll_topo_host_handoff_reason(char *buf, size_t len, int size, topo_prim_t prim);
+
 /* The bit length of n (0 for 0, else floor(log2 n) + 1): a payload's
  * class for coll_topo_autotune. */
 static inline int mca_coll_topo_bit_length(size_t n)
@@ -633,13 +653,16 @@ static inline int mca_coll_topo_bit_length(size_t n)
 }
 
 /* Does a call of `bytes` on `slot` go to the previous module by
- * coll_topo_handoff (a range an earlier call found), or by a verdict of
- * coll_topo_autotune (tune_mask)?  The same answer as
+ * coll_topo_host_handoff (host_lim), coll_topo_handoff (a range an earlier
+ * call found), or by a verdict of coll_topo_autotune (tune_mask)?  The same answer as
  * mca_coll_topo_begin would give, before any of its work. */
 static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *module, int slot,
                                              size_t bytes, int root, bool commutative)
 {
     const mca_coll_topo_module_t *m = (const mca_coll_topo_module_t *)module;
+    if (bytes < m->host_lim[slot]) {
+        return true;
+    }
     if (0 != m->tune_mask[slot]) {
         const int b = mca_coll_topo_bit_length(bytes);
         if (b < 64 && 0 != ((m->tune_mask[slot] >> b) & 1)) {

@@ -100,14 +100,24 @@ static bool element_type(mca_coll_topo_call_t *call, size_t total)
     return true;
 }
 
+void mca_coll_topo_host_handoff_reason(char *buf, size_t len, int size, topo_prim_t prim)
+{
+    char text[32];
+    topo_rules_format_size(mca_coll_topo_component.host_handoff_lim[prim], text, sizeof(text));
+    snprintf(buf, len,
+             "coll_topo_host_handoff: the %d ranks share one host, where %s of less than %s "
+             "bytes goes to the previous module",
+             size, topo_prim_name(prim), text);
+}
+
 /*
  * The algorithm, in this order of precedence: forced by
  * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
- * covering the payload (NULL for a `previous` rule); the cheapest that fits
- * (auto).  A forced or ruled algorithm that does not fit the call gives
- * NULL (the previous module), never another algorithm.  NULL with the
- * reason.  ch->msgs and ch->steps: 0, or auto's answer
- * (mca_coll_topo_decide).
+ * covering the payload (NULL for a `previous` rule); NULL by
+ * coll_topo_host_handoff; the cheapest that fits (auto).  A forced or
+ * ruled algorithm that does not fit the call gives NULL (the previous
+ * module), never another algorithm.  NULL with the reason.  ch->msgs and ch->steps: 0, or auto's
+ * answer (mca_coll_topo_decide).
  */
 static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  mca_coll_topo_call_t *call, const topo_gen_args_t *args,
@@ -162,6 +172,17 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
             snprintf(why, len, "rule %s of coll_topo_%s_rules", rng, topo_prim_name(prim));
         }
         return algo;
+    }
+    /* coll_topo_host_handoff: on one host, the payloads below the limit go
+     * to the previous module (unless rules are set for this size: the rules'
+     * gaps are the decision's) */
+    const size_t lim = mca_coll_topo_component.host_handoff_lim[prim];
+    if (bytes < lim && m->one_host &&
+        (NULL == rules || NULL == topo_rules_group(rules, args->size))) {
+        if (verbose) {
+            mca_coll_topo_host_handoff_reason(call->reason, COLL_TOPO_REASON_LEN, args->size, prim);
+        }
+        return NULL;
     }
     algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, ch);
     if (NULL == algo) {

@@ -95,6 +95,7 @@ mca_coll_topo_component_t mca_coll_topo_component = {
     .pmix = true,
     .locality = COLL_TOPO_LOCALITY_AUTO,
     .handoff = COLL_TOPO_HANDOFF_DEFAULT,
+    .host_handoff = COLL_TOPO_HOST_HANDOFF_DEFAULT,
     .autotune = COLL_TOPO_AUTOTUNE_EXACT,
     .autotune_calls = COLL_TOPO_AUTOTUNE_CALLS,
     .autotune_margin = 0.0,
@@ -504,6 +505,20 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.handoff);
 
+    mca_coll_topo_component.host_handoff = COLL_TOPO_HOST_HANDOFF_DEFAULT;
+    (void)mca_base_component_var_register(
+        c, "host_handoff",
+        "On a communicator whose ranks all share one host (as coll_topo_locality finds it: "
+        "not with locality off, nor on an oversubscribed host under auto), the calls of a "
+        "primitive whose payload is below the given bytes go to the previous module: "
+        "comma-separated PRIMITIVE:BYTES items (sizes as in the rules, e.g. 4k), or none "
+        "(default " COLL_TOPO_HOST_HANDOFF_DEFAULT ": on 16 ranks of a 16-core node coll/tuned "
+        "ran these as fast or faster, one call at a time and back to back; see the README).  A "
+        "forced coll_topo_<primitive>_algorithm, or rules for the communicator's size, keep "
+        "the calls in coll/topo.  A malformed value is reported and the default used",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_topo_component.host_handoff);
+
     mca_coll_topo_component.coords_file = "";
     (void)mca_base_component_var_register(
         c, "coords_file",
@@ -591,6 +606,7 @@ static void check_runtime_version(void)
 /* Parsed at open; reported by mca_coll_topo_report_params. */
 static char topo_err[256];
 static char handoff_err[256];
+static char host_handoff_err[256];
 static bool algo_unknown[TOPO_PRIM_COUNT];
 
 static void parse_topology(void)
@@ -653,6 +669,11 @@ static void parse_handoff(void)
         topo_prim_set_parse(c->handoff, &c->handoff_set, handoff_err, sizeof(handoff_err))) {
         (void)topo_prim_set_parse(COLL_TOPO_HANDOFF_DEFAULT, &c->handoff_set, NULL, 0);
     }
+    host_handoff_err[0] = '\0';
+    if (TOPO_OK != topo_prim_limits_parse(c->host_handoff, c->host_handoff_lim, host_handoff_err,
+                                          sizeof(host_handoff_err))) {
+        (void)topo_prim_limits_parse(COLL_TOPO_HOST_HANDOFF_DEFAULT, c->host_handoff_lim, NULL, 0);
+    }
 }
 
 /*
@@ -711,6 +732,10 @@ void mca_coll_topo_report_params(void)
     if ('\0' != handoff_err[0]) {
         mca_coll_topo_show_help("bad-handoff", NULL != c->handoff ? c->handoff : "", handoff_err,
                                 COLL_TOPO_HANDOFF_DEFAULT);
+    }
+    if ('\0' != host_handoff_err[0]) {
+        mca_coll_topo_show_help("bad-host-handoff", NULL != c->host_handoff ? c->host_handoff : "",
+                                host_handoff_err, COLL_TOPO_HOST_HANDOFF_DEFAULT);
     }
     for (int i = 0; i < mca_coll_topo_nserved; i++) {
         topo_prim_t prim = mca_coll_topo_served[i].prim;
@@ -791,6 +816,10 @@ uint64_t mca_coll_topo_params_hash(void)
     h = mca_coll_topo_hash(h, &locality, sizeof(locality));
     const uint32_t handoff = c->handoff_set;
     h = mca_coll_topo_hash(h, &handoff, sizeof(handoff));
+    for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
+        const uint64_t lim = c->host_handoff_lim[i];
+        h = mca_coll_topo_hash(h, &lim, sizeof(lim));
+    }
     const int32_t autotune[2] = {c->autotune, c->autotune_calls};
     h = mca_coll_topo_hash(h, autotune, sizeof(autotune));
     for (int i = 0; i < mca_coll_topo_nserved; i++) {

@@ -550,6 +550,7 @@ static void star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
         return;
     }
     set_place(m, size, place);
+    m->one_host = 1 == nodes && NULL != m->place;
     const size_t len = strlen(m->topo_source);
     snprintf(m->topo_source + len, sizeof(m->topo_source) - len,
              "; coll_topo_locality: %d ranks on %d host%s", size, nodes, 1 == nodes ? "" : "s");
@@ -671,6 +672,24 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
                     mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid);
         }
         fflush(stderr);
+    }
+    /* coll_topo_host_handoff at the entry of bcast and reduce (their entry
+     * bytes are the payload; the other primitives' calls meet it in the
+     * decision): the decision's test, made once, and its line said now, as
+     * the calls it hands over do not reach the decision */
+    const topo_prim_t lim_prims[2] = {TOPO_PRIM_BCAST, TOPO_PRIM_REDUCE};
+    for (int i = 0; i < 2 && m->one_host && !m->disagree; i++) {
+        const topo_prim_t prim = lim_prims[i];
+        const topo_rules_t *rules = mca_coll_topo_rules(prim);
+        if (NULL == mca_coll_topo_component.forced[prim] &&
+            (NULL == rules || NULL == topo_rules_group(rules, size))) {
+            m->host_lim[prim] = mca_coll_topo_component.host_handoff_lim[prim];
+        }
+        if (0 != m->host_lim[prim] && mca_coll_topo_component.verbose > 0) {
+            char reason[COLL_TOPO_REASON_LEN];
+            mca_coll_topo_host_handoff_reason(reason, sizeof(reason), size, prim);
+            mca_coll_topo_say_fallback(m, comm, prim, reason);
+        }
     }
 }
 

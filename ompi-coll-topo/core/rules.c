@@ -248,3 +248,75 @@ const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, int size, size_t
     const topo_rule_t *r = topo_rules_find(rules, size, bytes);
     return NULL != r ? r->algo : NULL;
 }
+
+int topo_prim_limits_parse(const char *str, size_t lim[TOPO_PRIM_COUNT], char *err, size_t errlen)
+{
+    size_t out[TOPO_PRIM_COUNT] = {0};
+    int given[TOPO_PRIM_COUNT] = {0};
+    const char *p = NULL != str ? str : "";
+    while (isspace((unsigned char)*p)) {
+        p++;
+    }
+    const int none = 0 == strncmp(p, "none", 4) && ('\0' == p[4] || isspace((unsigned char)p[4]));
+    if ('\0' != *p && !none) {
+        for (;;) {
+            while (isspace((unsigned char)*p)) {
+                p++;
+            }
+            const char *item = p, *colon = strchr(p, ':'), *comma = strchr(p, ',');
+            const int n = (int)(NULL != comma ? (size_t)(comma - item) : strlen(item));
+            int prim = -1;
+            for (int i = 0;
+                 NULL != colon && (NULL == comma || colon < comma) && i < TOPO_PRIM_COUNT; i++) {
+                const char *name = topo_prim_name((topo_prim_t)i);
+                if (strlen(name) == (size_t)(colon - item) &&
+                    0 == strncmp(item, name, (size_t)(colon - item))) {
+                    prim = i;
+                }
+            }
+            if (prim < 0) {
+                snprintf(err, errlen,
+                         "'%.*s' is not PRIMITIVE:BYTES (allreduce, reduce_scatter, allgather, "
+                         "bcast, reduce, alltoall or barrier, then a size such as 4k; or none "
+                         "alone)",
+                         n > 64 ? 64 : n, item);
+                return TOPO_EINVAL;
+            }
+            if (given[prim]) {
+                snprintf(err, errlen, "%s is given twice", topo_prim_name((topo_prim_t)prim));
+                return TOPO_EINVAL;
+            }
+            p = colon + 1;
+            size_t v;
+            if (!parse_size(&p, 0, &v)) {
+                snprintf(err, errlen, "'%.*s': the bytes are not a size (such as 4096 or 4k)",
+                         n > 64 ? 64 : n, item);
+                return TOPO_EINVAL;
+            }
+            while (isspace((unsigned char)*p)) {
+                p++;
+            }
+            if ('\0' != *p && ',' != *p) {
+                snprintf(err, errlen, "'%.*s': something follows the size", n > 64 ? 64 : n, item);
+                return TOPO_EINVAL;
+            }
+            given[prim] = 1;
+            out[prim] = v;
+            if ('\0' == *p) {
+                break;
+            }
+            p++;
+        }
+    } else {
+        p += '\0' != *p ? 4 : 0;
+        while (isspace((unsigned char)*p)) {
+            p++;
+        }
+        if ('\0' != *p) {
+            snprintf(err, errlen, "'none' must stand alone");
+            return TOPO_EINVAL;
+        }
+    }
+    memcpy(lim, out, sizeof(out));
+    return TOPO_OK;
+}

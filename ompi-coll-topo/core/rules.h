@@ -71,6 +71,14 @@ const topo_rule_t *topo_rules_find(const topo_rules_t *rules, int size, size_t b
  * (automatic, or a `previous` rule: see topo_rules_find). */
 const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, int size, size_t bytes);
 
+/* A byte limit per primitive, the value of coll_topo_host_handoff, e.g.
+ *     bcast:4k,reduce:64k
+ * Items PRIMITIVE:BYTES (a size as in the rules, not "inf"), each primitive
+ * at most once; "none" or an empty string: no limits.  lim[prim] gets the
+ * primitive's bytes, 0 where none is given.  On error returns TOPO_EINVAL
+ * with a one-line reason naming the offending item (lim unchanged). */
+int topo_prim_limits_parse(const char *str, size_t lim[TOPO_PRIM_COUNT], char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

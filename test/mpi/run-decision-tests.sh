@@ -157,6 +157,9 @@ V2P="coll_topo_verbose=2 coll_topo_prune=0"
 # previous module (coll_topo_autotune, its own runs below), whose verdicts
 # depend on the machine's timings
 NOAT="coll_topo_autotune=off"
+# for runs of 2 ranks on this host that test another path of small bcast
+# and reduce calls: no coll_topo_host_handoff, which would take them first
+NOHH="coll_topo_host_handoff=none"
 
 # ---- size-range rules ---------------------------------------------------
 # Small counts under 1k bytes use the first rule, larger ones the second;
@@ -263,6 +266,7 @@ fi
 ports_run() {
     nrun=$((nrun + 1))
     local log=$logdir/run-$nrun.log
+    # shellcheck disable=SC2086 # $1: mpirun arguments (or none), split on purpose
     logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 8 --mca coll_topo_verbose 2 \
         --mca coll_topo_prune 0 --mca coll_topo_topology torus:2x4 $1 \
         "$ALLREDUCE" --comms world --max-count 131072
@@ -454,7 +458,7 @@ run mixed-types 5 "coll_topo_verbose=1 coll_topo_bcast_algorithm=pipelined_chain
 # keep coll/topo.  Results are checked on every rank in every case.
 HO="coll_topo_handoff: on 2 ranks binomial is one message per rank, of at most 4032 bytes"
 TU="of at most 4032 bytes (the eager limit), which the previous module (coll/tuned) sends"
-run handoff-default 2 "$V1 $NOAT" "$PRIMS --comms world,dup --max-count 2000" \
+run handoff-default 2 "$V1 $NOAT $NOHH" "$PRIMS --comms world,dup --max-count 2000" \
     "+bcast falls back to the previous module ($HO" \
     "+reduce falls back to the previous module ($HO" \
     "+allgather falls back to the previous module (coll_topo_handoff: on 2 ranks trivance is one message per rank, $TU" \
@@ -469,13 +473,13 @@ run handoff-default 2 "$V1 $NOAT" "$PRIMS --comms world,dup --max-count 2000" \
 saved_launch=("${launch[@]}")
 # shellcheck disable=SC2054 # commas inside values
 launch=("${no_coll[@]}" --mca coll topo,basic,libnbc,self)
-run handoff-basic 2 "$V1 $NOAT" "$PRIMS --comms world,dup --max-count 10" \
+run handoff-basic 2 "$V1 $NOAT $NOHH" "$PRIMS --comms world,dup --max-count 10" \
     "+bcast falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
     "+reduce falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
     "+barrier uses" "+allgather uses" "+alltoall uses" "-barrier falls back" "-allgather falls back" \
     "-alltoall falls back"
 launch=("${saved_launch[@]}")
-run handoff-none 2 "$V1 coll_topo_handoff=none" "$PRIMS --comms world --max-count 10" \
+run handoff-none 2 "$V1 coll_topo_handoff=none $NOHH" "$PRIMS --comms world --max-count 10" \
     "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+barrier uses" "+allgather uses" \
     "+alltoall uses" "-coll_topo_handoff:"
 run handoff-every-primitive 2 "$V1 coll_topo_handoff=allreduce,reduce_scatter,allgather,bcast,reduce,alltoall,barrier" \
@@ -486,14 +490,14 @@ run handoff-every-primitive 2 "$V1 coll_topo_handoff=allreduce,reduce_scatter,al
 run handoff-three-ranks 3 "$V1" "$PRIMS --comms world --max-count 10" \
     "+bcast uses knomial (auto" "+reduce uses knomial (auto" "+barrier uses" "+allgather uses" \
     "+alltoall uses" "-coll_topo_handoff:"
-run handoff-forced 2 "$V1 coll_topo_bcast_algorithm=binomial" \
+run handoff-forced 2 "$V1 coll_topo_bcast_algorithm=binomial $NOHH" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
     "+bcast uses binomial (forced" "+reduce falls back to the previous module ($HO" \
     "-bcast falls back"
 run handoff-rule 2 "$V1 coll_topo_reduce_rules=0-inf:binomial" \
     "$PRIMS --prims reduce --comms world --max-count 10" \
     "+reduce uses binomial (rule 0-inf" "-coll_topo_handoff:"
-run handoff-malformed 2 "$V1 coll_topo_handoff=bcast,,reduce" \
+run handoff-malformed 2 "$V1 coll_topo_handoff=bcast,,reduce $NOHH" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
     "+The value of the MCA parameter coll_topo_handoff is not valid" "+an empty item in the list" \
     "+Using the default \"allgather,bcast,reduce,alltoall,barrier\"" "+bcast falls back to the previous module ($HO"
@@ -675,6 +679,52 @@ run_mpmd locality-every-host "$V1 coll_topo_locality=always" "$ALLREDUCE --comms
 # default applies.
 run locality-bad 2 "$V1 coll_topo_locality=sometimes" "$ALLREDUCE --comms world --max-count 10" \
     "+Variable     : coll_topo_locality" "+; coll_topo_locality: 2 ranks on 1 host)"
+# coll_topo_host_handoff: on one host (locality `always`, as this machine
+# oversubscribes 4 ranks), bcast below 4 KiB and reduce below 64 KiB go
+# to the previous module, larger payloads to coll/topo; results checked
+# on world, a split and a reversed communicator.
+HH="+bcast falls back to the previous module (coll_topo_host_handoff: the 4 ranks share one host, where bcast of less than 4k bytes"
+HR="+reduce falls back to the previous module (coll_topo_host_handoff: the 4 ranks share one host, where reduce of less than 64k bytes"
+run host-handoff 4 "$V1 coll_topo_locality=always $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world,split,reversed --max-count 70000" \
+    "$HH" "$HR" "+comm MPI_COMM_WORLD (cid 0): bcast uses" "+comm MPI_COMM_WORLD (cid 0): reduce uses" \
+    "+the 2 ranks share one host, where reduce of less than 64k bytes"
+# none: the cost model decides every call
+run host-handoff-none 4 "$V1 coll_topo_locality=always coll_topo_host_handoff=none $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "-coll_topo_host_handoff" "+bcast uses" "+reduce uses"
+# other limits: bcast below 64 KiB, reduce none
+run host-handoff-limits 4 "$V1 coll_topo_locality=always coll_topo_host_handoff=bcast:64k $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "+where bcast of less than 64k bytes goes to the previous module" \
+    "-where reduce of less than" "+reduce uses" "-bcast uses"
+# a forced algorithm, and rules for the communicator's size (here not
+# covering the small payloads), keep the calls in coll/topo
+run host-handoff-forced 4 "$V1 coll_topo_locality=always coll_topo_reduce_algorithm=binomial $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "+reduce uses binomial (forced by coll_topo_reduce_algorithm)" "-where reduce of less than" "$HH"
+run host-handoff-rules 4 "$V1 coll_topo_locality=always coll_topo_bcast_rules=4@1m-inf:binomial $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "+bcast uses" "-where bcast of less than" "$HR"
+# not on two hosts, nor with locality off
+run_mpmd host-handoff-two-hosts "$V1 coll_topo_locality=always $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "2 OMPI_MCA_coll_topo_coords_host=h0" "2 OMPI_MCA_coll_topo_coords_host=h1" -- \
+    "+; coll_topo_locality: 4 ranks on 2 hosts)" "-coll_topo_host_handoff" "+bcast uses" "+reduce uses"
+run host-handoff-locality-off 4 "$V1 coll_topo_locality=off $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" "-coll_topo_host_handoff" \
+    "+reduce uses"
+# a malformed value: reported once, the default used
+run host-handoff-bad 4 "$V1 coll_topo_locality=always coll_topo_host_handoff=reduce:lots $NOAT" \
+    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+    "+The value of the MCA parameter coll_topo_host_handoff is not valid" \
+    "+'reduce:lots': the bytes are not a size" "+Using the default \"bcast:4k,reduce:64k\"." "$HH" "$HR"
+# on an oversubscribed host (fewer than 4 processors here), auto does not
+# place the ranks: no handoff
+if [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 64)" -lt 4 ]; then
+    run host-handoff-oversubscribed 4 "$V1 $NOAT" "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+        "+; coll_topo_locality: not applied" "-coll_topo_host_handoff" "+bcast uses" "+reduce uses"
+fi
 # An explicit grid the size of MPI_COMM_WORLD on smaller or reordered
 # communicators: placed by their MPI_COMM_WORLD ranks, no size message.
 run placed-by-world 8 "$V1 coll_topo_topology=torus:2x4" \

@@ -227,6 +227,51 @@ START_TEST(test_groups)
 }
 END_TEST
 
+/* coll_topo_host_handoff's values: a byte limit per primitive */
+START_TEST(test_prim_limits)
+{
+    char err[256];
+    size_t lim[TOPO_PRIM_COUNT];
+    ck_assert_int_eq(topo_prim_limits_parse("bcast:4k, reduce:64K", lim, err, sizeof(err)),
+                     TOPO_OK);
+    for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
+        const size_t want = TOPO_PRIM_BCAST == i ? 4096 : TOPO_PRIM_REDUCE == i ? 65536 : 0;
+        ck_assert_uint_eq(lim[i], want);
+    }
+    ck_assert_int_eq(topo_prim_limits_parse("allreduce:100", lim, err, sizeof(err)), TOPO_OK);
+    ck_assert_uint_eq(lim[TOPO_PRIM_ALLREDUCE], 100);
+    ck_assert_uint_eq(lim[TOPO_PRIM_REDUCE], 0);
+    static const char *const empty[] = {"", "none", " none ", NULL};
+    for (int i = 0; i < 4; i++) {
+        lim[TOPO_PRIM_BCAST] = 7;
+        ck_assert_int_eq(topo_prim_limits_parse(empty[i], lim, err, sizeof(err)), TOPO_OK);
+        ck_assert_uint_eq(lim[TOPO_PRIM_BCAST], 0);
+    }
+    static const struct {
+        const char *str, *says;
+    } bad[] = {
+        {"bcast", "'bcast' is not PRIMITIVE:BYTES"},
+        {"gather:4k", "'gather:4k' is not PRIMITIVE:BYTES"},
+        {"bcast:4k,bcast:8k", "bcast is given twice"},
+        {"bcast:inf", "the bytes are not a size"},
+        {"bcast:x", "the bytes are not a size"},
+        {"bcast:4kb", "something follows the size"},
+        {"bcast:4k,", "'' is not PRIMITIVE:BYTES"},
+        {"none,bcast:4k", "'none' is not PRIMITIVE:BYTES"},
+        {"none bcast:4k", "'none' must stand alone"},
+        {"nonesuch:4k", "'nonesuch:4k' is not PRIMITIVE:BYTES"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        lim[TOPO_PRIM_BCAST] = 7;
+        err[0] = '\0';
+        ck_assert_msg(TOPO_EINVAL == topo_prim_limits_parse(bad[i].str, lim, err, sizeof(err)),
+                      "'%s' accepted", bad[i].str);
+        ck_assert_msg(NULL != strstr(err, bad[i].says), "'%s': '%s'", bad[i].str, err);
+        ck_assert_uint_eq(lim[TOPO_PRIM_BCAST], 7);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rules");
@@ -237,6 +282,7 @@ int main(void)
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_format_size);
     tcase_add_test(tc, test_groups);
+    tcase_add_test(tc, test_prim_limits);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
