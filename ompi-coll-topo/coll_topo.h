@@ -352,8 +352,6 @@ typedef struct mca_coll_topo_module_t {
                               the host) of each rank, NULL when the
                               communicator is the whole grid in order (star:
                               every rank a host of its own) */
-    bool one_host;         /* a star whose ranks coll_topo_locality placed
-                              on one host (coll_topo_host_handoff) */
     char topo_name[64];    /* canonical spelling */
     char topo_source[512]; /* where it came from */
     /* The ranks' decision inputs differ (coll_topo_* values): every
@@ -400,10 +398,10 @@ typedef struct mca_coll_topo_module_t {
         int root;
         bool commutative;
     } handoff[COLL_TOPO_NSLOTS];
-    /* coll_topo_host_handoff at the entry (bcast and reduce, whose entry
-     * bytes are the payload): calls of fewer bytes go to the previous
-     * module (0: none; set at the communicator's first call, when it is on
-     * one host and neither a forced algorithm nor rules for its size) */
+    /* coll_topo_host_handoff, per slot: calls of a smaller payload go to
+     * the previous module (0: none; set at the communicator's first call,
+     * when it is on one host and the primitive has neither a forced
+     * algorithm nor rules for its size) */
     size_t host_lim[COLL_TOPO_NSLOTS];
     char reason[COLL_TOPO_REASON_LEN]; /* of the current call's fallback */
     mca_coll_topo_decision_t *decisions;

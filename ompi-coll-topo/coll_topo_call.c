@@ -173,12 +173,9 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         }
         return algo;
     }
-    /* coll_topo_host_handoff: on one host, the payloads below the limit go
-     * to the previous module (unless rules are set for this size: the rules'
-     * gaps are the decision's) */
-    const size_t lim = mca_coll_topo_component.host_handoff_lim[prim];
-    if (bytes < lim && m->one_host &&
-        (NULL == rules || NULL == topo_rules_group(rules, args->size))) {
+    /* coll_topo_host_handoff (decided in mca_coll_topo_comm_prepare; 0
+     * with rules for this size: the rules' gaps are the decision's) */
+    if (bytes < m->host_lim[prim]) {
         if (verbose) {
             mca_coll_topo_host_handoff_reason(call->reason, COLL_TOPO_REASON_LEN, args->size, prim);
         }

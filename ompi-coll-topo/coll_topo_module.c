@@ -508,8 +508,9 @@ static int by_host(const void *a, const void *b)
  * on every rank.  Every rank on a host of its own: no placement (the
  * plain star).  Not when a host is oversubscribed: its ranks wait for a
  * processor at every step, which the intra-host parameters (shared memory
- * between running processes) do not describe, so the network's apply. */
-static void star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t host,
+ * between running processes) do not describe, so the network's apply.
+ * Returns whether it placed every rank on one host. */
+static bool star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t host,
                        const agreed_t *ag, uint64_t *hosts)
 {
     const int size = ompi_comm_size(comm);
@@ -519,7 +520,7 @@ static void star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
         snprintf(m->topo_source + len, sizeof(m->topo_source) - len,
                  "; coll_topo_locality: not applied, a host runs more ranks than it has "
                  "processors (always: apply it even then)");
-        return;
+        return false;
     }
     int *place = calloc((size_t)size, sizeof(int));
     host_rank_t *order = one_host ? NULL : malloc((size_t)size * sizeof(*order));
@@ -531,7 +532,7 @@ static void star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
     if (OMPI_SUCCESS != rc || NULL == place || (!one_host && NULL == order)) {
         free(place);
         free(order);
-        return; /* the plain star */
+        return false; /* the plain star */
     }
     if (!one_host) {
         for (int r = 0; r < size; r++) {
@@ -547,13 +548,13 @@ static void star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
     }
     if (nodes == size) {
         free(place);
-        return;
+        return false;
     }
     set_place(m, size, place);
-    m->one_host = 1 == nodes && NULL != m->place;
     const size_t len = strlen(m->topo_source);
     snprintf(m->topo_source + len, sizeof(m->topo_source) - len,
              "; coll_topo_locality: %d ranks on %d host%s", size, nodes, 1 == nodes ? "" : "s");
+    return 1 == nodes && NULL != m->place;
 }
 
 /* The grid of the coordinates file (or PMIx) for this communicator: `pos`
@@ -634,8 +635,9 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     }
     const bool busy = COLL_TOPO_LOCALITY_AUTO == locality && host_oversubscribed();
     m->disagree = !agree(m, comm, h, host, nodes && busy, &ag);
+    bool one_host = false; /* a star's ranks placed on one host */
     if (!m->disagree && nodes) {
-        star_nodes(m, comm, host, &ag, hosts);
+        one_host = star_nodes(m, comm, host, &ag, hosts);
     }
     free(hosts);
     if (!m->disagree && SRC_COORDS == source) {
@@ -673,19 +675,23 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
         }
         fflush(stderr);
     }
-    /* coll_topo_host_handoff at the entry of bcast and reduce (their entry
-     * bytes are the payload; the other primitives' calls meet it in the
-     * decision): the decision's test, made once, and its line said now, as
-     * the calls it hands over do not reach the decision */
-    const topo_prim_t lim_prims[2] = {TOPO_PRIM_BCAST, TOPO_PRIM_REDUCE};
-    for (int i = 0; i < 2 && m->one_host && !m->disagree; i++) {
-        const topo_prim_t prim = lim_prims[i];
-        const topo_rules_t *rules = mca_coll_topo_rules(prim);
-        if (NULL == mca_coll_topo_component.forced[prim] &&
-            (NULL == rules || NULL == topo_rules_group(rules, size))) {
-            m->host_lim[prim] = mca_coll_topo_component.host_handoff_lim[prim];
+    /* coll_topo_host_handoff, decided once per slot: the payloads below
+     * which calls go to the previous module, at the entry and in the
+     * decision (not with a forced algorithm, nor rules for this size); its
+     * line said now, as the calls handed over at the entry do not reach
+     * the decision */
+    for (int slot = 0; slot < COLL_TOPO_NSLOTS && one_host; slot++) {
+        const topo_prim_t prim = COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == slot
+                                     ? TOPO_PRIM_REDUCE_SCATTER
+                                     : (topo_prim_t)slot;
+        const size_t lim = mca_coll_topo_component.host_handoff_lim[prim];
+        const topo_rules_t *rules = 0 != lim ? mca_coll_topo_rules(prim) : NULL;
+        if (0 == lim || NULL != mca_coll_topo_component.forced[prim] ||
+            (NULL != rules && NULL != topo_rules_group(rules, size))) {
+            continue;
         }
-        if (0 != m->host_lim[prim] && mca_coll_topo_component.verbose > 0) {
+        m->host_lim[slot] = lim;
+        if (mca_coll_topo_component.verbose > 0) {
             char reason[COLL_TOPO_REASON_LEN];
             mca_coll_topo_host_handoff_reason(reason, sizeof(reason), size, prim);
             mca_coll_topo_say_fallback(m, comm, prim, reason);

@@ -265,15 +265,9 @@ int topo_prim_limits_parse(const char *str, size_t lim[TOPO_PRIM_COUNT], char *e
             }
             const char *item = p, *colon = strchr(p, ':'), *comma = strchr(p, ',');
             const int n = (int)(NULL != comma ? (size_t)(comma - item) : strlen(item));
-            int prim = -1;
-            for (int i = 0;
-                 NULL != colon && (NULL == comma || colon < comma) && i < TOPO_PRIM_COUNT; i++) {
-                const char *name = topo_prim_name((topo_prim_t)i);
-                if (strlen(name) == (size_t)(colon - item) &&
-                    0 == strncmp(item, name, (size_t)(colon - item))) {
-                    prim = i;
-                }
-            }
+            const int prim = NULL != colon && (NULL == comma || colon < comma)
+                                 ? topo_prim_find(item, (size_t)(colon - item))
+                                 : -1;
             if (prim < 0) {
                 snprintf(err, errlen,
                          "'%.*s' is not PRIMITIVE:BYTES (allreduce, reduce_scatter, allgather, "

@@ -35,6 +35,16 @@ static void trim(const char **p, size_t *len)
     }
 }
 
+int topo_prim_find(const char *s, size_t n)
+{
+    for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
+        if (strlen(prim_names[i]) == n && 0 == strncmp(s, prim_names[i], n)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 int topo_prim_set_parse(const char *str, unsigned *set, char *err, size_t errlen)
 {
     const char *p = NULL != str ? str : "";
@@ -51,12 +61,7 @@ int topo_prim_set_parse(const char *str, unsigned *set, char *err, size_t errlen
         const char *item = p;
         size_t n = (size_t)((NULL != comma ? comma : end) - p);
         trim(&item, &n);
-        int prim = -1;
-        for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
-            if (n > 0 && strlen(prim_names[i]) == n && 0 == strncmp(item, prim_names[i], n)) {
-                prim = i;
-            }
-        }
+        const int prim = topo_prim_find(item, n);
         if (prim < 0) {
             if (0 == n) {
                 snprintf(err, errlen, "an empty item in the list");

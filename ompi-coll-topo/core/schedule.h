@@ -51,6 +51,9 @@ typedef enum {
 } topo_prim_t;
 
 const char *topo_prim_name(topo_prim_t prim);
+/* The primitive whose name (as topo_prim_name spells it) is the n
+ * characters at `s`, or -1. */
+int topo_prim_find(const char *s, size_t n);
 /* Parse a comma-separated list of primitive names (as topo_prim_name
  * spells them; blanks around a name are allowed) into a set, bit
  * (1u << prim) per primitive; "none" or an empty string is the empty set.

@@ -693,10 +693,12 @@ run host-handoff 4 "$V1 coll_topo_locality=always $NOAT" \
 run host-handoff-none 4 "$V1 coll_topo_locality=always coll_topo_host_handoff=none $NOAT" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
     "-coll_topo_host_handoff" "+bcast uses" "+reduce uses"
-# other limits: bcast below 64 KiB, reduce none
-run host-handoff-limits 4 "$V1 coll_topo_locality=always coll_topo_host_handoff=bcast:64k $NOAT" \
-    "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
+# other limits: bcast below 64 KiB, allgather below 64 bytes (its payload:
+# all ranks' data, 16 to 128 bytes here), reduce none
+run host-handoff-limits 4 "$V1 coll_topo_locality=always coll_topo_host_handoff=bcast:64k,allgather:64 $NOAT" \
+    "$PRIMS --prims bcast,reduce,allgather --comms world --max-count 100" \
     "+where bcast of less than 64k bytes goes to the previous module" \
+    "+where allgather of less than 64 bytes goes to the previous module" "+allgather uses" \
     "-where reduce of less than" "+reduce uses" "-bcast uses"
 # a forced algorithm, and rules for the communicator's size (here not
 # covering the small payloads), keep the calls in coll/topo
