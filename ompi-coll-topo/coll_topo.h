@@ -237,13 +237,13 @@ typedef struct {
     mca_coll_topo_plan_t *plan;
 } mca_coll_topo_sched_entry_t;
 
-/* The decision of `auto` for one (primitive, root, operation commutative
- * or not) on this communicator: every candidate priced (decision.h), and
- * the table of payload ranges with the cheapest of each. */
+/* The decision of `auto` for one (primitive, root, class of operation)
+ * on this communicator: every candidate priced (decision.h), and the
+ * table of payload ranges with the cheapest of each. */
 typedef struct {
     topo_prim_t prim;
     int root;
-    int commutative;
+    int opclass; /* topo_opclass_t */
     int ncand;
     const topo_algo_t **algo; /* [ncand]: the candidates, catalog order */
     topo_price_t *price;      /* [ncand] */
@@ -569,7 +569,7 @@ typedef struct {
                          coll_topo_autotune may time it */
 } mca_coll_topo_choice_t;
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                        const topo_gen_args_t *args, int commutative, size_t bytes,
+                                        const topo_gen_args_t *args, int opclass, size_t bytes,
                                         mca_coll_topo_choice_t *ch);
 
 /* coll_topo_call.c: what every primitive does around the executor.
@@ -608,6 +608,10 @@ typedef struct {
                                     buffer, COLL_TOPO_REASON_LEN bytes) */
     bool timed;                  /* coll_topo_autotune times this call */
 } mca_coll_topo_call_t;
+
+/* The class of the call's operation (catalog.h): which algorithms may
+ * combine it so that every rank gets the same bits.  Needs call->edt. */
+topo_opclass_t mca_coll_topo_opclass(const mca_coll_topo_call_t *call);
 
 /* A call's inputs.  The outputs are all set by mca_coll_topo_begin, so
  * nothing else is written here (a designated initializer would clear the

@@ -49,29 +49,11 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Can another algorithm change this call's result?  Not for data movers;
- * for a reduction, not when the operation is associative on floating-point
- * operands too (MAX, MIN, logical, bitwise, MAXLOC, MINLOC) or the
- * elements are integers. */
-static bool exact(const mca_coll_topo_call_t *call)
-{
-    if (NULL == call->op) {
-        return true;
-    }
-    if (!ompi_op_is_intrinsic(call->op)) {
-        return false;
-    }
-    if (ompi_op_is_float_assoc(call->op)) {
-        return true;
-    }
-    return OMPI_DATATYPE_FLAG_DATA_INT == (call->edt->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE);
-}
-
 int mca_coll_topo_tune_key(mca_coll_topo_module_t *m, const mca_coll_topo_call_t *call, int slot,
                            size_t bytes)
 {
     const int mode = mca_coll_topo_component.autotune;
-    if (COLL_TOPO_AUTOTUNE_OFF == mode || (COLL_TOPO_AUTOTUNE_EXACT == mode && !exact(call)) ||
+    if (COLL_TOPO_AUTOTUNE_OFF == mode || (COLL_TOPO_AUTOTUNE_EXACT == mode && TOPO_OP_EXACT != mca_coll_topo_opclass(call)) ||
         NULL == m->prev[TOPO_PRIM_BARRIER].fn.any || NULL == m->prev[TOPO_PRIM_ALLREDUCE].fn.any) {
         return -1;
     }

@@ -110,6 +110,23 @@ void mca_coll_topo_host_handoff_reason(char *buf, size_t len, int size, topo_pri
              size, topo_prim_name(prim), text);
 }
 
+topo_opclass_t mca_coll_topo_opclass(const mca_coll_topo_call_t *call)
+{
+    if (NULL == call->op) {
+        return TOPO_OP_EXACT; /* data only moves */
+    }
+    if (!ompi_op_is_intrinsic(call->op)) {
+        return ompi_op_is_commute(call->op) ? TOPO_OP_COMMUTATIVE : TOPO_OP_ORDERED;
+    }
+    /* MAX, MIN, the logical and bitwise operations, MAXLOC and MINLOC pick
+     * or combine bits exactly; sums and products of integers wrap exactly */
+    if (ompi_op_is_float_assoc(call->op) ||
+        OMPI_DATATYPE_FLAG_DATA_INT == (call->edt->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE)) {
+        return TOPO_OP_EXACT;
+    }
+    return TOPO_OP_COMMUTATIVE;
+}
+
 /*
  * The algorithm, in this order of precedence: forced by
  * coll_topo_<prim>_algorithm (not auto); the rule of coll_topo_<prim>_rules
@@ -125,7 +142,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
 {
     const topo_prim_t prim = call->prim;
     const topo_algo_t *algo = mca_coll_topo_component.forced[prim];
-    const int commutative = NULL == call->op || ompi_op_is_commute(call->op);
+    const int opclass = mca_coll_topo_opclass(call);
     /* the reasons are only for the verbose output, which says each
      * (primitive, algorithm) once: no formatting per call */
     const int verbose = mca_coll_topo_component.verbose > 0;
@@ -134,7 +151,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     ch->msgs = ch->steps = 0;
     ch->autochosen = false;
     if (NULL != algo) {
-        if (!topo_algo_fits(algo, args, commutative, why, len)) {
+        if (!topo_algo_fits(algo, args, opclass, why, len)) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "coll_topo_%s_algorithm=%s does not fit: %s", topo_prim_name(prim), algo->name,
                      why);
@@ -150,7 +167,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
     if (NULL != rule) {
         char rng[96];
         algo = rule->algo;
-        const int fits = !rule->previous && topo_algo_fits(algo, args, commutative, why, len);
+        const int fits = !rule->previous && topo_algo_fits(algo, args, opclass, why, len);
         const int say = fits && SAY(algo);
         if (!fits || say) {
             topo_rules_format_rule(rule, rng, sizeof(rng));
@@ -181,7 +198,7 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         }
         return NULL;
     }
-    algo = mca_coll_topo_decide(m, comm, args, commutative, bytes, ch);
+    algo = mca_coll_topo_decide(m, comm, args, opclass, bytes, ch);
     if (NULL == algo) {
         int n, rows = 0;
         const topo_algo_t *cat = topo_catalog(&n);
@@ -190,8 +207,8 @@ static const topo_algo_t *choose(mca_coll_topo_module_t *m, struct ompi_communic
         }
         snprintf(call->reason, COLL_TOPO_REASON_LEN, "no algorithm fits: %s",
                  0 == rows     ? "coll/topo has no algorithm for it yet"
-                 : commutative ? "none could be priced"
-                               : "the operation is not commutative");
+                 : TOPO_OP_ORDERED != opclass ? "none could be priced"
+                                              : "the operation is not commutative");
         return NULL;
     }
     if (SAY(algo)) {

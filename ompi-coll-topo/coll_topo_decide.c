@@ -152,7 +152,7 @@ static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_deci
             "coll:topo: comm %s (cid %u): %s decision (root %d, %scommutative, eager limit %.0f "
             "bytes, rendezvous +%.3f us per step, +%.3f us within a node):",
             mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(d->prim),
-            d->root, d->commutative ? "" : "non-", proto->eager, proto->rndv * 1e6,
+            d->root, topo_opclass_name(d->opclass), proto->eager, proto->rndv * 1e6,
             proto->rndv_intra * 1e6);
     for (int k = 0; k < d->table.n && d->table.lo[k] <= d->upto; k++) {
         const int c = d->table.cand[k];
@@ -177,7 +177,7 @@ static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_deci
  * bytes) and build the table, appended to m->decisions (which has room for
  * it).  NULL when out of memory. */
 static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                       const topo_gen_args_t *args, int commutative, size_t upto)
+                                       const topo_gen_args_t *args, int opclass, size_t upto)
 {
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
@@ -194,7 +194,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
     int n;
     const topo_algo_t *cat = topo_catalog(&n);
     mca_coll_topo_decision_t d = {
-        .prim = args->prim, .root = args->root, .commutative = commutative, .upto = upto};
+        .prim = args->prim, .root = args->root, .opclass = opclass, .upto = upto};
     d.algo = calloc((size_t)n, sizeof(*d.algo));
     d.price = calloc((size_t)n, sizeof(*d.price));
     const topo_price_t **pr = calloc((size_t)n, sizeof(*pr));
@@ -212,7 +212,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
         if (a->prim != args->prim) {
             continue;
         }
-        if (!topo_algo_fits(a, args, commutative, why, sizeof(why))) {
+        if (!topo_algo_fits(a, args, opclass, why, sizeof(why))) {
             if (say) {
                 say_excluded(comm, args->prim, a->name, why);
             }
@@ -288,11 +288,11 @@ static shared_decision_t shared[COLL_TOPO_SHARED_DECISIONS];
 static int nshared;
 static opal_mutex_t shared_lock = OPAL_MUTEX_STATIC_INIT;
 
-static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, int commutative)
+static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, int opclass)
 {
     const topo_topology_t *t = a->topo, *u = &e->topo;
     if (e->size != a->size || e->d.prim != a->prim || e->d.root != a->root ||
-        e->d.commutative != commutative || t->kind != u->kind || t->ndims != u->ndims ||
+        e->d.opclass != opclass || t->kind != u->kind || t->ndims != u->ndims ||
         t->ports != u->ports || (NULL == t->place) != (NULL == u->place)) {
         return false;
     }
@@ -304,7 +304,7 @@ static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, in
     return NULL == t->place || 0 == memcmp(t->place, u->place, sizeof(int) * (size_t)a->size);
 }
 
-/* Keep d (built for a, commutative) for the process, if there is room:
+/* Keep d (built for a, opclass) for the process, if there is room:
  * then d is the cache's (shared). */
 static void share(mca_coll_topo_decision_t *d, const topo_gen_args_t *a)
 {
@@ -337,18 +337,18 @@ void mca_coll_topo_shared_decisions_free(void)
     nshared = 0;
 }
 
-/* The table of (primitive, root, commutative) that covers `bytes`: the
+/* The table of (primitive, root, opclass) that covers `bytes`: the
  * module's, the process's (another communicator's with the same inputs),
  * or built now (the first stage's table stays beside the complete one, so
  * that neither moves under a communicator that shares it). */
 static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
                                                      struct ompi_communicator_t *comm,
-                                                     const topo_gen_args_t *args, int commutative,
+                                                     const topo_gen_args_t *args, int opclass,
                                                      size_t bytes)
 {
     for (int i = 0; i < m->ndecisions; i++) {
         const mca_coll_topo_decision_t *d = &m->decisions[i];
-        if (d->prim == args->prim && d->root == args->root && d->commutative == commutative &&
+        if (d->prim == args->prim && d->root == args->root && d->opclass == opclass &&
             bytes <= d->upto) {
             m->last_decision[args->prim] = i + 1;
             return d;
@@ -366,7 +366,7 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
     const mca_coll_topo_decision_t *d = NULL;
     OPAL_THREAD_LOCK(&shared_lock);
     for (int i = 0; i < nshared && NULL == d; i++) {
-        if (same_inputs(&shared[i], args, commutative) && bytes <= shared[i].d.upto) {
+        if (same_inputs(&shared[i], args, opclass) && bytes <= shared[i].d.upto) {
             m->decisions[m->ndecisions] = shared[i].d;
             d = &m->decisions[m->ndecisions++];
             if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
@@ -376,7 +376,7 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
         }
     }
     if (NULL == d &&
-        NULL != (d = build(m, comm, args, commutative, stage_upto(args->size, bytes)))) {
+        NULL != (d = build(m, comm, args, opclass, stage_upto(args->size, bytes)))) {
         share(&m->decisions[m->ndecisions - 1], args);
     }
     OPAL_THREAD_UNLOCK(&shared_lock);
@@ -386,7 +386,7 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
     return d;
 }
 
-/* The table of (primitive, root, commutative), built at its first call.
+/* The table of (primitive, root, opclass), built at its first call.
  * Where every root costs the same (topo_prim_root_free: a bcast on a star,
  * say), root 0's table serves them all, so that a communicator of
  * thousands of ranks that broadcasts from each prices once; elsewhere the
@@ -394,7 +394,7 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
  * (topo_price_root) serves a root. */
 static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
                                               struct ompi_communicator_t *comm,
-                                              const topo_gen_args_t *in, int commutative,
+                                              const topo_gen_args_t *in, int opclass,
                                               size_t bytes)
 {
     const topo_prim_t prim = in->prim;
@@ -412,10 +412,10 @@ static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
     }
     const int last = m->last_decision[prim] - 1; /* stored + 1: 0 = none */
     if (last >= 0 && m->decisions[last].root == a.root &&
-        m->decisions[last].commutative == commutative && bytes <= m->decisions[last].upto) {
+        m->decisions[last].opclass == opclass && bytes <= m->decisions[last].upto) {
         return &m->decisions[last];
     }
-    return find_or_build(m, comm, &a, commutative, bytes);
+    return find_or_build(m, comm, &a, opclass, bytes);
 }
 
 /* Level 2: every candidate's price, once per (primitive, power-of-two
@@ -445,10 +445,10 @@ static void say_candidates(mca_coll_topo_module_t *m, struct ompi_communicator_t
 }
 
 const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                        const topo_gen_args_t *args, int commutative, size_t bytes,
+                                        const topo_gen_args_t *args, int opclass, size_t bytes,
                                         mca_coll_topo_choice_t *ch)
 {
-    const mca_coll_topo_decision_t *d = lookup(m, comm, args, commutative, bytes);
+    const mca_coll_topo_decision_t *d = lookup(m, comm, args, opclass, bytes);
     *ch = (mca_coll_topo_choice_t){.predicted = 0.0, .msgs = 0, .steps = 0, .lo = 0, .hi = 0};
     if (NULL == d) {
         return NULL;

@@ -41,7 +41,7 @@ static void usage(FILE *f)
         "       %s --topology T [--size N] [--primitive P] [--sizes LIST]\n"
         "       [--alpha A] [--beta B] [--gamma G] [--copy C] [--msg-overhead O] [--hop H]\n"
         "       [--price-ranks K]\n"
-        "       [--root R] [--non-commutative]\n"
+        "       [--root R] [--non-commutative | --exact]\n"
         "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules] [--first-stage]\n"
@@ -69,6 +69,9 @@ static void usage(FILE *f)
         "  --hop H            seconds per link crossed beyond the first (default 0)\n"
         "  --root R           root of rooted primitives (default 0)\n"
         "  --non-commutative  the operation is not commutative\n"
+        "  --exact            the operation is exactly associative (integer types; MAX, MIN,\n"
+        "                     logical, bitwise): the algorithms whose ranks combine in\n"
+        "                     their own orders fit too (default: a floating-point sum)\n"
         "  --no-links         price the ports only: no link sharing, no hops (the\n"
         "                     contention-free closed forms)\n"
         "  --no-prune         price every candidate (default: as the component, skip those\n"
@@ -301,7 +304,7 @@ typedef struct {
     topo_cost_net_t net;
     topo_proto_t proto;
     const char *placed_nodes; /* --nodes, or NULL */
-    int commutative;
+    int opclass; /* topo_opclass_t */
     int prune;   /* topo_price_candidates' */
     size_t upto; /* the payloads priced for: SIZE_MAX, or --first-stage's */
     double sizes[MAX_SIZES];
@@ -325,7 +328,7 @@ static void price(plan_t *pl)
         }
         cand_t *c = &pl->cands[pl->ncands++];
         c->algo = &cat[i];
-        c->fits = topo_algo_fits(c->algo, &pl->args, pl->commutative, c->why, sizeof(c->why));
+        c->fits = topo_algo_fits(c->algo, &pl->args, pl->opclass, c->why, sizeof(c->why));
     }
     /* the fitting ones, priced (or pruned) together as the component does */
     const topo_algo_t **fit = calloc((size_t)pl->ncands + 1, sizeof(*fit));
@@ -450,7 +453,9 @@ static void print_table(const plan_t *pl)
     const int grid = topo_topology_size(&pl->topo) > 0;
     printf("%s on %s: %d ranks, %d port%s per rank%s\n", topo_prim_name(pl->args.prim),
            pl->topo_name, pl->args.size, ports, ports > 1 ? "s" : "",
-           pl->commutative ? "" : ", non-commutative operation");
+           TOPO_OP_COMMUTATIVE == pl->opclass ? ""
+           : TOPO_OP_ORDERED == pl->opclass ? ", non-commutative operation"
+                                            : ", exactly associative operation");
     if (NULL != pl->placed_nodes) {
         const double ibeta = pl->net.intra_beta > 0 ? pl->net.intra_beta : pl->params.beta;
         printf("placed on nodes %s (ranks of one node: intra-host, alpha %g s, beta %g s/B, %g "
@@ -604,7 +609,7 @@ static int dump(const plan_t *pl, const char *name, int only)
         return EXIT_USAGE;
     }
     char why[256];
-    if (!topo_algo_fits(algo, &pl->args, pl->commutative, why, sizeof(why))) {
+    if (!topo_algo_fits(algo, &pl->args, pl->opclass, why, sizeof(why))) {
         printf("note: %s does not fit this call (%s); its schedule anyway:\n", name, why);
     }
     const int lo = only >= 0 ? only : 0, hi = only >= 0 ? only + 1 : pl->args.size;
@@ -851,6 +856,10 @@ static void print_catalog(void)
         if (t[i].flags & TOPO_ALG_GRID) {
             strcat(restr, restr[0] ? "; torus/mesh of the comm's size" : "torus/mesh of the comm's size");
         }
+        if (t[i].flags & TOPO_ALG_RANK_TREES) {
+            strcat(restr, restr[0] ? "; exact ops where ranks combine in their own orders"
+                                   : "exact ops where ranks combine in their own orders");
+        }
         printf("| %s | `%s` | %s | %s | %s |\n", topo_prim_name(t[i].prim), t[i].name,
                restr[0] ? restr : "none", t[i].summary, t[i].source);
     }
@@ -879,7 +888,7 @@ int main(int argc, char **argv)
     pl.net.intra_alpha = TOPO_COST_INTRA_ALPHA;
     pl.net.intra_beta = TOPO_COST_INTRA_BETA;
     pl.net.intra_beta_written = TOPO_COST_INTRA_BETA_WRITTEN;
-    pl.commutative = 1;
+    pl.opclass = TOPO_OP_COMMUTATIVE;
     pl.prune = 1;
     pl.upto = SIZE_MAX;
 
@@ -902,7 +911,11 @@ int main(int argc, char **argv)
             return 0;
         }
         if (0 == strcmp(opt, "--non-commutative")) {
-            pl.commutative = 0;
+            pl.opclass = TOPO_OP_ORDERED;
+            continue;
+        }
+        if (0 == strcmp(opt, "--exact")) {
+            pl.opclass = TOPO_OP_EXACT;
             continue;
         }
         if (0 == strcmp(opt, "--no-links")) {

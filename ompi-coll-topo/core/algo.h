@@ -32,6 +32,11 @@ int topo_gen_allreduce_bruck(topo_sched_t *s, const topo_gen_args_t *a);
 /* algo_rd_mp.c: multiport (mirrored) recursive doubling and Rabenseifner */
 int topo_gen_allreduce_recursive_doubling_mp(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_rabenseifner_mp(topo_sched_t *s, const topo_gen_args_t *a);
+/* When the latency variants (TOPO_ALG_RANK_TREES) give every rank the same
+ * combination tree (topo_algo_t.same_tree). */
+int topo_same_tree_swing_lat(const topo_gen_args_t *a);
+int topo_same_tree_trivance_lat(const topo_gen_args_t *a);
+int topo_same_tree_recursive_doubling_mp(const topo_gen_args_t *a);
 
 /*
  * Shift algorithms (algo_trivance.c; Trivance and Bruck): in step t of s in

@@ -34,6 +34,12 @@
  * Any bijection keeps recursive doubling and Rabenseifner correct, and so
  * does the mirrored pairing above (the verifier proves every case); the
  * combination order is not the rank order, so commutative operations only.
+ * A bijection keeps the butterfly's groups, so every rank combines the same
+ * tree; the mirrored pairing's cyclic intervals do not line up from one
+ * rank to the next once a dimension has 8 nodes or more, and there each
+ * rank of recursive_doubling_mp combines its own tree
+ * (topo_same_tree_recursive_doubling_mp).  Rabenseifner's blocks are
+ * reduced by one rank each, so rabenseifner_mp always agrees.
  */
 #include "algo.h"
 
@@ -78,6 +84,18 @@ static void geom_init(mp_geom_t *g, const topo_gen_args_t *a)
     if (0 == g->D) {
         g->first[g->D++] = 0; /* one rank: a single (empty) lane pair */
     }
+}
+
+int topo_same_tree_recursive_doubling_mp(const topo_gen_args_t *a)
+{
+    mp_geom_t g;
+    geom_init(&g, a);
+    for (int k = 0; k < g.nd && g.pow2; k++) {
+        if (g.dims[k] > 4) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* The virtual numbering of lane (j, mirrored). */

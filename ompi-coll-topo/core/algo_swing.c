@@ -646,6 +646,25 @@ static int lat_coord(const lat_dim_t *ld, int n, int is_new)
     return ld->mirror ? ld->d - 1 - old : old;
 }
 
+/* Every rank holds its own partial sums: after step s a rank has combined
+ * the ranks its peers r +- rho(0..s) reached, a set that differs from
+ * rank to rank.  With at most two steps in a dimension (fewer than 8
+ * ranks: peers at rho = 1 and -1, plus the odd extension's fold) the
+ * partners pair within fixed groups of four, as in a butterfly, and every
+ * rank combines the same tree; from the third step on (rho = 3) they do
+ * not. */
+int topo_same_tree_swing_lat(const topo_gen_args_t *a)
+{
+    int dims[TOPO_MAX_DIMS];
+    const int nd = topo_topology_lane_dims(a->topo, a->size, dims);
+    for (int k = 0; k < nd; k++) {
+        if (dims[k] >= 8) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
 {
     geom_t g;

@@ -623,6 +623,22 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
     return topo_sched_finish(s);
 }
 
+/* The joint reduction combines a rank's own value with its two peers' in
+ * an order that depends on the rank (each rank's windows are centred on
+ * itself): the same tree everywhere only where no dimension has more than
+ * two ranks (then each step is a pairwise exchange). */
+int topo_same_tree_trivance_lat(const topo_gen_args_t *a)
+{
+    int dims[TOPO_MAX_DIMS];
+    const int nd = topo_topology_lane_dims(a->topo, a->size, dims);
+    for (int k = 0; k < nd; k++) {
+        if (dims[k] > 2) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a)
 {
     return topo_gen_shift_allreduce(s, a, topo_trivance_shifts, 1);

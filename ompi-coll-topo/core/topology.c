@@ -174,6 +174,16 @@ int topo_topology_rank(const topo_topology_t *t, const int *coords)
     return r;
 }
 
+int topo_topology_lane_dims(const topo_topology_t *t, int size, int *dims)
+{
+    if (topo_topology_is_grid_of(t, size)) {
+        memcpy(dims, t->dims, sizeof(int) * (size_t)t->ndims);
+        return t->ndims;
+    }
+    dims[0] = size;
+    return 1;
+}
+
 int topo_topology_is_grid_of(const topo_topology_t *t, int size)
 {
     return is_grid(t) && NULL == t->place && topo_topology_size(t) == size;

@@ -18,7 +18,21 @@ typedef struct {
     int32_t lo, hi;  /* smallest and largest rank in the set */
     int32_t n;       /* ranks in the set; 0 = no data yet */
     uint8_t ordered; /* the set is [lo, hi], combined in rank order */
+    int32_t tree;    /* the combination tree: a leaf (the rank) or an
+                        interior node of vstate_t.trees (ids >= size) */
 } sval_t;
+
+/* Interior nodes of combination trees, hash-consed: one id per distinct
+ * (left, right) pair, so two values have the same tree exactly when they
+ * have the same id.  For a commutative operation the two operands of a
+ * node are unordered (a (op) b and b (op) a round alike); their
+ * parenthesization is not. */
+typedef struct {
+    uint64_t *keys; /* (left << 32 | right) + 1; 0 = empty slot */
+    int32_t *ids;
+    size_t cap, used;
+    int32_t next; /* the next id to hand out */
+} trees_t;
 
 typedef struct {
     const topo_sched_t *sc;
@@ -36,6 +50,10 @@ typedef struct {
     uint64_t *inbits;
     size_t incap;
     uint8_t *done; /* size x nblocks: final state checked */
+    trees_t trees;
+    int same_tree;  /* every rank must end with the same tree per block */
+    int32_t *first; /* nblocks: the tree the first delivering rank ended
+                       with, or -1 */
 } vstate_t;
 
 static int vfail(vstate_t *v, const char *fmt, ...)
@@ -47,6 +65,55 @@ static int vfail(vstate_t *v, const char *fmt, ...)
     }
     va_end(ap);
     return TOPO_EINVAL;
+}
+
+/* The id of the tree (left (op) right), made on first use; -1 when out of
+ * memory. */
+static int32_t tree_node(vstate_t *v, int32_t left, int32_t right)
+{
+    trees_t *t = &v->trees;
+    if (!v->ordered && left > right) {
+        int32_t x = left;
+        left = right;
+        right = x;
+    }
+    if (2 * (t->used + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        uint64_t *keys = calloc(cap, sizeof(*keys));
+        int32_t *ids = malloc(cap * sizeof(*ids));
+        if (NULL == keys || NULL == ids) {
+            free(keys);
+            free(ids);
+            return -1;
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+            if (0 != t->keys[i]) {
+                size_t j = (size_t)((t->keys[i] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+                while (0 != keys[j]) {
+                    j = (j + 1) & (cap - 1);
+                }
+                keys[j] = t->keys[i];
+                ids[j] = t->ids[i];
+            }
+        }
+        free(t->keys);
+        free(t->ids);
+        t->keys = keys;
+        t->ids = ids;
+        t->cap = cap;
+    }
+    const uint64_t key = (((uint64_t)(uint32_t)left << 32) | (uint32_t)right) + 1;
+    size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
+    while (0 != t->keys[j]) {
+        if (t->keys[j] == key) {
+            return t->ids[j];
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+    t->keys[j] = key;
+    t->ids[j] = t->next++;
+    t->used++;
+    return t->ids[j];
 }
 
 static sval_t *val_at(vstate_t *v, int rank, int b)
@@ -92,6 +159,7 @@ static void initial(vstate_t *v, int rank, int b, sval_t *sv, uint64_t *bits)
         sv->lo = sv->hi = owner;
         sv->n = 1;
         sv->ordered = 1;
+        sv->tree = owner;
         if (v->words > 0) {
             bits[owner / 64] |= 1ull << (owner % 64);
         }
@@ -157,6 +225,19 @@ static int final_ok(vstate_t *v, int rank, int b, const sval_t *sv)
         if (v->ordered && !(sv->ordered && sv->lo == 0 && sv->hi == v->size - 1)) {
             return vfail(v, "rank %d block %d: contributions not combined in rank order", rank,
                          b);
+        }
+        /* every rank that gets block b must get the same bits: the same
+         * operands combined in the same parenthesization */
+        if (v->same_tree) {
+            if (v->first[2 * b] < 0) {
+                v->first[2 * b] = sv->tree;
+                v->first[2 * b + 1] = rank;
+            } else if (v->first[2 * b] != sv->tree) {
+                return vfail(v,
+                             "rank %d block %d: contributions combined in another order than "
+                             "on rank %d (the ranks' results may differ in rounding)",
+                             rank, b, v->first[2 * b + 1]);
+            }
         }
     }
     if (single >= 0 && !is_single(sv, single)) {
@@ -303,6 +384,10 @@ static int combine(vstate_t *v, int lane, int step, int rank, int b, int kind, c
     r.ordered = first->ordered && second->ordered && first->hi + 1 == second->lo;
     r.lo = first->lo < second->lo ? first->lo : second->lo;
     r.hi = first->hi > second->hi ? first->hi : second->hi;
+    r.tree = tree_node(v, first->tree, second->tree);
+    if (r.tree < 0) {
+        return TOPO_ENOMEM;
+    }
     *d = r;
     return TOPO_OK;
 }
@@ -490,7 +575,7 @@ static int check_shape(vstate_t *v)
     return TOPO_OK;
 }
 
-int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root, int ordered,
+int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root, unsigned flags,
                 char *msg, size_t len)
 {
     vstate_t v;
@@ -499,7 +584,10 @@ int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root
     v.size = size;
     v.prim = prim;
     v.root = root;
-    v.ordered = ordered;
+    v.ordered = 0 != (flags & TOPO_VERIFY_ORDERED);
+    v.same_tree = !(flags & TOPO_VERIFY_ANY_TREE) && is_reduction(prim) &&
+                  prim != TOPO_PRIM_BARRIER;
+    v.trees.next = size;
     v.msg = msg;
     v.len = len;
     v.words = is_reduction(prim) ? (size + 63) / 64 : 0;
@@ -518,9 +606,13 @@ int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root
     int *owner = malloc(sizeof(int) * ((size_t)nb * size + 1));
     v.cmap = malloc(sizeof(int) * ((size_t)nb + 1));
     v.done = calloc((size_t)nb * size + 1, 1);
-    if (!owner || !v.cmap || !v.done) {
+    v.first = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
+    if (!owner || !v.cmap || !v.done || !v.first) {
         rc = TOPO_ENOMEM;
         goto out;
+    }
+    for (int b = 0; b < 2 * nb; b++) {
+        v.first[b] = -1;
     }
     for (int r = 0; r < size && !rc; r++) {
         rc = lane_owners(&v, r, owner + (size_t)r * nb);
@@ -583,6 +675,9 @@ out:
     free(owner);
     free(v.cmap);
     free(v.done);
+    free(v.first);
+    free(v.trees.keys);
+    free(v.trees.ids);
     free(v.val);
     free(v.bits);
     free(v.in);
@@ -607,8 +702,9 @@ int topo_verify_algo(const topo_algo_t *algo, const topo_gen_args_t *a, char *ms
         }
     }
     if (TOPO_OK == rc) {
-        rc = topo_verify(sc, size, a->prim, a->root, !(algo->flags & TOPO_ALG_COMMUTATIVE), msg,
-                         len);
+        const unsigned flags = (algo->flags & TOPO_ALG_COMMUTATIVE ? 0u : TOPO_VERIFY_ORDERED) |
+                               (topo_algo_same_tree(algo, a) ? 0u : TOPO_VERIFY_ANY_TREE);
+        rc = topo_verify(sc, size, a->prim, a->root, flags, msg, len);
     }
     for (int r = 0; r < size; r++) {
         topo_sched_free(&sc[r]);

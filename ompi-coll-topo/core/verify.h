@@ -3,7 +3,8 @@
  * that the collective is correct for every count.
  *
  * Each (rank, block) holds a symbolic value: the set of ranks whose
- * contribution it carries and whether they were combined in rank order.  A
+ * contribution it carries, whether they were combined in rank order, and
+ * the combination tree itself (which operands, parenthesized how).  A
  * send carries the sender's values at the start of the step; a receive
  * copies or combines them after the step.  At the end, for a reduction every
  * block that the primitive delivers must carry every rank exactly once (and,
@@ -15,7 +16,11 @@
  * Per primitive (p ranks, np = nparts blocks per unit):
  * - allreduce, reduce_scatter, reduce: every rank starts with its own
  *   contribution in every block; the delivered blocks (all; the rank's own
- *   unit; all at the root) end with every rank's, exactly once.
+ *   unit; all at the root) end with every rank's, exactly once, and every
+ *   rank that gets a block gets it from the same combination tree, so all
+ *   ranks hold the same bits even where the operation rounds (floating-
+ *   point sums): the trees' operands are unordered for a commutative
+ *   operation (a + b and b + a round alike), ordered otherwise.
  * - allgather: block b starts at rank b / np only; every rank ends with it.
  * - bcast: the root starts with every block; every rank ends with them.
  * - alltoall: blocks [0, p*np) are the send region (block j*np + k: part k of
@@ -35,15 +40,25 @@
 extern "C" {
 #endif
 
+/* What topo_verify demands beyond correctness. */
+enum {
+    TOPO_VERIFY_ORDERED = 1u << 0, /* rank-order combination (non-commutative
+                                      operations) */
+    TOPO_VERIFY_ANY_TREE = 1u << 1 /* ranks may combine a block in different
+                                      orders (only for operations that are
+                                      exactly associative: integers, MAX...) */
+};
+
 /* Verify the schedules of all ranks: scheds[r] is rank r's schedule, for
- * r < size.  `ordered` demands rank-order combination (non-commutative
- * operations).  Returns TOPO_OK or TOPO_EINVAL with the first violation in
- * msg. */
+ * r < size.  flags: TOPO_VERIFY_*.  Returns TOPO_OK or TOPO_EINVAL with the
+ * first violation in msg. */
 int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim,
-                int root, int ordered, char *msg, size_t len);
+                int root, unsigned flags, char *msg, size_t len);
 
 /* Generate `algo` for every rank of a->size and verify it; ordered when the
- * algorithm does not require a commutative operation. */
+ * algorithm does not require a commutative operation; the same tree on
+ * every rank unless the algorithm says it combines in rank-dependent
+ * orders for these arguments (topo_algo_same_tree). */
 int topo_verify_algo(const topo_algo_t *algo, const topo_gen_args_t *a,
                      char *msg, size_t len);
 

@@ -31,9 +31,9 @@ static int depth0(const char *name, int p)
     return d;
 }
 
-static int verify(topo_sched_t *sc, int p, int ordered, char *msg)
+static int verify(topo_sched_t *sc, int p, unsigned flags, char *msg)
 {
-    return topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, ordered, msg, 512);
+    return topo_verify(sc, p, TOPO_PRIM_ALLREDUCE, 0, flags, msg, 512);
 }
 
 /* Every catalog algorithm, every size 1..130: on a star, or, for the
@@ -48,13 +48,13 @@ START_TEST(test_catalog_all_sizes)
         char msg[512] = "";
         topo_topology_t ring;
         if (algo->flags & TOPO_ALG_GRID) {
-            ck_assert_int_eq(topo_algo_fits(algo, &a, 1, msg, sizeof(msg)), 0);
+            ck_assert_int_eq(topo_algo_fits(algo, &a, TOPO_OP_EXACT, msg, sizeof(msg)), 0);
             ck_assert(strlen(msg) > 0);
             snprintf(msg, sizeof(msg), "torus:%d", p);
             ck_assert_int_eq(topo_topology_parse(msg, &ring, msg, sizeof(msg)), TOPO_OK);
             a.topo = &ring;
         }
-        ck_assert_int_eq(topo_algo_fits(algo, &a, 1, msg, sizeof(msg)), 1);
+        ck_assert_int_eq(topo_algo_fits(algo, &a, TOPO_OP_EXACT, msg, sizeof(msg)), 1);
         int rc = topo_verify_algo(algo, &a, msg, sizeof(msg));
         ck_assert_msg(rc == TOPO_OK, "%s %s p=%d: %s", topo_prim_name(algo->prim), algo->name,
                       p, msg);
@@ -302,12 +302,12 @@ START_TEST(test_restrictions)
     const topo_algo_t *ring = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "ring");
     const topo_algo_t *rd = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "recursive_doubling");
     const topo_algo_t *rab = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "rabenseifner");
-    ck_assert_int_eq(topo_algo_fits(ring, &a, 1, why, sizeof(why)), 1);
-    ck_assert_int_eq(topo_algo_fits(ring, &a, 0, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(ring, &a, TOPO_OP_EXACT, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(ring, &a, TOPO_OP_ORDERED, why, sizeof(why)), 0);
     ck_assert_ptr_nonnull(strstr(why, "commutative"));
     /* order-preserving ones serve non-commutative operations */
-    ck_assert_int_eq(topo_algo_fits(rd, &a, 0, why, sizeof(why)), 1);
-    ck_assert_int_eq(topo_algo_fits(rab, &a, 0, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(rd, &a, TOPO_OP_ORDERED, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(rab, &a, TOPO_OP_ORDERED, why, sizeof(why)), 1);
     ck_assert(!(rd->flags & TOPO_ALG_COMMUTATIVE));
     ck_assert(!(rab->flags & TOPO_ALG_COMMUTATIVE));
     /* generating for a rank outside the communicator fails cleanly */
@@ -315,6 +315,157 @@ START_TEST(test_restrictions)
     a.rank = 6;
     ck_assert_int_eq(topo_algo_generate(ring, &a, &s), TOPO_EINVAL);
     topo_sched_free(&s);
+}
+END_TEST
+
+/* The reductions' grids: every torus and mesh of 2 and 3 dimensions of 2
+ * to 9 (2D) and 2 to 5 (3D) nodes a side, a few of 4 dimensions, and
+ * rings of 8 to 16 as 1D tori and meshes. */
+static int grid_shape(int i, char *buf, size_t len)
+{
+    const char *kind = i % 2 ? "mesh" : "torus";
+    i /= 2;
+    if (i < 64) {
+        snprintf(buf, len, "%s:%dx%d", kind, 2 + i / 8, 2 + i % 8);
+        return 1;
+    }
+    i -= 64;
+    if (i < 64) {
+        snprintf(buf, len, "%s:%dx%dx%d", kind, 2 + i / 16, 2 + (i / 4) % 4, 2 + i % 4);
+        return 1;
+    }
+    i -= 64;
+    static const char *const four[] = {"2x2x2x2", "2x3x2x3", "4x2x4x2", "3x3x3x3"};
+    if (i < 4) {
+        snprintf(buf, len, "%s:%s", kind, four[i]);
+        return 1;
+    }
+    i -= 4;
+    if (i < 9) {
+        snprintf(buf, len, "%s:%d", kind, 8 + i);
+        return 1;
+    }
+    return 0;
+}
+
+/* Every reduction of the catalog on every grid of grid_shape (allreduce,
+ * reduce-scatter, reduce to the first and the middle rank): correct, and
+ * every rank that gets a block combined it in the same tree, unless the
+ * algorithm says it does not (TOPO_ALG_RANK_TREES without same_tree); and
+ * where it says so, the verifier finds ranks that disagree, so the claim
+ * costs no algorithm a size where it agrees. */
+START_TEST(test_same_tree_on_grids)
+{
+    int n;
+    const topo_algo_t *al = &topo_catalog(&n)[_i];
+    if (al->prim != TOPO_PRIM_ALLREDUCE && al->prim != TOPO_PRIM_REDUCE_SCATTER &&
+        al->prim != TOPO_PRIM_REDUCE) {
+        return;
+    }
+    char shape[64], msg[512];
+    for (int i = 0; grid_shape(i, shape, sizeof(shape)); i++) {
+        topo_topology_t t = ut_topo(shape);
+        const int p = topo_topology_size(&t);
+        for (int root = 0; root < (al->prim == TOPO_PRIM_REDUCE ? 2 : 1); root++) {
+            topo_gen_args_t a = {al->prim, p, 0, root * (p / 2), &t};
+            if (!topo_algo_fits(al, &a, TOPO_OP_EXACT, msg, sizeof(msg))) {
+                continue;
+            }
+            topo_sched_t *sc = ut_gen_all(al->prim, al->name, p, a.root, &t);
+            const unsigned ordered = al->flags & TOPO_ALG_COMMUTATIVE ? 0u : TOPO_VERIFY_ORDERED;
+            const int same = topo_algo_same_tree(al, &a);
+            int rc = topo_verify(sc, p, al->prim, a.root, ordered | TOPO_VERIFY_ANY_TREE, msg,
+                                 sizeof(msg));
+            ck_assert_msg(TOPO_OK == rc, "%s %s on %s: %s", topo_prim_name(al->prim), al->name,
+                          shape, msg);
+            rc = topo_verify(sc, p, al->prim, a.root, ordered, msg, sizeof(msg));
+            ck_assert_msg(same ? TOPO_OK == rc : TOPO_EINVAL == rc,
+                          "%s %s on %s: the ranks' trees %s, but same_tree says %d: %s",
+                          topo_prim_name(al->prim), al->name, shape, rc ? "differ" : "agree",
+                          same, msg);
+            if (!same) {
+                ck_assert_ptr_nonnull(strstr(msg, "another order"));
+                ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_COMMUTATIVE, msg, sizeof(msg)),
+                                 0);
+                ck_assert_ptr_nonnull(strstr(msg, "differ between ranks"));
+            }
+            ut_free_all(sc, p);
+        }
+    }
+}
+END_TEST
+
+/* The cases where ranks got different sums, each caught by the verifier
+ * and kept from operations that round: trivance_lat on rings of 3, 4, 5
+ * and 9 and tori 2x3, 3x3 and 3x4 (not 2x2x2), swing_lat on a ring of 9,
+ * recursive_doubling_mp on 8 and 16 ranks. */
+START_TEST(test_rank_trees_caught)
+{
+    static const struct {
+        const char *algo, *topo;
+        int p, same;
+    } c[] = {{"trivance_lat", "star", 3, 0},        {"trivance_lat", "star", 4, 0},
+             {"trivance_lat", "star", 5, 0},        {"trivance_lat", "torus:9", 9, 0},
+             {"trivance_lat", "torus:2x3", 6, 0},   {"trivance_lat", "torus:3x3", 9, 0},
+             {"trivance_lat", "torus:3x4", 12, 0},  {"trivance_lat", "torus:2x2x2", 8, 1},
+             {"trivance_lat", "star", 2, 1},        {"swing_lat", "star", 9, 0},
+             {"swing_lat", "torus:4x4", 16, 1},     {"swing_lat", "star", 7, 1},
+             {"recursive_doubling_mp", "star", 8, 0}, {"recursive_doubling_mp", "star", 16, 0},
+             {"recursive_doubling_mp", "star", 7, 1}, {"recursive_doubling_mp", "torus:4x4", 16, 1},
+             {"rabenseifner_mp", "star", 16, 1},   {"trivance_bw", "star", 9, 1},
+             {"swing_bw", "star", 9, 1},           {"ring", "star", 9, 1}};
+    char msg[512];
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        topo_topology_t t = ut_topo(c[i].topo);
+        const topo_algo_t *al = ut_allreduce(c[i].algo);
+        topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, c[i].p, 0, 0, &t};
+        ck_assert_int_eq(topo_algo_same_tree(al, &a), c[i].same);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_COMMUTATIVE, msg, sizeof(msg)),
+                         c[i].same);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, msg, sizeof(msg)), 1);
+        topo_sched_t *sc = ut_gen_allreduce(c[i].algo, c[i].p, &t);
+        int rc = topo_verify(sc, c[i].p, TOPO_PRIM_ALLREDUCE, 0, 0, msg, sizeof(msg));
+        ck_assert_msg(c[i].same ? TOPO_OK == rc : TOPO_EINVAL == rc, "%s on %s, %d ranks: %s",
+                      c[i].algo, c[i].topo, c[i].p, msg);
+        ck_assert_int_eq(topo_verify(sc, c[i].p, TOPO_PRIM_ALLREDUCE, 0, TOPO_VERIFY_ANY_TREE,
+                                     msg, sizeof(msg)),
+                         TOPO_OK);
+        ut_free_all(sc, c[i].p);
+    }
+}
+END_TEST
+
+/* The tree, not only the set: 3 ranks each send their vector to the two
+ * others and reduce what they receive in the order of the peers' ranks.
+ * Every rank ends with every contribution once, but rank 2 combines
+ * 1 + (0 + 2) where ranks 0 and 1 combine 2 + (0 + 1). */
+START_TEST(test_rejects_other_trees)
+{
+    char msg[512];
+    topo_sched_t sc[3];
+    for (int r = 0; r < 3; r++) {
+        topo_sched_init(&sc[r], 3, r, 1);
+        topo_sched_lane(&sc[r]);
+        topo_sched_step(&sc[r]);
+        for (int q = 0; q < 3; q++) {
+            if (q != r) {
+                topo_sched_send(&sc[r], q, 0, 1);
+            }
+        }
+        for (int q = 0; q < 3; q++) {
+            if (q != r) {
+                topo_sched_recv(&sc[r], q, TOPO_XFER_RECV_REDUCE, 0, 1);
+            }
+        }
+        ck_assert_int_eq(topo_sched_finish(&sc[r]), TOPO_OK);
+    }
+    ck_assert_int_eq(verify(sc, 3, 0, msg), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "rank 2 block 0"));
+    ck_assert_ptr_nonnull(strstr(msg, "another order"));
+    ck_assert_int_eq(verify(sc, 3, TOPO_VERIFY_ANY_TREE, msg), TOPO_OK);
+    for (int r = 0; r < 3; r++) {
+        topo_sched_free(&sc[r]);
+    }
 }
 END_TEST
 
@@ -338,6 +489,12 @@ int main(void)
     tcase_add_test(tc, test_barrier_semantics);
     tcase_add_test(tc, test_catalog_rows);
     tcase_add_test(tc, test_restrictions);
+    tcase_add_test(tc, test_rank_trees_caught);
+    tcase_add_test(tc, test_rejects_other_trees);
     suite_add_tcase(s, tc);
+    TCase *grids = tcase_create("same tree on grids");
+    tcase_set_timeout(grids, 600);
+    tcase_add_loop_test(grids, test_same_tree_on_grids, 0, n);
+    suite_add_tcase(s, grids);
     return ut_run_suite(s);
 }

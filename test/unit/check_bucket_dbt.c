@@ -357,20 +357,20 @@ START_TEST(test_bucket_restrictions)
     topo_topology_t star = ut_topo("star"), fm = ut_topo("fullmesh"), t44 = ut_topo("torus:4x4"),
                     m23 = ut_topo("mesh:2x3");
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &star};
-    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(b, &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
     ck_assert_ptr_nonnull(strstr(why, "torus or mesh"));
     ck_assert_ptr_nonnull(strstr(why, "bucket"));
     a.topo = &fm;
-    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(b, &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
     a.topo = &t44;
-    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 1);
-    ck_assert_int_eq(topo_algo_fits(b, &a, 0, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(b, &a, TOPO_OP_EXACT, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(b, &a, TOPO_OP_ORDERED, why, sizeof(why)), 0);
     ck_assert_ptr_nonnull(strstr(why, "commutative"));
     a.size = 15; /* a 4x4 torus is not a 15-rank communicator */
-    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(b, &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
     a.topo = &m23;
     a.size = 6;
-    ck_assert_int_eq(topo_algo_fits(b, &a, 1, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(b, &a, TOPO_OP_EXACT, why, sizeof(why)), 1);
     /* generating anyway fails cleanly */
     topo_sched_t s;
     a.topo = &star;
@@ -384,7 +384,7 @@ START_TEST(test_bucket_restrictions)
     /* dbt has no restriction */
     a.topo = &star;
     a.size = 7;
-    ck_assert_int_eq(topo_algo_fits(ut_allreduce("dbt"), &a, 0, why, sizeof(why)), 1);
+    ck_assert_int_eq(topo_algo_fits(ut_allreduce("dbt"), &a, TOPO_OP_ORDERED, why, sizeof(why)), 1);
 }
 END_TEST
 

@@ -65,7 +65,7 @@ START_TEST(test_dbt_bcast_sizes)
         const int roots[3] = {0, p / 2, p - 1};
         for (int k = 0; k < 3; k++) {
             topo_gen_args_t a = {TOPO_PRIM_BCAST, p, 0, roots[k], &star};
-            ck_assert_int_eq(topo_algo_fits(al, &a, 0, msg, sizeof(msg)), 1);
+            ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_ORDERED, msg, sizeof(msg)), 1);
             int rc = topo_verify_algo(al, &a, msg, sizeof(msg));
             ck_assert_msg(rc == TOPO_OK, "dbt bcast p=%d root=%d: %s", p, roots[k], msg);
         }
@@ -261,7 +261,7 @@ static void verify_bucket(const char *str, int root)
     for (int k = 0; k < 2; k++) {
         const topo_algo_t *al = k ? reduce("bucket") : bcast("bucket");
         topo_gen_args_t a = {al->prim, p, 0, root, &t};
-        ck_assert_int_eq(topo_algo_fits(al, &a, 1, msg, sizeof(msg)), 1);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, msg, sizeof(msg)), 1);
         topo_sched_t *sc = ut_gen_all(al->prim, "bucket", p, root, &t);
         int rc = topo_verify(sc, p, al->prim, root, 0, msg, sizeof(msg));
         ck_assert_msg(rc == TOPO_OK, "bucket %s on %s root %d: %s", topo_prim_name(al->prim), str,
@@ -468,7 +468,7 @@ START_TEST(test_bucket_reduce_order)
     /* so the row refuses non-commutative operations */
     topo_topology_t t = ut_topo("mesh:3x3");
     topo_gen_args_t a = {TOPO_PRIM_REDUCE, 9, 0, 0, &t};
-    ck_assert_int_eq(topo_algo_fits(reduce("bucket"), &a, 0, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(reduce("bucket"), &a, TOPO_OP_ORDERED, why, sizeof(why)), 0);
     ck_assert_ptr_nonnull(strstr(why, "commutative"));
     /* the ordered mode is not vacuous on a mesh: one partial on the wrong
      * side breaks rank order, not the sum */
@@ -532,15 +532,15 @@ START_TEST(test_bucket_restrictions)
         const topo_algo_t *al = k ? reduce("bucket") : bcast("bucket");
         ck_assert(al->flags & TOPO_ALG_GRID);
         topo_gen_args_t a = {al->prim, 16, 0, 3, &star};
-        ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 0);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
         ck_assert_ptr_nonnull(strstr(why, "torus or mesh"));
         a.topo = &fm;
-        ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 0);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
         a.topo = &t44;
-        ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 1);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)), 1);
         a.size = 12;
         a.root = 0;
-        ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 0);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
         topo_sched_t s;
         ck_assert_int_eq(topo_algo_generate(al, &a, &s), TOPO_ENOTSUP);
         topo_sched_free(&s);

@@ -154,7 +154,7 @@ START_TEST(test_windows_agree)
         for (int k = 0; k < n; k++) {
             char why[256];
             if (cat[k].prim != TOPO_PRIM_ALLREDUCE ||
-                !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
+                !topo_algo_fits(&cat[k], &a, TOPO_OP_EXACT, why, sizeof(why))) {
                 continue;
             }
             ut_expect_windows_agree(&cat[k], &a, &defaults, NULL);
@@ -182,7 +182,7 @@ START_TEST(test_decision_torus_8x8)
     for (int k = 0; k < n; k++) {
         char why[256];
         if (cat[k].prim != TOPO_PRIM_ALLREDUCE ||
-            !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
+            !topo_algo_fits(&cat[k], &a, TOPO_OP_EXACT, why, sizeof(why))) {
             continue;
         }
         double lat, bw;

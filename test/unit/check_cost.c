@@ -274,7 +274,7 @@ START_TEST(test_sampled_links)
         for (int i = 0; i < n; i++) {
             const topo_gen_args_t a = {.prim = cat[i].prim, .size = size, .root = 1, .topo = &t};
             char why[256];
-            if (!topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+            if (!topo_algo_fits(&cat[i], &a, TOPO_OP_EXACT, why, sizeof(why))) {
                 continue;
             }
             topo_cost_step_t *ex, *es;

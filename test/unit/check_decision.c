@@ -233,7 +233,7 @@ static void catalog_table(topo_prim_t prim, int p, const char *ts, const topo_pr
     topo_gen_args_t a = {.prim = prim, .size = p, .rank = 0, .root = 0, .topo = &t};
     for (int i = 0; i < n; i++) {
         char why[256];
-        if (cat[i].prim != prim || !topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+        if (cat[i].prim != prim || !topo_algo_fits(&cat[i], &a, TOPO_OP_EXACT, why, sizeof(why))) {
             continue;
         }
         ck_assert_int_eq(topo_price_build(&cat[i], &a, &par, NULL, proto, &prices[i]), TOPO_OK);
@@ -419,7 +419,7 @@ static int pruned_same_upto(const prune_case_t *c, topo_prim_t prim, size_t upto
     ck_assert(fit && all && some && bound && rc_all && rc_some && pa && ps);
     for (int i = 0; i < n; i++) {
         char why[256];
-        if (cat[i].prim == prim && topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+        if (cat[i].prim == prim && topo_algo_fits(&cat[i], &a, TOPO_OP_EXACT, why, sizeof(why))) {
             fit[nfit++] = &cat[i];
         }
     }

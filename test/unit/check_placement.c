@@ -215,11 +215,11 @@ START_TEST(test_grid_algorithms_refuse_placements)
     const topo_topology_t t = placed("torus:4x4", reversed);
     topo_gen_args_t a = {TOPO_PRIM_ALLREDUCE, 16, 0, 0, &t};
     char why[256];
-    ck_assert_int_eq(topo_algo_fits(ut_allreduce("bucket"), &a, 1, why, sizeof(why)), 0);
+    ck_assert_int_eq(topo_algo_fits(ut_allreduce("bucket"), &a, TOPO_OP_EXACT, why, sizeof(why)), 0);
     ck_assert_ptr_nonnull(strstr(why, "whole grid"));
     const char *const others[] = {"swing_bw", "trivance_lat", "rabenseifner_mp", "ring"};
     for (int i = 0; i < 4; i++) {
-        ck_assert_int_eq(topo_algo_fits(ut_allreduce(others[i]), &a, 1, why, sizeof(why)), 1);
+        ck_assert_int_eq(topo_algo_fits(ut_allreduce(others[i]), &a, TOPO_OP_EXACT, why, sizeof(why)), 1);
         ck_assert_int_eq(topo_verify_algo(ut_allreduce(others[i]), &a, why, sizeof(why)), TOPO_OK);
     }
     /* reversed order keeps ring neighbours adjacent: the same cost */
@@ -304,7 +304,7 @@ START_TEST(test_windows_agree_on_placements)
         for (int k = 0; k < n; k++) {
             char why[256];
             if (cat[k].prim != TOPO_PRIM_ALLREDUCE ||
-                !topo_algo_fits(&cat[k], &a, 1, why, sizeof(why))) {
+                !topo_algo_fits(&cat[k], &a, TOPO_OP_EXACT, why, sizeof(why))) {
                 continue;
             }
             ut_expect_windows_agree(&cat[k], &a, &p, &net);

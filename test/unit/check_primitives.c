@@ -66,7 +66,7 @@ START_TEST(test_every_root)
         for (int root = 0; root < p; root++) {
             topo_gen_args_t a = {al->prim, p, 0, root, &star};
             char msg[512] = "";
-            ck_assert_int_eq(topo_algo_fits(al, &a, 0, msg, sizeof(msg)), 1);
+            ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_ORDERED, msg, sizeof(msg)), 1);
             int rc = topo_verify_algo(al, &a, msg, sizeof(msg));
             ck_assert_msg(rc == TOPO_OK, "%s %s p=%d root=%d: %s", topo_prim_name(al->prim),
                           al->name, p, root, msg);

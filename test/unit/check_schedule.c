@@ -144,7 +144,7 @@ START_TEST(test_direct_receives_catalog)
                 for (int root = 0; root <= last; root += last > 0 ? last : 1) {
                     char why[256];
                     topo_gen_args_t a = {cat[i].prim, p, 0, root, &t};
-                    if (!topo_algo_fits(&cat[i], &a, 1, why, sizeof(why))) {
+                    if (!topo_algo_fits(&cat[i], &a, TOPO_OP_EXACT, why, sizeof(why))) {
                         continue;
                     }
                     for (a.rank = 0; a.rank < p; a.rank++) {

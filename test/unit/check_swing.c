@@ -751,8 +751,8 @@ START_TEST(test_catalog)
         const topo_algo_t *al = ut_allreduce(names[i]);
         ck_assert(al->flags & TOPO_ALG_COMMUTATIVE);
         ck_assert(!(al->flags & TOPO_ALG_GRID));
-        ck_assert_int_eq(topo_algo_fits(al, &a, 1, why, sizeof(why)), 1);
-        ck_assert_int_eq(topo_algo_fits(al, &a, 0, why, sizeof(why)), 0);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)), 1);
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_ORDERED, why, sizeof(why)), 0);
         ck_assert_ptr_nonnull(strstr(why, "commutative"));
     }
 }
