@@ -127,6 +127,9 @@ declare -A size_time=()
 # run_case NP CHECKS... -- MCA_NAME=VALUE... -- PROGRAM_ARGS...
 #   CHECKS: uses=ALG  the component served allreduce with ALG and nothing else
 #           uses=any  the component served allreduce with some algorithm
+#           served=ALG  as uses=ALG, or the forced ALG handed every call to
+#                  the previous module because it does not fit it (the
+#                  verbose line says why)
 #           topology=TOPO  a communicator used topology TOPO, as given
 #           output=TEXT    a line of output other than coll/topo's verbose
 #                          lines contains TEXT (a help message)
@@ -178,6 +181,16 @@ run_case() {
         uses=any)
             grep -Eq "coll:topo: comm .*: allreduce uses [A-Za-z0-9_]+ \(" "$log" ||
                 why+=("no 'allreduce uses <algorithm>' line: the component did not serve allreduce")
+            ;;
+        served=*)
+            local alg=${c#served=}
+            if ! grep -Eq "coll:topo: comm .*: allreduce uses $alg \(" "$log" &&
+                ! grep -Eq "coll:topo: comm .*: allreduce falls back .*coll_topo_allreduce_algorithm=$alg does not fit" "$log"; then
+                why+=("neither 'allreduce uses $alg' nor a 'does not fit' line for $alg")
+            fi
+            if grep -E "coll:topo: comm .*: allreduce uses " "$log" | grep -Evq "allreduce uses $alg \("; then
+                why+=("allreduce used another algorithm than the forced $alg")
+            fi
             ;;
         uses=*)
             local alg=${c#uses=}
@@ -273,6 +286,45 @@ for np in 3 4 5; do
 done
 run_case 8 uses=recursive_doubling_mp topology=torus:2x2x2 -- coll_topo_topology=torus:2x2x2 \
     coll_topo_allreduce_algorithm=recursive_doubling_mp coll_topo_segment_size=200 -- "${seg[@]}"
+
+# ---- the same bits on every rank -----------------------------------------------
+# Sums that round (MPI_SUM of float and double, a user-defined double sum,
+# on values that cancel: another grouping gives other bits), with auto and
+# with every allreduce algorithm of the catalog forced, on a star and on
+# tori: test_allreduce compares every rank's result bit for bit.  Where a
+# forced algorithm's ranks would combine in orders of their own it hands
+# the call to the previous module and says why (served=ALG).
+SAME_BITS_SIZES=${SAME_BITS_SIZES:-"2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"}
+SAME_BITS_FORCED_SIZES=${SAME_BITS_FORCED_SIZES:-"2 3 4 5 6 7 8 9 12 16"}
+if [ "${TOPO_TEST_QUICK:-0}" = 1 ]; then
+    SAME_BITS_SIZES="3 8"
+    SAME_BITS_FORCED_SIZES="3 8"
+fi
+all_algorithms=$(OMPI_MCA_mca_component_path="$comp_dir:$pkglibdir" ompi_info --param coll topo --level 9 --parsable 2>/dev/null |
+    sed -n "s/^mca:coll:topo:param:coll_topo_allreduce_algorithm:help:.* or one of: \([a-z0-9_, ]*\)\..*/\1/p" |
+    tr -d ',')
+if [ -z "$all_algorithms" ]; then
+    echo "FAIL: the allreduce algorithms could not be read from ompi_info"
+    nfail=$((nfail + 1))
+fi
+bits=(--rounding-only --max-count 65537 --comms world,reversed)
+for np in $SAME_BITS_SIZES; do
+    run_case "$np" uses=any -- coll_topo_allreduce_algorithm=auto -- "${bits[@]}"
+    [[ " $SAME_BITS_FORCED_SIZES " == *" $np "* ]] || continue
+    for alg in $all_algorithms; do
+        [ "$alg" = bucket ] && continue # a grid's: below
+        run_case "$np" "served=$alg" -- coll_topo_allreduce_algorithm="$alg" -- "${bits[@]}"
+    done
+done
+for grid in 16:torus:4x4 9:torus:3x3 12:torus:3x4 16:torus:2x8; do
+    np=${grid%%:*}
+    topo=${grid#*:}
+    run_case "$np" uses=any "topology=$topo" -- coll_topo_topology="$topo" -- "${bits[@]}"
+    for alg in $all_algorithms; do
+        run_case "$np" "served=$alg" "topology=$topo" -- \
+            coll_topo_topology="$topo" coll_topo_allreduce_algorithm="$alg" -- "${bits[@]}"
+    done
+done
 
 # Bad values: a help message, then correct results with the fallback (star
 # topology, automatic algorithm).

@@ -8,9 +8,12 @@
  * and compares its result with that reference byte for byte; the values are
  * chosen so that the exact result does not depend on the combination order
  * (small integers, also in float and double) except where the operation is
- * non-commutative, where the order is the point.  Results must also agree
- * bitwise across the ranks of each communicator (hashes compared with
- * MPI_Allgather once per communicator).  Bytes the collective must not
+ * non-commutative, where the order is the point, and for the sums that
+ * round (MPI_SUM and a user-defined sum of float and double values that
+ * cancel: another grouping gives other bits), checked against the reference
+ * within a rounding bound.  Results must also agree bitwise across the
+ * ranks of each communicator (hashes compared with MPI_Gather once per
+ * communicator): a reduction must give every rank the same bits.  Bytes the collective must not
  * write (guards around every buffer, gaps inside a non-contiguous
  * datatype) hold a sentinel that is checked after every call, and the send
  * buffer must come back unchanged.
@@ -20,11 +23,13 @@
  * operations that read the datatype's layout.
  *
  * Usage: test_allreduce [--max-count N] [--comms world,dup,split,reversed]
- *                       [--verbose] [--rss-growth-max MIB]
+ *                       [--verbose] [--rss-growth-max MIB] [--rounding-only]
+ * (--rounding-only: only the sums that round.)
  * Exit status 0 when every check passed on every rank.
  */
 #include "test_common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +127,9 @@ enum {
     O_MAXLOC,
     O_USUM,   /* user-defined, commutative: sum modulo USUM_MOD per int slot */
     O_AFFINE, /* user-defined, non-commutative: composition of affine maps */
+    O_RSUM,   /* MPI_SUM of floating-point values whose sum rounds differently
+                 in another order: every rank must still get the same bits */
+    O_URSUM,  /* user-defined, commutative: the same sum of doubles */
     O_COUNT
 };
 
@@ -134,7 +142,9 @@ static const char *op_names[O_COUNT] = {"MPI_SUM",
                                         "MPI_MINLOC",
                                         "MPI_MAXLOC",
                                         "user-commutative(sum mod 65521)",
-                                        "user-noncommutative(affine composition)"};
+                                        "user-noncommutative(affine composition)",
+                                        "MPI_SUM(rounding)",
+                                        "user-commutative(double sum, rounding)"};
 static MPI_Op ops[O_COUNT];
 
 #define USUM_MOD 65521u
@@ -201,6 +211,16 @@ static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
+static void ursum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    if (NULL == user_op_layout(*dt, T_DOUBLE, T_DOUBLE, "the user-defined double sum"))
+        return;
+    const double *a = in;
+    double *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = a[i] + b[i];
+}
+
 static void ops_create(void)
 {
     ops[O_SUM] = MPI_SUM;
@@ -213,12 +233,15 @@ static void ops_create(void)
     ops[O_MAXLOC] = MPI_MAXLOC;
     tt_check_mpi(MPI_Op_create(usum_fn, 1, &ops[O_USUM]), "MPI_Op_create(usum)");
     tt_check_mpi(MPI_Op_create(affine_fn, 0, &ops[O_AFFINE]), "MPI_Op_create(affine)");
+    ops[O_RSUM] = MPI_SUM;
+    tt_check_mpi(MPI_Op_create(ursum_fn, 1, &ops[O_URSUM]), "MPI_Op_create(ursum)");
 }
 
 static void ops_free(void)
 {
     MPI_Op_free(&ops[O_USUM]);
     MPI_Op_free(&ops[O_AFFINE]);
+    MPI_Op_free(&ops[O_URSUM]);
 }
 
 /* ---- the matrix ----------------------------------------------------- */
@@ -241,7 +264,13 @@ static const struct {
     {T_LL, O_MIN, 1000},        {T_LL, O_BAND, 1000},          {T_LL, O_BXOR, 1000},
     {T_2INT, O_MINLOC, 1000},   {T_2INT, O_MAXLOC, COUNT_MID}, {T_PAIR, O_AFFINE, COUNT_MID},
     {T_VEC, O_USUM, COUNT_BIG}, {T_VEC, O_AFFINE, COUNT_MID},
+    {T_FLOAT, O_RSUM, COUNT_MID}, {T_DOUBLE, O_RSUM, COUNT_BIG}, {T_DOUBLE, O_URSUM, COUNT_MID},
 };
+/* The combinations whose result depends on the order of combination. */
+static int rounds(int op)
+{
+    return op == O_RSUM || op == O_URSUM;
+}
 #define NCOMBOS ((int)(sizeof combos / sizeof combos[0]))
 
 /* ---- inputs and the reference ----------------------------------------- */
@@ -253,6 +282,18 @@ static inline void gen_slot(int t, int op, int g, long e, int s, uint64_t salt, 
     const ttype_t *ty = &types[t];
     long long v = 0;
 
+    if (rounds(op)) {
+        /* a few large values of both signs that cancel, among many small
+         * ones that no binary fraction holds exactly: any other grouping
+         * of the sum rounds differently */
+        double d = h % 4 == 0 ? ((h >> 8) % 2 ? 1e6 : -1e6) * (double)(1 + (h >> 9) % 3)
+                              : (double)((h >> 16) % 1000 + 1) / 997.0;
+        if (ty->kind == K_FLOAT)
+            *(float *)out = (float)d;
+        else
+            *(double *)out = d;
+        return;
+    }
     switch (op) {
     case O_SUM:
         /* small integers: every partial sum is exact in every type */
@@ -386,6 +427,13 @@ static void fold(int t, int op, char *acc, const char *in, long count)
         ELEMENTWISE(int, (int)(((unsigned)x + (unsigned)y) % USUM_MOD));
         return;
     }
+    if (rounds(op)) {
+        if (ty->kind == K_FLOAT)
+            ELEMENTWISE(float, x + y);
+        else
+            ELEMENTWISE(double, x + y);
+        return;
+    }
     switch (ty->kind) {
     case K_INT:
         if (op == O_BAND)
@@ -500,6 +548,43 @@ static int compare(int t, const unsigned char *got, const unsigned char *want, l
     return 0;
 }
 
+/* For the sums that round: got within tol of the rank-order sum `want`
+ * (every contribution counted once; the same bits on every rank is the
+ * hash comparison's job).  Returns 1 when all are. */
+static int compare_near(int t, const unsigned char *got, const unsigned char *want, long count,
+                        double tol, const char *label)
+{
+    const int is_float = types[t].kind == K_FLOAT;
+    long first = -1, nbad = 0;
+    double g0 = 0, w0 = 0;
+    for (long e = 0; e < count; e++) {
+        double g, w;
+        if (is_float) {
+            float gf, wf;
+            memcpy(&gf, got + (size_t)e * sizeof(float), sizeof gf);
+            memcpy(&wf, want + (size_t)e * sizeof(float), sizeof wf);
+            g = gf;
+            w = wf;
+        } else {
+            memcpy(&g, got + (size_t)e * sizeof(double), sizeof g);
+            memcpy(&w, want + (size_t)e * sizeof(double), sizeof w);
+        }
+        if (!(fabs(g - w) <= tol)) {
+            if (first < 0) {
+                first = e;
+                g0 = g;
+                w0 = w;
+            }
+            nbad++;
+        }
+    }
+    if (nbad > 0)
+        tt_fail("result: %ld of %ld elements off by more than %g, first at element %ld: %.17g, "
+                "expected %.17g: %s",
+                nbad, count, tol, first, g0, w0, label);
+    return nbad == 0;
+}
+
 static void check_guards(const tt_buf_t *b, const char *what, const char *label)
 {
     long off;
@@ -514,6 +599,7 @@ typedef struct {
     const char *comms;
     int verbose;
     long rss_growth_max; /* MiB; < 0: not checked */
+    int rounding_only;   /* only the sums that round */
 } options_t;
 
 typedef struct {
@@ -612,7 +698,14 @@ static void run_case(const tt_comm_t *c, int ci, int k, long count, results_t *r
             MPI_Abort(MPI_COMM_WORLD, 3); /* the other ranks may be waiting */
         }
 
-        compare(t, recv->p, want, count, "result", label);
+        if (rounds(op)) {
+            /* |value| <= 3e6: a sum of size of them in any order is within
+             * size * 3e6 * size * epsilon of any other */
+            const double eps = ty->kind == K_FLOAT ? 1.2e-7 : 2.3e-16;
+            compare_near(t, recv->p, want, count, 3e6 * c->size * c->size * eps, label);
+        } else {
+            compare(t, recv->p, want, count, "result", label);
+        }
         check_guards(recv, "result buffer", label);
         if (!inplace) {
             compare(t, send->p, input, count, "send buffer changed", label);
@@ -632,7 +725,7 @@ static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s [--max-count N] [--comms world,dup,split,reversed] [--verbose]\n"
-            "       [--rss-growth-max MIB]\n",
+            "       [--rss-growth-max MIB] [--rounding-only]\n",
             argv0);
 }
 
@@ -699,7 +792,7 @@ static void check_rss_growth(long max_mib)
 
 int main(int argc, char **argv)
 {
-    options_t opt = {COUNT_BIG, NULL, 0, -1};
+    options_t opt = {COUNT_BIG, NULL, 0, -1, 0};
     int wrank, wsize, bad_args = 0;
 
     MPI_Init(&argc, &argv);
@@ -716,6 +809,8 @@ int main(int argc, char **argv)
             opt.verbose = 1;
         else if (!strcmp(argv[i], "--rss-growth-max") && i + 1 < argc)
             opt.rss_growth_max = strtol(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--rounding-only"))
+            opt.rounding_only = 1;
         else
             bad_args = 1;
     }
@@ -745,7 +840,7 @@ int main(int argc, char **argv)
         double t0 = MPI_Wtime();
         for (int k = 0; k < NCOMBOS; k++)
             for (int j = 0; j < ncounts; j++)
-                if (counts[j] <= combos[k].max_count)
+                if (counts[j] <= combos[k].max_count && (!opt.rounding_only || rounds(combos[k].op)))
                     run_case(c, ci, k, counts[j], &res, &opt);
         tt_compare_hashes(c, res.hashes, res.n, res.labels);
         if (c->rank == 0 && (opt.verbose || wrank == 0))
