@@ -149,7 +149,7 @@ static void say_table(struct ompi_communicator_t *comm, const mca_coll_topo_deci
                       const topo_proto_t *proto)
 {
     fprintf(stderr,
-            "coll:topo: comm %s (cid %u): %s decision (root %d, %scommutative, eager limit %.0f "
+            "coll:topo: comm %s (cid %u): %s decision (root %d, %s, eager limit %.0f "
             "bytes, rendezvous +%.3f us per step, +%.3f us within a node):",
             mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(d->prim),
             d->root, topo_opclass_name(d->opclass), proto->eager, proto->rndv * 1e6,

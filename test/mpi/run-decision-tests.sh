@@ -325,6 +325,7 @@ run shared-tables 4 "$V2 coll_topo_locality=off" "$ALLREDUCE --comms world,dup,s
     "+comm MPI_COMM_WORLD (cid 0): allreduce candidate bucket: excluded" \
     "+comm dup (cid 3): allreduce decision (root 0, commutative," \
     "+comm dup (cid 3): allreduce decision (root 0, non-commutative," \
+    "+comm dup (cid 3): allreduce decision (root 0, exact," \
     "-comm dup (cid 3): allreduce candidate bucket: excluded" \
     "+comm split (cid 4): allreduce candidate bucket: excluded (bucket needs a torus or mesh topology of 2 ranks)" \
     "-(first stage"
@@ -347,8 +348,8 @@ run two-stage 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4" \
 run two-stage-rooted 8 "$V2 coll_topo_locality=off coll_topo_price_ranks=4 coll_topo_topology=torus:2x2x2" \
     "$PRIMS --comms world,reversed --max-count 1000 --all-roots-max 1000" \
     "+reduce decision (root 7, non-commutative, eager limit 4032 bytes, rendezvous +4.000 us per step, +0.500 us within a node): 0-4032 bytes: knomial, 4033-4096 bytes: rabenseifner (first stage" \
-    "+comm MPI_COMM_WORLD (cid 0): bcast decision (root 3, commutative," \
-    "+comm MPI_COMM_WORLD (cid 0): alltoall decision (root 0, commutative,"
+    "+comm MPI_COMM_WORLD (cid 0): bcast decision (root 3, exact," \
+    "+comm MPI_COMM_WORLD (cid 0): alltoall decision (root 0, exact,"
 
 # coll_topo_price_roots: at most 2 roots get a table (0 and 4 of 5); reduce
 # from roots 1 and 2 takes root 0's, from 3 root 4's (topo_price_root),
