@@ -349,20 +349,16 @@ static int topo_register(void)
         snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
         if (0 > asprintf(&help,
                          "Size-range rules of %s: LO-HI:ALGORITHM,... (e.g. "
-                         "0-4k:A,4k-inf:B): a call whose payload in bytes lies in [LO, HI) uses "
-                         "ALGORITHM (sizes are integers with an optional binary suffix k, m "
-                         "or g; HI may be inf; ranges increasing, not overlapping); ALGORITHM "
-                         "previous hands the range's calls to the previous module (e.g. where "
-                         "bench-algorithms.sh measured tuned faster).  Groups by "
-                         "communicator size: ';' separates groups, and a group may start "
-                         "with NP@, the sizes it is for (N, N-M or N-inf; e.g. "
-                         "16@0-4k:A;0-inf:B); a communicator takes the first group that "
-                         "holds its size (one without NP@ holds every size).  Sizes no "
-                         "rule covers use auto; a forced coll_topo_%s_algorithm (not auto) "
-                         "takes precedence; a rule's algorithm that does not fit a call hands "
-                         "the call to the previous module.  Empty (default) = no rules; a "
-                         "malformed value is reported and ignored",
-                         topo_prim_name(prim), topo_prim_name(prim))) {
+                         "0-4k:A,4k-inf:B): a payload of [LO, HI) bytes uses ALGORITHM, or the "
+                         "previous module where it is 'previous' (sizes with an optional k, m "
+                         "or g; HI may be inf; ranges increasing).  Groups by communicator "
+                         "size, separated by ';', may start with NP@ (N, N-M or N-inf ranks; "
+                         "e.g. 16@0-4k:A;0-inf:B): a communicator takes the first group that "
+                         "holds its size.  At most %d ranges and %d groups.  Sizes no rule "
+                         "covers use auto; a forced coll_topo_%s_algorithm wins.  Empty "
+                         "(default) = no rules; a malformed value is reported and ignored",
+                         topo_prim_name(prim), TOPO_MAX_RULES, TOPO_MAX_RULE_GROUPS,
+                         topo_prim_name(prim))) {
             help = NULL;
         }
         mca_coll_topo_component.rules[prim] = "";
@@ -420,22 +416,12 @@ static int topo_register(void)
     register_num(
         c, "price_ranks", OPAL_INFO_LVL_6,
         "Cost model of the automatic decision: on a communicator of more ranks than this, an "
-        "algorithm whose schedules hold more than 2^21 steps, transfers, ranges and blocks "
-        "over all ranks together (ring, pairwise, the bandwidth-optimal Swing and Trivance: "
-        "O(p^2)) is "
-        "priced on this many ranks (the first and last, those from the root on, those next "
-        "to powers of two, and ranks spread evenly) instead of every rank, so that the first "
-        "call of a primitive on thousands of ranks takes milliseconds to seconds, not "
-        "minutes.  Where links are modelled (a torus or mesh of the communicator's size), "
-        "such an algorithm's busiest link per step is then estimated from those ranks "
-        "(the larger of the most one of them puts on a link of its node and the average "
-        "link of the busiest dimension and direction), not routed: the same where every "
-        "node sends the same pattern (ring, bucket), up to 2x below where partners "
-        "alternate directions.  Such a communicator also prices in two stages: its first call "
-        "of at most 4096 bytes prices only the candidates that can be the cheapest up to "
-        "4096 bytes (not those that win only larger calls, which cost most of the pricing), "
-        "its first larger call the rest.  0 or -1 = every rank, every link routed, one "
-        "stage");
+        "algorithm whose schedules grow as p^2 (ring, pairwise, the bandwidth-optimal Swing "
+        "and Trivance) is priced on this many of its ranks, not every rank, with its busiest "
+        "link estimated from them, not routed; the first call of at most 4096 bytes prices "
+        "only the candidates that can win there: a first call on thousands of ranks takes "
+        "seconds, not minutes (README: How auto decides).  "
+        "0 or -1 = every rank, every link routed, one stage");
 
     mca_coll_topo_component.prune = true;
     (void)mca_base_component_var_register(
@@ -450,14 +436,11 @@ static int topo_register(void)
 
     register_num(
         c, "price_roots", OPAL_INFO_LVL_6,
-        "Automatic decision of a rooted primitive (bcast, reduce) whose algorithms cost "
-        "differently from different roots (reduce's order-preserving algorithms; bcast "
-        "where links are modelled or ranks are placed): a communicator builds a decision "
-        "table for at most this many roots, spread evenly from 0 to size - 1, and a call "
-        "from another root takes the table of the nearest of them (its schedule is still "
-        "the root's own, and its result exact), so that calling from every root of a large "
-        "communicator in turn prices 16 tables, not one per rank.  0 or -1 = every root "
-        "its own table");
+        "Automatic decision of bcast and reduce where their algorithms cost differently from "
+        "different roots: a communicator builds a decision table for at most this many roots, "
+        "spread evenly over its ranks, and a call from another root takes the nearest one's "
+        "table (its schedule, and its result, are still its own).  0 or -1 = every root its "
+        "own table");
 
     register_cost(
         c, "intra_alpha", false,
@@ -499,15 +482,12 @@ static int topo_register(void)
         {0, NULL}};
     register_enum(
         c, "locality", locality_values, COLL_TOPO_LOCALITY_AUTO,
-        "On a star topology (auto with nothing else known, or coll_topo_topology=star), tell "
-        "the ranks that share a host (the same host name) from the others, and price messages "
-        "between them with coll_topo_intra_alpha and coll_topo_intra_beta: a job on one host "
-        "is priced as shared memory.  Costs nothing more at a communicator's first collective "
-        "when all its ranks share a host, one allgather of 8 bytes per rank when they span "
-        "several.  off (0): every rank is a host of its own; auto (1, default): unless a host "
-        "runs more ranks of the job than it has processors (oversubscribed: every step then "
-        "waits for a processor, which the intra-host parameters do not describe); always (2): "
-        "even then",
+        "On a star topology, tell the ranks that share a host (the same host name) from the "
+        "others and price messages between them with coll_topo_intra_alpha and "
+        "coll_topo_intra_beta (one allgather of 8 bytes per rank at a communicator's first "
+        "collective when its ranks span several hosts).  off (0): every rank a host of its "
+        "own; auto (1, default): unless a host runs more ranks than it has processors "
+        "(oversubscribed); always (2): even then",
         &mca_coll_topo_component.locality);
 
     register_num(
@@ -534,19 +514,13 @@ static int topo_register(void)
     register_enum(
         c, "autotune", autotune_values, COLL_TOPO_AUTOTUNE_EXACT,
         "Time the automatic decision against the previous module (e.g. coll/tuned) on the "
-        "first calls of each payload class (a power of two of bytes, per primitive and "
-        "commutativity) of each communicator, and keep the faster: after "
-        "coll_topo_autotune_calls (K) calls as usual, calls alternate between the two, one "
-        "of each to warm up and then K of each, every one started after a barrier; the "
-        "slowest rank's mean decides (one MPI_Allreduce through the previous module), so "
-        "every rank takes the same verdict at the same call.  A forced "
-        "coll_topo_<primitive>_algorithm or a rule is not timed.  off (0): the cost model "
-        "alone decides; exact (1, default): the calls whose result no algorithm changes: "
-        "bcast, allgather, alltoall, barrier, and reductions of integers or by MAX, MIN, the "
-        "logical and bitwise operations, MAXLOC and MINLOC; all (2): floating-point sums and "
-        "products and user-defined operations too, whose rounding then depends on which "
-        "module won the timing (and differs between the timed calls): not bitwise "
-        "reproducible from run to run",
+        "first calls of each payload class (a power of two of bytes) of each communicator, "
+        "and keep the faster, the same on every rank (README: Timing against the previous "
+        "module); a forced algorithm or a rule is not timed.  off (0): the cost "
+        "model alone; exact (1, default): calls whose result no algorithm changes (bcast, "
+        "allgather, alltoall, barrier, integer reductions, MAX, MIN, logical and bitwise "
+        "operations, MAXLOC, MINLOC); all (2): floating-point sums, products and "
+        "user-defined operations too (their rounding then depends on the timing)",
         &mca_coll_topo_component.autotune);
     register_num(c, "autotune_calls", OPAL_INFO_LVL_6,
                  "coll_topo_autotune: calls of a payload class before the timing starts, and "
@@ -562,31 +536,26 @@ static int topo_register(void)
     mca_coll_topo_component.handoff = COLL_TOPO_HANDOFF_DEFAULT;
     (void)mca_base_component_var_register(
         c, "handoff",
-        "Primitives whose calls of one message coll/topo hands to the previous module: on a "
-        "communicator of 2 ranks, a payload of at most the eager limit (coll_topo_eager_limit), "
-        "and the automatic decision's plan one step of one message per rank (binomial bcast "
-        "or reduce; the one exchange of allgather, alltoall or barrier).  The previous module "
-        "sends the same messages with less bookkeeping per call; an exchange goes only to "
-        "coll/tuned, whose two-process code sends it as one exchange too (coll/basic's barrier "
-        "and allgather send two messages in turn).  A comma-separated list of allreduce, "
-        "reduce_scatter, allgather, bcast, reduce, alltoall, barrier, or none "
-        "(default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
-        "coll_topo_<primitive>_algorithm or a rule covering the call keeps it in coll/topo.  "
-        "A malformed value is reported and the default used",
+        "Primitives whose calls of one message coll/topo hands to the previous module: on 2 "
+        "ranks, a payload of at most the eager limit (coll_topo_eager_limit) whose automatic "
+        "plan is one step of one message per rank (an exchange goes only to coll/tuned).  A "
+        "comma-separated list of allreduce, reduce_scatter, allgather, bcast, reduce, "
+        "alltoall, barrier, or none (default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
+        "algorithm or a rule keeps the call in coll/topo.  A malformed value is reported and "
+        "the default used",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.handoff);
 
     mca_coll_topo_component.host_handoff = COLL_TOPO_HOST_HANDOFF_DEFAULT;
     (void)mca_base_component_var_register(
         c, "host_handoff",
-        "On a communicator whose ranks all share one host (as coll_topo_locality finds it: "
-        "not with locality off, nor on an oversubscribed host under auto), the calls of a "
+        "On a communicator whose ranks coll_topo_locality places on one host, the calls of a "
         "primitive whose payload is below the given bytes go to the previous module: "
         "comma-separated PRIMITIVE:BYTES items (sizes as in the rules, e.g. 4k), or none "
-        "(default " COLL_TOPO_HOST_HANDOFF_DEFAULT ": on 16 ranks of a 16-core node coll/tuned "
-        "ran these as fast or faster, one call at a time and back to back; see the README).  A "
-        "forced coll_topo_<primitive>_algorithm, or rules for the communicator's size, keep "
-        "the calls in coll/topo.  A malformed value is reported and the default used",
+        "(default " COLL_TOPO_HOST_HANDOFF_DEFAULT ": coll/tuned was as fast there on 16 "
+        "ranks of a 16-core node; README: One host).  A forced algorithm, or rules for the "
+        "communicator's size, keep the calls in coll/topo.  A malformed value is reported "
+        "and the default used",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.host_handoff);
 
@@ -832,7 +801,10 @@ void mca_coll_topo_report_params(void)
     }
 }
 
-/* Rules: parsed at the first use of each primitive. */
+/* Rules: parsed at the first use of each primitive.  The help file's
+ * bad-rules section and the README give the limits as numbers. */
+_Static_assert(TOPO_MAX_RULES == 64 && TOPO_MAX_RULE_GROUPS == 16,
+               "help-coll-topo.txt (bad-rules) and the README give 64 ranges and 16 groups");
 static topo_rules_t rules_parsed[TOPO_PRIM_COUNT];
 /* 0 unparsed, 1 ok, -1 none/bad; set under mca_coll_topo_lazy_lock, after
  * rules_parsed (write barrier), read without it (read barrier) */
