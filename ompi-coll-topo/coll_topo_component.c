@@ -154,7 +154,7 @@ static char *valid_names(topo_prim_t prim)
     }
 #define TOPO_BYTES_MAX 1099511627776.0 /* 2^40: 1 TiB */
 static const topo_param_t topo_params[] = {
-    NUM(priority, TOPO_PARAM_INT, 0, 100, 40),
+    NUM(priority, TOPO_PARAM_INT, INT_MIN, 1000, 40), /* negative: never selected */
     NUM(verbose, TOPO_PARAM_INT, 0, 100, 0),
     NUM(segment_size, TOPO_PARAM_SIZE, 0, TOPO_BYTES_MAX, 1048576),
     NUM(scratch_keep, TOPO_PARAM_SIZE, 0, TOPO_BYTES_MAX, (double)COLL_TOPO_SCRATCH_KEEP),
@@ -248,15 +248,14 @@ static void register_num(const mca_base_component_t *c, const char *name,
 static void register_cost(const mca_base_component_t *c, const char *name, bool per_byte,
                           const char *help)
 {
-    /* the default texts: the MCA system copies a string's default, but
-     * they live on anyway */
-    static char defaults[16][TOPO_PARAM_TEXT_LEN];
-    static int ndefaults;
+    /* the default texts, one per row: the MCA system copies a string's
+     * default, but they live on anyway (registering again rewrites them) */
+    static char defaults[sizeof(topo_params) / sizeof(topo_params[0])][TOPO_PARAM_TEXT_LEN];
     const topo_param_t *p = param_row(name);
-    if (NULL == p || NULL == p->text || ndefaults == 16) {
-        return; /* every caller names a SECS row; there are fewer than 16 */
+    if (NULL == p || NULL == p->text) {
+        return; /* every caller names a SECS row */
     }
-    char *def = defaults[ndefaults++];
+    char *def = defaults[p - topo_params];
     topo_param_format_double(p->def, def, TOPO_PARAM_TEXT_LEN);
     char bw[48] = "";
     if (per_byte && p->def > 0) {
@@ -296,7 +295,8 @@ static int topo_register(void)
     register_num(c, "priority", OPAL_INFO_LVL_6,
                  "Priority of the coll/topo component; the highest-priority module serves each "
                  "collective it provides (tuned is 30, so the default 40 takes over allreduce, "
-                 "reduce_scatter(_block), allgather, bcast, reduce, alltoall and barrier)");
+                 "reduce_scatter(_block), allgather, bcast, reduce, alltoall and barrier); "
+                 "negative = coll/topo is never selected");
 
     register_num(
         c, "verbose", OPAL_INFO_LVL_4,
