@@ -131,7 +131,8 @@ static char *valid_names(topo_prim_t prim)
 
 /*
  * Every numeric MCA parameter of the component: its range and default, in
- * one table, checked in one loop at open (mca_coll_topo_check_params).  A
+ * one table, checked in one loop at open (check_params, with
+ * topo_params_check of core/params.c).  A
  * value outside its range is reported once (bad-param) and replaced by the
  * default.  The help texts print the range and the default from here, so
  * neither can drift from what is checked.
