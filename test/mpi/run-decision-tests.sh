@@ -846,6 +846,20 @@ run_mpmd disagree-handoff "$V1" "$PRIMS --prims bcast,reduce --comms world --max
 run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" -- \
     "+allreduce uses ring (rule 0-inf of coll_topo_allreduce_rules)" "-reached different inputs"
+# The cost model's seconds are parsed text: the same number written
+# otherwise, or a value out of range on some ranks (their default then),
+# hashes the same as the default.
+run_mpmd agree-same-number "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2 OMPI_MCA_coll_topo_alpha=0.000002" "2 OMPI_MCA_coll_topo_beta=0.0000000001" -- \
+    "+allreduce uses" "-reached different inputs"
+run_mpmd agree-out-of-range "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2 OMPI_MCA_coll_topo_gamma=-1" "2 OMPI_MCA_coll_topo_alpha=nan" -- \
+    "+allreduce uses" "+$BADP coll_topo_gamma is not a number in its range" \
+    "-reached different inputs"
+# A different beta on half of the ranks is still seen.
+run_mpmd disagree-beta "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2" "2 OMPI_MCA_coll_topo_beta=2e-10" -- \
+    "+allreduce falls back to the previous module (the ranks" "- uses "
 
 rm -rf "$cdir"
 [ $nfail = 0 ] && rmdir "$logdir" 2>/dev/null || echo "logs of the failed runs: $logdir"
