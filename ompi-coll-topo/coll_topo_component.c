@@ -145,12 +145,12 @@ static char *valid_names(topo_prim_t prim)
  * reported like a value out of range.
  */
 #define COMP mca_coll_topo_component
-#define NUM(name, type, lo, hi, def)                                                          \
-    {                                                                                         \
-        "coll_topo_" #name, type, &COMP.name, NULL, lo, hi, false, def                        \
+#define NUM(name, type, lo, hi, def)                                   \
+    {                                                                  \
+        "coll_topo_" #name, type, &COMP.name, NULL, lo, hi, false, def \
     }
-#define SECS(name, lo, hi, def)                                                               \
-    {                                                                                         \
+#define SECS(name, lo, hi, def)                                                                  \
+    {                                                                                            \
         "coll_topo_" #name, TOPO_PARAM_DOUBLE, &COMP.name, &COMP.name##_text, lo, hi, false, def \
     }
 #define TOPO_BYTES_MAX 1099511627776.0 /* 2^40: 1 TiB */
@@ -199,8 +199,9 @@ static char *range_help(const topo_param_t *p, const char *help, const char *not
     topo_param_range(p, range, sizeof(range));
     topo_param_format_default(p, def, sizeof(def));
     char *text = NULL;
-    if (0 > asprintf(&text, "%s.  Range: %s (outside it: reported, and the default used).  "
-                            "Default: %s%s",
+    if (0 > asprintf(&text,
+                     "%s.  Range: %s (outside it: reported, and the default used).  "
+                     "Default: %s%s",
                      help, range, def, note)) {
         text = NULL;
     }
@@ -210,8 +211,7 @@ static char *range_help(const topo_param_t *p, const char *help, const char *not
 /* A numeric parameter of the table (not a SECS one): set to its default,
  * registered with its range and default in the help text. */
 static void register_num(const mca_base_component_t *c, const char *name,
-                         mca_base_var_info_lvl_t level,
-                         const char *help)
+                         mca_base_var_info_lvl_t level, const char *help)
 {
     const topo_param_t *p = param_row(name);
     if (NULL == p) {
@@ -299,14 +299,13 @@ static int topo_register(void)
                  "reduce_scatter(_block), allgather, bcast, reduce, alltoall and barrier); "
                  "negative = coll/topo is never selected");
 
-    register_num(
-        c, "verbose", OPAL_INFO_LVL_4,
-        "Explain decisions on stderr (rank 0 of each communicator, lines start with "
-        "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
-        "each primitive uses and why, and every fallback to the previous module; 2 = also "
-        "every candidate of the automatic decision with its predicted time, and when the "
-        "communicator is freed, per primitive its calls and how many the memo of repeated "
-        "calls held; above 2 = 2");
+    register_num(c, "verbose", OPAL_INFO_LVL_4,
+                 "Explain decisions on stderr (rank 0 of each communicator, lines start with "
+                 "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
+                 "each primitive uses and why, and every fallback to the previous module; 2 = also "
+                 "every candidate of the automatic decision with its predicted time, and when the "
+                 "communicator is freed, per primitive its calls and how many the memo of repeated "
+                 "calls held; above 2 = 2");
 
     mca_coll_topo_component.topology = "auto";
     (void)mca_base_component_var_register(

@@ -29,14 +29,14 @@ typedef enum {
 } topo_param_type_t;
 
 typedef struct {
-    const char *name;        /* the MCA parameter, e.g. "coll_topo_alpha" */
+    const char *name; /* the MCA parameter, e.g. "coll_topo_alpha" */
     topo_param_type_t type;
-    void *var;               /* where the value lives (see the type) */
-    char **text;             /* TOPO_PARAM_DOUBLE given as text: *text is
-                                parsed into *var (NULL or "" = the default) */
-    double lo, hi;           /* the range: lo <= value <= hi (finite) */
-    bool lo_open;            /* lo < value instead */
-    double def;              /* the default, inside the range */
+    void *var;     /* where the value lives (see the type) */
+    char **text;   /* TOPO_PARAM_DOUBLE given as text: *text is
+                      parsed into *var (NULL or "" = the default) */
+    double lo, hi; /* the range: lo <= value <= hi (finite) */
+    bool lo_open;  /* lo < value instead */
+    double def;    /* the default, inside the range */
 } topo_param_t;
 
 /* The longest text topo_param_range and topo_param_format_value write. */

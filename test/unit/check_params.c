@@ -29,8 +29,8 @@ START_TEST(test_parse_double)
         const char *s;
         double v;
     } good[] = {
-        {"1e-10", 1e-10}, {"2e-6", 2e-6},   {" 0.5 ", 0.5},   {"-1", -1.0},
-        {"0", 0.0},       {"1.5E-07", 1.5e-7}, {"+3", 3.0}, {"1e-400", 0.0},
+        {"1e-10", 1e-10}, {"2e-6", 2e-6},      {" 0.5 ", 0.5}, {"-1", -1.0},
+        {"0", 0.0},       {"1.5E-07", 1.5e-7}, {"+3", 3.0},    {"1e-400", 0.0},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         double v = -42.0;
@@ -42,8 +42,7 @@ START_TEST(test_parse_double)
     ck_assert(topo_param_parse_double("nan", &v) && isnan(v));
     ck_assert(topo_param_parse_double("inf", &v) && isinf(v) && v > 0);
     ck_assert(topo_param_parse_double("-Infinity", &v) && isinf(v) && v < 0);
-    static const char *const bad[] = {"", "  ", "x", "1e-10x", "1,5", "0x", "1e999", "--1",
-                                      "1 2"};
+    static const char *const bad[] = {"", "  ", "x", "1e-10x", "1,5", "0x", "1e999", "--1", "1 2"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         v = 7.0;
         ck_assert_msg(!topo_param_parse_double(bad[i], &v), "'%s' accepted", bad[i]);
@@ -77,12 +76,12 @@ START_TEST(test_range_text)
     int i_var = 0;
     double d_var = 0.0;
     const topo_param_t ports = {"coll_topo_ports", TOPO_PARAM_INT, &i_var, NULL, 0, 1024, false, 0};
-    const topo_param_t beta = {"coll_topo_beta", TOPO_PARAM_DOUBLE, &d_var, NULL, 0, 1e-3, false,
-                               1e-10};
-    const topo_param_t margin = {"coll_topo_autotune_margin", TOPO_PARAM_DOUBLE, &d_var, NULL,
-                                 -1, 1e6, true, 0.0};
-    const topo_param_t ranks = {"coll_topo_price_ranks", TOPO_PARAM_INT, &i_var, NULL,
-                                -1, INT_MAX, false, 256};
+    const topo_param_t beta = {
+        "coll_topo_beta", TOPO_PARAM_DOUBLE, &d_var, NULL, 0, 1e-3, false, 1e-10};
+    const topo_param_t margin = {
+        "coll_topo_autotune_margin", TOPO_PARAM_DOUBLE, &d_var, NULL, -1, 1e6, true, 0.0};
+    const topo_param_t ranks = {
+        "coll_topo_price_ranks", TOPO_PARAM_INT, &i_var, NULL, -1, INT_MAX, false, 256};
     char buf[TOPO_PARAM_TEXT_LEN];
     topo_param_range(&ports, buf, sizeof(buf));
     ck_assert_str_eq(buf, "0 to 1024");
@@ -146,7 +145,7 @@ START_TEST(test_check_table)
     ck_assert(1e-10 == beta);
     ck_assert(3e-10 == gamma);
     ck_assert(4e-10 == copy);
-    ck_assert(5e-9 == hop);  /* unset text: the default, not reported */
+    ck_assert(5e-9 == hop);   /* unset text: the default, not reported */
     ck_assert(-1.0 == intra); /* blanks around a number are fine */
 }
 END_TEST
@@ -179,8 +178,8 @@ START_TEST(test_check_text)
     text = "-0";
     ck_assert_int_eq(topo_params_check(&p, 1, NULL, NULL), 0);
     int i = INT_MIN;
-    const topo_param_t q = {"coll_topo_price_ranks", TOPO_PARAM_INT, &i, NULL, -1, INT_MAX, false,
-                            256};
+    const topo_param_t q = {
+        "coll_topo_price_ranks", TOPO_PARAM_INT, &i, NULL, -1, INT_MAX, false, 256};
     ck_assert_int_eq(topo_params_check(&q, 1, NULL, NULL), 1);
     ck_assert_int_eq(i, 256);
     i = INT_MAX;
