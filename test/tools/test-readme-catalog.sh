@@ -48,6 +48,14 @@ ranges=$(echo "$info" |
     sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):help:.*  Range: \(.*\) (outside it: .*/\1 \2/p')
 [ "$(echo "$ranges" | grep -c .)" -ge 20 ] ||
     { echo "FAIL: ompi_info shows fewer than 20 parameters with 'Range: '"; exit 1; }
+# ... and every numeric parameter (int but not an enumeration, long,
+# size_t, double, or a string holding the cost model's seconds) has one.
+numeric=$(echo "$info" | sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):type:\(int\|long\|size_t\|double\)$/\1/p')
+enums=$(echo "$info" | sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):enumerator:.*/\1/p' | sort -u)
+for name in $numeric; do
+    grep -qx "$name" <<<"$enums" && continue
+    grep -q "^$name " <<<"$ranges" || { echo "FAIL: $name's help text gives no 'Range: '"; bad=1; }
+done
 while read -r name range; do
     row=$(grep -F "| \`$name\` |" "$readme" | head -n 1)
     case $row in
