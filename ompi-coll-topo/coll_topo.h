@@ -30,6 +30,7 @@
 #include "catalog.h"
 #include "cost.h"
 #include "decision.h"
+#include "params.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -76,6 +77,11 @@ typedef struct mca_coll_topo_component_t {
     char *algorithm[TOPO_PRIM_COUNT]; /* coll_topo_<prim>_algorithm */
     char *rules[TOPO_PRIM_COUNT];     /* coll_topo_<prim>_rules ("" = none) */
     size_t segment_size;              /* 0 = never split a transfer */
+    /* The cost model's seconds: MCA string parameters (their text, so that
+     * ompi_info shows 1e-10 as such), parsed at open into the doubles
+     * below, which everything else reads (mca_coll_topo_params). */
+    char *alpha_text, *beta_text, *gamma_text, *hop_text, *intra_alpha_text, *intra_beta_text,
+        *intra_beta_written_text, *copy_text, *msg_overhead_text, *rndv_alpha_text;
     double alpha, beta, gamma;        /* cost model of `auto` */
     double hop;                       /* seconds per extra link hop */
     double intra_alpha, intra_beta;   /* ranks placed on one node */

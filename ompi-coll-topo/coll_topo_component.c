@@ -129,30 +129,146 @@ static char *valid_names(topo_prim_t prim)
     return s;
 }
 
-/* A parameter of the automatic decision's cost model: a double at level
- * 6, read once, set to its default first.  The help text ends with the
- * default, printed from `def` (TOPO_COST_*, shared with topo-plan), so
- * that it cannot drift from the value: as a bandwidth too when `per_byte`,
- * and with a note where ompi_info's 6 decimals (%f) print it as 0.000000.
- * A default below 0 means something the help text explains. */
-static void register_cost(const mca_base_component_t *c, const char *name, double def,
-                          bool per_byte, const char *help, double *var)
+/*
+ * Every numeric MCA parameter of the component: its range and default, in
+ * one table, checked in one loop at open (check_params, with
+ * topo_params_check of core/params.c).  A
+ * value outside its range is reported once (bad-param) and replaced by the
+ * default.  The help texts print the range and the default from here, so
+ * neither can drift from what is checked.
+ *
+ * The cost model's seconds (SECS) are registered as strings: ompi_info
+ * prints an MCA double with six decimals (1e-10 as 0.000000), so neither
+ * the default nor an override could be read there.  Their text is parsed
+ * with strtod, as Open MPI parses a double, so the values an MCA file or
+ * --mca gave before still mean the same; text that is not a number is
+ * reported like a value out of range.
+ */
+#define COMP mca_coll_topo_component
+#define NUM(name, type, lo, hi, def)                                   \
+    {                                                                  \
+        "coll_topo_" #name, type, &COMP.name, NULL, lo, hi, false, def \
+    }
+#define SECS(name, lo, hi, def)                                                                  \
+    {                                                                                            \
+        "coll_topo_" #name, TOPO_PARAM_DOUBLE, &COMP.name, &COMP.name##_text, lo, hi, false, def \
+    }
+#define TOPO_BYTES_MAX 1099511627776.0 /* 2^40: 1 TiB */
+static const topo_param_t topo_params[] = {
+    NUM(priority, TOPO_PARAM_INT, INT_MIN, 1000, 40), /* negative: never selected */
+    NUM(verbose, TOPO_PARAM_INT, 0, 100, 0),
+    NUM(segment_size, TOPO_PARAM_SIZE, 0, TOPO_BYTES_MAX, 1048576),
+    NUM(scratch_keep, TOPO_PARAM_SIZE, 0, TOPO_BYTES_MAX, (double)COLL_TOPO_SCRATCH_KEEP),
+    SECS(alpha, 0, 1, TOPO_COST_ALPHA),
+    SECS(beta, 0, 1e-3, TOPO_COST_BETA),
+    SECS(gamma, 0, 1e-3, TOPO_COST_GAMMA),
+    SECS(copy, 0, 1e-3, TOPO_COST_COPY),
+    SECS(msg_overhead, 0, 1, TOPO_COST_MSG_OVERHEAD),
+    SECS(hop, 0, 1, 0.0),
+    NUM(ports, TOPO_PARAM_INT, 0, TOPO_MAX_PORTS, 0),
+    NUM(price_ranks, TOPO_PARAM_INT, -1, INT_MAX, 256),
+    NUM(price_roots, TOPO_PARAM_INT, -1, INT_MAX, 16),
+    SECS(intra_alpha, -1, 1, TOPO_COST_INTRA_ALPHA),
+    SECS(intra_beta, -1, 1e-3, TOPO_COST_INTRA_BETA),
+    SECS(intra_beta_written, -1, 1e-3, TOPO_COST_INTRA_BETA_WRITTEN),
+    NUM(eager_limit, TOPO_PARAM_LONG, -1, TOPO_BYTES_MAX, -1),
+    SECS(rndv_alpha, -1, 1, -1.0),
+    NUM(autotune_calls, TOPO_PARAM_INT, 1, COLL_TOPO_AUTOTUNE_CALLS_MAX, COLL_TOPO_AUTOTUNE_CALLS),
+    {"coll_topo_autotune_margin", TOPO_PARAM_DOUBLE, &COMP.autotune_margin, NULL, -1, 1e6, true,
+     0.0},
+};
+#undef NUM
+#undef SECS
+#define TOPO_NPARAMS ((int)(sizeof(topo_params) / sizeof(topo_params[0])))
+
+static const topo_param_t *param_row(const char *name)
 {
-    char text[1024], bw[48] = "";
-    *var = def;
-    if (per_byte && def > 0) {
-        (void)snprintf(bw, sizeof(bw), " (%.3g GB/s)", 1e-9 / def);
+    for (int i = 0; i < TOPO_NPARAMS; i++) {
+        if (0 == strcmp(topo_params[i].name + strlen("coll_topo_"), name)) {
+            return &topo_params[i];
+        }
     }
-    char six[64];
-    (void)snprintf(six, sizeof(six), "%f", def); /* as ompi_info prints a double */
-    const char *tiny =
-        def > 0 && 0 == strcmp(six, "0.000000") ? ", which ompi_info prints as 0.000000" : "";
-    if (def >= 0) {
-        (void)snprintf(text, sizeof(text), "%s.  Default: %g%s%s", help, def, bw, tiny);
-        help = text;
+    return NULL;
+}
+
+/* `help` with the parameter's range and default appended (and `note`
+ * after the default), malloc'ed; NULL if out of memory. */
+static char *range_help(const topo_param_t *p, const char *help, const char *note)
+{
+    char range[TOPO_PARAM_TEXT_LEN], def[TOPO_PARAM_TEXT_LEN];
+    topo_param_range(p, range, sizeof(range));
+    topo_param_format_default(p, def, sizeof(def));
+    char *text = NULL;
+    if (0 > asprintf(&text,
+                     "%s.  Range: %s (outside it: reported, and the default used).  "
+                     "Default: %s%s",
+                     help, range, def, note)) {
+        text = NULL;
     }
-    (void)mca_base_component_var_register(c, name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
-                                          OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, var);
+    return text;
+}
+
+/* A numeric parameter of the table (not a SECS one): set to its default,
+ * registered with its range and default in the help text. */
+static void register_num(const mca_base_component_t *c, const char *name,
+                         mca_base_var_info_lvl_t level, const char *help)
+{
+    const topo_param_t *p = param_row(name);
+    if (NULL == p) {
+        return; /* every caller names a row */
+    }
+    mca_base_var_type_t type = MCA_BASE_VAR_TYPE_DOUBLE;
+    switch (p->type) {
+    case TOPO_PARAM_INT:
+        type = MCA_BASE_VAR_TYPE_INT;
+        *(int *)p->var = (int)p->def;
+        break;
+    case TOPO_PARAM_LONG:
+        type = MCA_BASE_VAR_TYPE_LONG;
+        *(long *)p->var = (long)p->def;
+        break;
+    case TOPO_PARAM_SIZE:
+        type = MCA_BASE_VAR_TYPE_SIZE_T;
+        *(size_t *)p->var = (size_t)p->def;
+        break;
+    case TOPO_PARAM_DOUBLE:
+        *(double *)p->var = p->def;
+        break;
+    }
+    char *text = range_help(p, help, "");
+    (void)mca_base_component_var_register(c, name, NULL != text ? text : help, type, NULL, 0, 0,
+                                          level, MCA_BASE_VAR_SCOPE_READONLY, p->var);
+    free(text);
+}
+
+/* A parameter of the automatic decision's cost model, in seconds (a SECS
+ * row): a string at level 6 whose default is the row's double written so
+ * that it reads back the same (topo_param_format_double), parsed at open.
+ * The help text ends with the range and the default, as a bandwidth too
+ * when `per_byte`. */
+static void register_cost(const mca_base_component_t *c, const char *name, bool per_byte,
+                          const char *help)
+{
+    /* the default texts, one per row: the MCA system copies a string's
+     * default, but they live on anyway (registering again rewrites them) */
+    static char defaults[sizeof(topo_params) / sizeof(topo_params[0])][TOPO_PARAM_TEXT_LEN];
+    const topo_param_t *p = param_row(name);
+    if (NULL == p || NULL == p->text) {
+        return; /* every caller names a SECS row */
+    }
+    char *def = defaults[p - topo_params];
+    topo_param_format_double(p->def, def, TOPO_PARAM_TEXT_LEN);
+    char bw[48] = "";
+    if (per_byte && p->def > 0) {
+        (void)snprintf(bw, sizeof(bw), " (%.3g GB/s)", 1e-9 / p->def);
+    }
+    *(double *)p->var = p->def;
+    char *full = range_help(p, help, bw);
+    *p->text = def;
+    (void)mca_base_component_var_register(c, name, NULL != full ? full : help,
+                                          MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_6,
+                                          MCA_BASE_VAR_SCOPE_READONLY, p->text);
+    free(full);
 }
 
 /* An enumerated integer parameter (level 5) named coll_topo_<name>, values
@@ -177,26 +293,19 @@ static int topo_register(void)
 {
     mca_base_component_t *c = &mca_coll_topo_component.super.collm_version;
 
-    mca_coll_topo_component.priority = 40;
-    (void)mca_base_component_var_register(
-        c, "priority",
-        "Priority of the coll/topo component; the highest-priority module serves each "
-        "collective it provides (tuned is 30, so the default 40 takes over allreduce, "
-        "reduce_scatter(_block), allgather, bcast, reduce, alltoall and barrier)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.priority);
+    register_num(c, "priority", OPAL_INFO_LVL_6,
+                 "Priority of the coll/topo component; the highest-priority module serves each "
+                 "collective it provides (tuned is 30, so the default 40 takes over allreduce, "
+                 "reduce_scatter(_block), allgather, bcast, reduce, alltoall and barrier); "
+                 "negative = coll/topo is never selected");
 
-    mca_coll_topo_component.verbose = 0;
-    (void)mca_base_component_var_register(
-        c, "verbose",
-        "Explain decisions on stderr (rank 0 of each communicator, lines start with "
-        "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
-        "each primitive uses and why, and every fallback to the previous module; 2 = also "
-        "every candidate of the automatic decision with its predicted time, and when the "
-        "communicator is freed, per primitive its calls and how many the memo of repeated "
-        "calls held",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.verbose);
+    register_num(c, "verbose", OPAL_INFO_LVL_4,
+                 "Explain decisions on stderr (rank 0 of each communicator, lines start with "
+                 "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
+                 "each primitive uses and why, and every fallback to the previous module; 2 = also "
+                 "every candidate of the automatic decision with its predicted time, and when the "
+                 "communicator is freed, per primitive its calls and how many the memo of repeated "
+                 "calls held; above 2 = 2");
 
     mca_coll_topo_component.topology = "auto";
     (void)mca_base_component_var_register(
@@ -240,20 +349,16 @@ static int topo_register(void)
         snprintf(param, sizeof(param), "%s_rules", topo_prim_name(prim));
         if (0 > asprintf(&help,
                          "Size-range rules of %s: LO-HI:ALGORITHM,... (e.g. "
-                         "0-4k:A,4k-inf:B): a call whose payload in bytes lies in [LO, HI) uses "
-                         "ALGORITHM (sizes are integers with an optional binary suffix k, m "
-                         "or g; HI may be inf; ranges increasing, not overlapping); ALGORITHM "
-                         "previous hands the range's calls to the previous module (e.g. where "
-                         "bench-algorithms.sh measured tuned faster).  Groups by "
-                         "communicator size: ';' separates groups, and a group may start "
-                         "with NP@, the sizes it is for (N, N-M or N-inf; e.g. "
-                         "16@0-4k:A;0-inf:B); a communicator takes the first group that "
-                         "holds its size (one without NP@ holds every size).  Sizes no "
-                         "rule covers use auto; a forced coll_topo_%s_algorithm (not auto) "
-                         "takes precedence; a rule's algorithm that does not fit a call hands "
-                         "the call to the previous module.  Empty (default) = no rules; a "
-                         "malformed value is reported and ignored",
-                         topo_prim_name(prim), topo_prim_name(prim))) {
+                         "0-4k:A,4k-inf:B): a payload of [LO, HI) bytes uses ALGORITHM, or the "
+                         "previous module where it is 'previous' (sizes with an optional k, m "
+                         "or g; HI may be inf; ranges increasing).  Groups by communicator "
+                         "size, separated by ';', may start with NP@ (N, N-M or N-inf ranks; "
+                         "e.g. 16@0-4k:A;0-inf:B): a communicator takes the first group that "
+                         "holds its size.  At most %d ranges and %d groups.  Sizes no rule "
+                         "covers use auto; a forced coll_topo_%s_algorithm wins.  Empty "
+                         "(default) = no rules; a malformed value is reported and ignored",
+                         topo_prim_name(prim), TOPO_MAX_RULES, TOPO_MAX_RULE_GROUPS,
+                         topo_prim_name(prim))) {
             help = NULL;
         }
         mca_coll_topo_component.rules[prim] = "";
@@ -263,89 +368,60 @@ static int topo_register(void)
         free(help);
     }
 
-    mca_coll_topo_component.segment_size = 1048576;
-    (void)mca_base_component_var_register(
-        c, "segment_size",
-        "Largest message in bytes: a transfer of a schedule bigger than this is sent as "
-        "several messages of at most this size (0 = never split)",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.segment_size);
+    register_num(c, "segment_size", OPAL_INFO_LVL_5,
+                 "Largest message in bytes: a transfer of a schedule bigger than this is sent as "
+                 "several messages of at most this size (0 = never split)");
 
-    mca_coll_topo_component.scratch_keep = COLL_TOPO_SCRATCH_KEEP;
-    (void)mca_base_component_var_register(
-        c, "scratch_keep",
+    register_num(
+        c, "scratch_keep", OPAL_INFO_LVL_5,
         "Bytes of scratch memory a communicator keeps between calls, per buffer (its "
         "staging buffer and each lane's temporary storage): a call that needs more "
         "allocates it and gives it back at its end, as coll/tuned does with its temporary "
-        "buffers, so that a large call leaves at most this much behind (default 4194304, "
-        "4 MiB: a call whose scratch fits allocates nothing)",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.scratch_keep);
+        "buffers, so that a large call leaves at most this much behind (the default, 4 MiB: "
+        "a call whose scratch fits allocates nothing)");
 
-    register_cost(c, "alpha", TOPO_COST_ALPHA, false,
-                  "Cost model of the automatic decision: latency of one message, in seconds",
-                  &mca_coll_topo_component.alpha);
-    register_cost(c, "beta", TOPO_COST_BETA, true,
+    register_cost(c, "alpha", false,
+                  "Cost model of the automatic decision: latency of one message, in seconds");
+    register_cost(c, "beta", true,
                   "Cost model of the automatic decision: transfer time per byte on one port, in "
-                  "seconds",
-                  &mca_coll_topo_component.beta);
-    register_cost(c, "gamma", TOPO_COST_GAMMA, true,
+                  "seconds");
+    register_cost(c, "gamma", true,
                   "Cost model of the automatic decision: time to reduce one byte (of data from "
-                  "memory), in seconds",
-                  &mca_coll_topo_component.gamma);
+                  "memory), in seconds");
     register_cost(
-        c, "copy", TOPO_COST_COPY, true,
+        c, "copy", true,
         "Cost model of the automatic decision: time to copy one byte locally, in seconds: "
         "the copies the executor makes besides the messages "
         "(a rank's own block, sends of several block ranges packed, receives of several "
-        "ranges unpacked); 0 = copies are free, as in the seeds' closed forms",
-        &mca_coll_topo_component.copy);
+        "ranges unpacked); 0 = copies are free, as in the seeds' closed forms");
     register_cost(
-        c, "msg_overhead", TOPO_COST_MSG_OVERHEAD, false,
+        c, "msg_overhead", false,
         "Cost model of the automatic decision: a rank's time per message it sends or "
         "receives, in seconds (posting, "
         "matching and completing it, LogP's o, paid at both ends, beyond the step's latency "
         "coll_topo_alpha): a step in which a rank sends and receives S messages costs S of them; "
-        "0 = none, as in the seeds' closed forms; topo-calibrate measures it",
-        &mca_coll_topo_component.msg_overhead);
+        "0 = none, as in the seeds' closed forms; topo-calibrate measures it");
 
-    register_cost(c, "hop", 0.0, false,
+    register_cost(c, "hop", false,
                   "Cost model of the automatic decision: seconds per link a message crosses beyond "
-                  "the first, on torus and mesh topologies",
-                  &mca_coll_topo_component.hop);
+                  "the first, on torus and mesh topologies");
 
-    mca_coll_topo_component.ports = 0;
-    (void)mca_base_component_var_register(
-        c, "ports",
+    register_num(
+        c, "ports", OPAL_INFO_LVL_6,
         "Cost model of the automatic decision: network ports per rank, the messages a rank "
         "sends (and receives) at once at full speed.  0 (default) = the topology's: 2 per "
         "torus dimension, 1 per direction on a mesh, 1 on a star, p-1 on a full mesh; "
-        "a topology string's ,ports=N wins over this",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.ports);
+        "a topology string's ,ports=N wins over this");
 
-    mca_coll_topo_component.price_ranks = 256;
-    (void)mca_base_component_var_register(
-        c, "price_ranks",
+    register_num(
+        c, "price_ranks", OPAL_INFO_LVL_6,
         "Cost model of the automatic decision: on a communicator of more ranks than this, an "
-        "algorithm whose schedules hold more than 2^21 steps, transfers, ranges and blocks "
-        "over all ranks together (ring, pairwise, the bandwidth-optimal Swing and Trivance: "
-        "O(p^2)) is "
-        "priced on this many ranks (the first and last, those from the root on, those next "
-        "to powers of two, and ranks spread evenly) instead of every rank, so that the first "
-        "call of a primitive on thousands of ranks takes milliseconds to seconds, not "
-        "minutes.  Where links are modelled (a torus or mesh of the communicator's size), "
-        "such an algorithm's busiest link per step is then estimated from those ranks "
-        "(the larger of the most one of them puts on a link of its node and the average "
-        "link of the busiest dimension and direction), not routed: the same where every "
-        "node sends the same pattern (ring, bucket), up to 2x below where partners "
-        "alternate directions.  Such a communicator also prices in two stages: its first call "
-        "of at most 4096 bytes prices only the candidates that can be the cheapest up to "
-        "4096 bytes (not those that win only larger calls, which cost most of the pricing), "
-        "its first larger call the rest.  0 or less = every rank, every link routed, one "
-        "stage (default 256)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.price_ranks);
+        "algorithm whose schedules grow as p^2 (ring, pairwise, the bandwidth-optimal Swing "
+        "and Trivance) is priced on this many of its ranks, not every rank, with its busiest "
+        "link estimated from them, not routed; the first call of at most 4096 bytes prices "
+        "only the candidates that can win there: a first call on thousands of ranks takes "
+        "seconds, not minutes (README: How auto decides).  "
+        "0 or -1 = every rank, every link routed, one stage");
 
     mca_coll_topo_component.prune = true;
     (void)mca_base_component_var_register(
@@ -358,44 +434,35 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.prune);
 
-    mca_coll_topo_component.price_roots = 16;
-    (void)mca_base_component_var_register(
-        c, "price_roots",
-        "Automatic decision of a rooted primitive (bcast, reduce) whose algorithms cost "
-        "differently from different roots (reduce's order-preserving algorithms; bcast "
-        "where links are modelled or ranks are placed): a communicator builds a decision "
-        "table for at most this many roots, spread evenly from 0 to size - 1, and a call "
-        "from another root takes the table of the nearest of them (its schedule is still "
-        "the root's own, and its result exact), so that calling from every root of a large "
-        "communicator in turn prices 16 tables, not one per rank.  0 or less = every root "
-        "its own table (default 16)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.price_roots);
+    register_num(
+        c, "price_roots", OPAL_INFO_LVL_6,
+        "Automatic decision of bcast and reduce where their algorithms cost differently from "
+        "different roots: a communicator builds a decision table for at most this many roots, "
+        "spread evenly over its ranks, and a call from another root takes the nearest one's "
+        "table (its schedule, and its result, are still its own).  0 or -1 = every root its "
+        "own table");
 
     register_cost(
-        c, "intra_alpha", TOPO_COST_INTRA_ALPHA, false,
+        c, "intra_alpha", false,
         "Cost model of the automatic decision: latency of one message between ranks placed on "
         "one node (shared memory), in seconds (0 or less = coll_topo_alpha's value); used "
         "where the placement is known "
         "(a coordinates file or PMIx with several ranks per host, or a star's hosts: "
         "coll_topo_locality).  A step whose messages all "
         "stay on nodes costs this latency, one with messages on both classes the larger of "
-        "the two",
-        &mca_coll_topo_component.intra_alpha);
+        "the two");
     register_cost(
-        c, "intra_beta", TOPO_COST_INTRA_BETA, true,
+        c, "intra_beta", true,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
         "one node, in seconds (0 or less = coll_topo_beta's value).  "
-        "A rank's shared-memory bytes and its network ports work in parallel",
-        &mca_coll_topo_component.intra_beta);
+        "A rank's shared-memory bytes and its network ports work in parallel");
     register_cost(
-        c, "intra_beta_written", TOPO_COST_INTRA_BETA_WRITTEN, true,
+        c, "intra_beta_written", true,
         "Cost model of the automatic decision: transfer time per byte between ranks placed on "
         "one node of data the sender wrote earlier in the same call (received or reduced it), "
         "in seconds (0 or less = coll_topo_intra_beta's value).  The receiver then pulls cache "
         "lines the sender's core "
-        "has modified, which costs more than data that was in memory before the call",
-        &mca_coll_topo_component.intra_beta_written);
+        "has modified, which costs more than data that was in memory before the call");
 
     mca_coll_topo_component.pmix = true;
     (void)mca_base_component_var_register(
@@ -415,37 +482,30 @@ static int topo_register(void)
         {0, NULL}};
     register_enum(
         c, "locality", locality_values, COLL_TOPO_LOCALITY_AUTO,
-        "On a star topology (auto with nothing else known, or coll_topo_topology=star), tell "
-        "the ranks that share a host (the same host name) from the others, and price messages "
-        "between them with coll_topo_intra_alpha and coll_topo_intra_beta: a job on one host "
-        "is priced as shared memory.  Costs nothing more at a communicator's first collective "
-        "when all its ranks share a host, one allgather of 8 bytes per rank when they span "
-        "several.  off (0): every rank is a host of its own; auto (1, default): unless a host "
-        "runs more ranks of the job than it has processors (oversubscribed: every step then "
-        "waits for a processor, which the intra-host parameters do not describe); always (2): "
-        "even then",
+        "On a star topology, tell the ranks that share a host (the same host name) from the "
+        "others and price messages between them with coll_topo_intra_alpha and "
+        "coll_topo_intra_beta (one allgather of 8 bytes per rank at a communicator's first "
+        "collective when its ranks span several hosts).  off (0): every rank a host of its "
+        "own; auto (1, default): unless a host runs more ranks than it has processors "
+        "(oversubscribed); always (2): even then",
         &mca_coll_topo_component.locality);
 
-    mca_coll_topo_component.eager_limit = -1;
-    (void)mca_base_component_var_register(
-        c, "eager_limit",
+    register_num(
+        c, "eager_limit", OPAL_INFO_LVL_6,
         "Cost model of the automatic decision: point-to-point messages larger than this "
         "many bytes go by rendezvous, which costs coll_topo_rndv_alpha more per step of "
         "the schedule whose largest message does.  -1 (default) = the smallest eager limit "
         "of the BTLs the ob1 PML uses (btl_<name>_eager_limit, e.g. 4096 for vader) less 64 "
         "bytes of headers, none with other PMLs; "
-        "0 = no protocol switch in the model",
-        MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.eager_limit);
+        "0 = no protocol switch in the model");
     register_cost(
-        c, "rndv_alpha", -1.0, false,
+        c, "rndv_alpha", false,
         "Cost model of the automatic decision: seconds a step pays when its largest "
         "message exceeds coll_topo_eager_limit (the rendezvous handshake).  -1 (default) "
         "= 2 * coll_topo_alpha (one more round trip), or coll_topo_intra_alpha for a step "
         "whose messages all stay on nodes (single copy: the receiver pulls the data when "
         "the first fragment arrives, only the sender waits for one more message); 0 = no "
-        "protocol switch",
-        &mca_coll_topo_component.rndv_alpha);
+        "protocol switch");
 
     static const mca_base_var_enum_value_t autotune_values[] = {{COLL_TOPO_AUTOTUNE_OFF, "off"},
                                                                 {COLL_TOPO_AUTOTUNE_EXACT, "exact"},
@@ -454,68 +514,48 @@ static int topo_register(void)
     register_enum(
         c, "autotune", autotune_values, COLL_TOPO_AUTOTUNE_EXACT,
         "Time the automatic decision against the previous module (e.g. coll/tuned) on the "
-        "first calls of each payload class (a power of two of bytes, per primitive and "
-        "commutativity) of each communicator, and keep the faster: after "
-        "coll_topo_autotune_calls (K) calls as usual, calls alternate between the two, one "
-        "of each to warm up and then K of each, every one started after a barrier; the "
-        "slowest rank's mean decides (one MPI_Allreduce through the previous module), so "
-        "every rank takes the same verdict at the same call.  A forced "
-        "coll_topo_<primitive>_algorithm or a rule is not timed.  off (0): the cost model "
-        "alone decides; exact (1, default): the calls whose result no algorithm changes: "
-        "bcast, allgather, alltoall, barrier, and reductions of integers or by MAX, MIN, the "
-        "logical and bitwise operations, MAXLOC and MINLOC; all (2): floating-point sums and "
-        "products and user-defined operations too, whose rounding then depends on which "
-        "module won the timing (and differs between the timed calls): not bitwise "
-        "reproducible from run to run",
+        "first calls of each payload class (a power of two of bytes) of each communicator, "
+        "and keep the faster, the same on every rank (README: Timing against the previous "
+        "module); a forced algorithm or a rule is not timed.  off (0): the cost "
+        "model alone; exact (1, default): calls whose result no algorithm changes (bcast, "
+        "allgather, alltoall, barrier, integer reductions, MAX, MIN, logical and bitwise "
+        "operations, MAXLOC, MINLOC); all (2): floating-point sums, products and "
+        "user-defined operations too (their rounding then depends on the timing)",
         &mca_coll_topo_component.autotune);
-    mca_coll_topo_component.autotune_calls = COLL_TOPO_AUTOTUNE_CALLS;
-    (void)mca_base_component_var_register(
-        c, "autotune_calls",
-        "coll_topo_autotune: calls of a payload class before the timing starts, and timed "
-        "calls of each side after one of each to warm up (1-1000, default 8; each side's "
-        "slowest call is left out of its mean).  "
-        "A value out of range is reported and the default used",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.autotune_calls);
-    mca_coll_topo_component.autotune_margin = 0.0;
-    (void)mca_base_component_var_register(
-        c, "autotune_margin",
+    register_num(c, "autotune_calls", OPAL_INFO_LVL_6,
+                 "coll_topo_autotune: calls of a payload class before the timing starts, and "
+                 "timed calls of each side after one of each to warm up (each side's slowest "
+                 "call is left out of its mean)");
+    register_num(
+        c, "autotune_margin", OPAL_INFO_LVL_6,
         "coll_topo_autotune: the previous module takes a payload class when coll/topo's time "
         "exceeds (1 + this margin) times the previous module's: 0 (default) = the faster "
         "wins; 0.05 = coll/topo keeps calls it is up to 5% slower on; -0.05 = it keeps only "
-        "those it is more than 5% faster on.  Greater than -1; another value is reported and "
-        "0 used",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mca_coll_topo_component.autotune_margin);
+        "those it is more than 5% faster on");
 
     mca_coll_topo_component.handoff = COLL_TOPO_HANDOFF_DEFAULT;
     (void)mca_base_component_var_register(
         c, "handoff",
-        "Primitives whose calls of one message coll/topo hands to the previous module: on a "
-        "communicator of 2 ranks, a payload of at most the eager limit (coll_topo_eager_limit), "
-        "and the automatic decision's plan one step of one message per rank (binomial bcast "
-        "or reduce; the one exchange of allgather, alltoall or barrier).  The previous module "
-        "sends the same messages with less bookkeeping per call; an exchange goes only to "
-        "coll/tuned, whose two-process code sends it as one exchange too (coll/basic's barrier "
-        "and allgather send two messages in turn).  A comma-separated list of allreduce, "
-        "reduce_scatter, allgather, bcast, reduce, alltoall, barrier, or none "
-        "(default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
-        "coll_topo_<primitive>_algorithm or a rule covering the call keeps it in coll/topo.  "
-        "A malformed value is reported and the default used",
+        "Primitives whose calls of one message coll/topo hands to the previous module: on 2 "
+        "ranks, a payload of at most the eager limit (coll_topo_eager_limit) whose automatic "
+        "plan is one step of one message per rank (an exchange goes only to coll/tuned).  A "
+        "comma-separated list of allreduce, reduce_scatter, allgather, bcast, reduce, "
+        "alltoall, barrier, or none (default " COLL_TOPO_HANDOFF_DEFAULT "); a forced "
+        "algorithm or a rule keeps the call in coll/topo.  A malformed value is reported and "
+        "the default used",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.handoff);
 
     mca_coll_topo_component.host_handoff = COLL_TOPO_HOST_HANDOFF_DEFAULT;
     (void)mca_base_component_var_register(
         c, "host_handoff",
-        "On a communicator whose ranks all share one host (as coll_topo_locality finds it: "
-        "not with locality off, nor on an oversubscribed host under auto), the calls of a "
+        "On a communicator whose ranks coll_topo_locality places on one host, the calls of a "
         "primitive whose payload is below the given bytes go to the previous module: "
         "comma-separated PRIMITIVE:BYTES items (sizes as in the rules, e.g. 4k), or none "
-        "(default " COLL_TOPO_HOST_HANDOFF_DEFAULT ": on 16 ranks of a 16-core node coll/tuned "
-        "ran these as fast or faster, one call at a time and back to back; see the README).  A "
-        "forced coll_topo_<primitive>_algorithm, or rules for the communicator's size, keep "
-        "the calls in coll/topo.  A malformed value is reported and the default used",
+        "(default " COLL_TOPO_HOST_HANDOFF_DEFAULT ": coll/tuned was as fast there on 16 "
+        "ranks of a 16-core node; README: One host).  A forced algorithm, or rules for the "
+        "communicator's size, keep the calls in coll/topo.  A malformed value is reported "
+        "and the default used",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.host_handoff);
 
@@ -639,26 +679,34 @@ static void parse_algorithms(void)
     }
 }
 
-/* coll_topo_autotune_calls and _margin out of range: the defaults
- * (reported by mca_coll_topo_report_params). */
-static char autotune_err[160];
+/* The parameters of topo_params replaced by their defaults at open, with
+ * the values given (reported by mca_coll_topo_report_params). */
+static struct {
+    const topo_param_t *p;
+    char value[TOPO_PARAM_TEXT_LEN];
+} bad_params[sizeof(topo_params) / sizeof(topo_params[0])];
+static int nbad_params;
 
-static void check_autotune(void)
+static void note_bad_param(const topo_param_t *p, const char *value, void *arg)
 {
-    mca_coll_topo_component_t *c = &mca_coll_topo_component;
-    autotune_err[0] = '\0';
-    if (c->autotune_calls < 1 || c->autotune_calls > COLL_TOPO_AUTOTUNE_CALLS_MAX) {
-        snprintf(autotune_err, sizeof(autotune_err),
-                 "coll_topo_autotune_calls = %d is not in 1-%d: using %d", c->autotune_calls,
-                 COLL_TOPO_AUTOTUNE_CALLS_MAX, COLL_TOPO_AUTOTUNE_CALLS);
-        c->autotune_calls = COLL_TOPO_AUTOTUNE_CALLS;
+    (void)arg;
+    if (nbad_params < TOPO_NPARAMS) {
+        const size_t keep = sizeof(bad_params[0].value) - 4; /* room for "..." */
+        bad_params[nbad_params].p = p;
+        if (strlen(value) > keep) { /* quote the start of a long text */
+            snprintf(bad_params[nbad_params].value, sizeof(bad_params[0].value), "%.*s...",
+                     (int)keep, value);
+        } else {
+            snprintf(bad_params[nbad_params].value, sizeof(bad_params[0].value), "%s", value);
+        }
+        nbad_params++;
     }
-    if (!(c->autotune_margin > -1.0) || c->autotune_margin > 1e6) {
-        snprintf(autotune_err + strlen(autotune_err), sizeof(autotune_err) - strlen(autotune_err),
-                 "%scoll_topo_autotune_margin = %g is not in (-1, 1e6]: using 0",
-                 '\0' != autotune_err[0] ? "; " : "", c->autotune_margin);
-        c->autotune_margin = 0.0;
-    }
+}
+
+static void check_params(void)
+{
+    nbad_params = 0;
+    (void)topo_params_check(topo_params, TOPO_NPARAMS, note_bad_param, NULL);
 }
 
 static void parse_handoff(void)
@@ -726,8 +774,12 @@ void mca_coll_topo_report_params(void)
         mca_coll_topo_show_help("bad-topology",
                        NULL != c->topology ? c->topology : "", topo_err);
     }
-    if ('\0' != autotune_err[0]) {
-        mca_coll_topo_show_help("bad-autotune", autotune_err);
+    for (int i = 0; i < nbad_params; i++) {
+        char range[TOPO_PARAM_TEXT_LEN], def[TOPO_PARAM_TEXT_LEN];
+        topo_param_range(bad_params[i].p, range, sizeof(range));
+        topo_param_format_default(bad_params[i].p, def, sizeof(def));
+        mca_coll_topo_show_help("bad-param", bad_params[i].p->name, bad_params[i].value, range,
+                                def);
     }
     if ('\0' != handoff_err[0]) {
         mca_coll_topo_show_help("bad-handoff", NULL != c->handoff ? c->handoff : "", handoff_err,
@@ -749,7 +801,10 @@ void mca_coll_topo_report_params(void)
     }
 }
 
-/* Rules: parsed at the first use of each primitive. */
+/* Rules: parsed at the first use of each primitive.  The help file's
+ * bad-rules section and the README give the limits as numbers. */
+_Static_assert(TOPO_MAX_RULES == 64 && TOPO_MAX_RULE_GROUPS == 16,
+               "help-coll-topo.txt (bad-rules) and the README give 64 ranges and 16 groups");
 static topo_rules_t rules_parsed[TOPO_PRIM_COUNT];
 /* 0 unparsed, 1 ok, -1 none/bad; set under mca_coll_topo_lazy_lock, after
  * rules_parsed (write barrier), read without it (read barrier) */
@@ -870,7 +925,7 @@ static int topo_open(void)
     parse_topology();
     parse_algorithms();
     parse_handoff();
-    check_autotune();
+    check_params();
     for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
         rules_state[i] = 0; /* parsed at the first use (MPI_Init: one thread) */
     }

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOPO_STR_RULES_(x) #x
+#define TOPO_STR_RULES(x) TOPO_STR_RULES_(x)
+
 void topo_rules_format_size(size_t v, char *buf, size_t len)
 {
     static const struct {
@@ -112,6 +115,17 @@ static const char *parse_np(const char **p, int *lo, int *hi)
     return NULL;
 }
 
+/* The item a reason names, quoted: at most TOPO_RULES_QUOTE characters of
+ * it, then "..." (the whole value is the caller's to show). */
+static void quote_item(const char *item, size_t itemlen, char *buf, size_t len)
+{
+    if (itemlen > TOPO_RULES_QUOTE) {
+        snprintf(buf, len, "'%.*s...'", (int)TOPO_RULES_QUOTE, item);
+    } else {
+        snprintf(buf, len, "'%.*s'", (int)itemlen, item);
+    }
+}
+
 int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, char *err,
                      size_t errlen)
 {
@@ -131,7 +145,7 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
             int np_lo, np_hi;
             itemlen = strcspn(item, ";");
             if (rules->ngroups == TOPO_MAX_RULE_GROUPS) {
-                why = "too many groups (at most 16)";
+                why = "too many groups (at most " TOPO_STR_RULES(TOPO_MAX_RULE_GROUPS) ")";
             } else if (NULL == (why = parse_np(&p, &np_lo, &np_hi))) {
                 g = &rules->group[rules->ngroups++];
                 *g = (topo_rules_group_t){np_lo, np_hi, rules->n, 0};
@@ -152,7 +166,7 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
         } else if (g->n > 0 && lo < rules->rule[rules->n - 1].hi) {
             why = "ranges must be in increasing order and must not overlap";
         } else if (rules->n == TOPO_MAX_RULES) {
-            why = "too many ranges (at most 64)";
+            why = "too many ranges (at most " TOPO_STR_RULES(TOPO_MAX_RULES) ")";
         } else {
             size_t n = strcspn(p, ",;");
             if (0 == n || n >= sizeof(name)) {
@@ -164,8 +178,10 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
                 const int previous = 0 == strcmp(name, TOPO_RULES_PREVIOUS);
                 const topo_algo_t *algo = previous ? NULL : topo_catalog_find(prim, name);
                 if (NULL == algo && !previous) {
-                    snprintf(err, errlen, "'%.*s': %s has no algorithm '%s'", (int)itemlen, item,
-                             topo_prim_name(prim), name);
+                    char quoted[TOPO_RULES_QUOTE + 8];
+                    quote_item(item, itemlen, quoted, sizeof(quoted));
+                    snprintf(err, errlen, "%s has no algorithm '%s' (item %s at character %zu)",
+                             topo_prim_name(prim), name, quoted, (size_t)(item - str) + 1);
                     memset(rules, 0, sizeof(*rules));
                     return TOPO_EINVAL;
                 }
@@ -183,7 +199,11 @@ int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, cha
             why = "unexpected text after the item";
         }
         if (NULL != why) {
-            snprintf(err, errlen, "'%.*s' in '%s': %s", (int)itemlen, item, str, why);
+            /* the reason first, so that a short buffer cuts the quote */
+            char quoted[TOPO_RULES_QUOTE + 8];
+            quote_item(item, itemlen, quoted, sizeof(quoted));
+            snprintf(err, errlen, "%s (item %s at character %zu)", why, quoted,
+                     (size_t)(item - str) + 1);
             memset(rules, 0, sizeof(*rules));
             return TOPO_EINVAL;
         }

@@ -27,8 +27,12 @@
 extern "C" {
 #endif
 
+/* The most ranges a value may give (all its groups together), and the most
+ * groups.  A longer value is reported and ignored. */
 #define TOPO_MAX_RULES 64
 #define TOPO_MAX_RULE_GROUPS 16
+/* The characters of an item an error's reason quotes before "...". */
+#define TOPO_RULES_QUOTE 40
 /* The name of a rule that hands its range to the previous module. */
 #define TOPO_RULES_PREVIOUS "previous"
 
@@ -52,7 +56,10 @@ typedef struct {
 } topo_rules_t;
 
 /* Parse `str` for primitive `prim`.  An empty string gives no rules.  On error
- * returns TOPO_EINVAL with a one-line reason naming the offending item. */
+ * returns TOPO_EINVAL with a one-line reason, then the offending item (its
+ * first TOPO_RULES_QUOTE characters) and where it starts, e.g.
+ * "too many ranges (at most 64) (item '64-65:ring' at character 601)": at
+ * most 200 characters, whatever the value's length. */
 int topo_rules_parse(const char *str, topo_prim_t prim, topo_rules_t *rules, char *err,
                      size_t errlen);
 /* A rule's bound as the rules spell it: "inf" for SIZE_MAX, else bytes

@@ -51,7 +51,8 @@ int topo_topology_parse(const char *str, topo_topology_t *t, char *err, size_t e
     errno = 0;
     char *end;
     long ports = strtol(comma + 7, &end, 10);
-    if (errno || *end || ports < 1 || ports > 1024) {
+    _Static_assert(TOPO_MAX_PORTS == 1024, "the message below says 1024");
+    if (errno || *end || ports < 1 || ports > TOPO_MAX_PORTS) {
         return fail(err, errlen, "'%s': ports must be an integer between 1 and 1024", str);
     }
     int rc = parse_shape(shape, t, err, errlen);

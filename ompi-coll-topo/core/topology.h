@@ -24,6 +24,10 @@ typedef enum {
     TOPO_NET_MESH      /* k-D lattice without wraparound */
 } topo_net_t;
 
+/* The most ports per rank a topology string's ",ports=N" (and the
+ * coll_topo_ports parameter) may give. */
+#define TOPO_MAX_PORTS 1024
+
 typedef struct {
     topo_net_t kind;
     int ndims;                  /* torus/mesh only */

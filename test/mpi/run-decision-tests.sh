@@ -213,6 +213,14 @@ run rules-malformed 4 "$V1 coll_topo_allreduce_rules=0-1k:recursive_doubling,1k:
     "+The MCA parameter coll_topo_allreduce_rules is not valid" \
     "+expected '-' after the lower bound" \
     "+allreduce uses recursive_doubling (auto: cheapest" "-of coll_topo_allreduce_rules)"
+# More ranges than a value may give (64): the value is longer than the
+# message's buffer, and the reason still comes in full.
+many_rules=$(seq 0 64 | awk '{ printf "%s%d-%d:ring", (NR > 1 ? "," : ""), $1 * 8, $1 * 8 + 8 }')
+run rules-too-many 4 "$V1 coll_topo_allreduce_rules=$many_rules" \
+    "$ALLREDUCE --comms world --max-count 100" \
+    "+The MCA parameter coll_topo_allreduce_rules is not valid" \
+    "+Error: too many ranges (at most 64) (item '512-520:ring' at character " \
+    "+allreduce uses recursive_doubling (auto: cheapest" "-of coll_topo_allreduce_rules)"
 run rules-unknown-algorithm 4 "$V1 coll_topo_reduce_rules=0-inf:nonesuch" \
     "$PRIMS --prims reduce --comms world --max-count 100" \
     "+The MCA parameter coll_topo_reduce_rules is not valid" "+has no algorithm 'nonesuch'" \
@@ -285,6 +293,81 @@ else
     nfail=$((nfail + 1))
     echo "FAIL: ports: swing_bw on torus:2x4 predicted '$p0' us with the torus' ports, '$p1' us with coll_topo_ports=1 (expected 1.2 times more; logs in $logdir)"
 fi
+
+# ---- numeric parameters out of range ----------------------------------------
+# A value outside its parameter's range (negative, NaN, infinite, huge, or
+# not a number for the cost model's seconds) is reported once (bad-param,
+# naming the parameter, the value and the range) and the default used: the
+# decision table and every predicted time of a torus:2x2 are the same as
+# with the defaults, and the results are right (the program checks them).
+PARAM_PRIMS="allreduce,bcast,reduce"
+params_run() { # LOG MCA-ARGS: the run's decision and candidate lines; its output in LOG
+    local log=$1
+    # shellcheck disable=SC2086 # $2: mpirun arguments (or none), split on purpose
+    logged "$log" timeout -k 10 "$TIMEOUT" "${launch[@]}" -np 4 --mca coll_topo_verbose 2 \
+        --mca coll_topo_prune 0 --mca coll_topo_topology torus:2x2 $2 \
+        "$PRIMS" --prims "$PARAM_PRIMS" --comms world --max-count 70000
+    echo "rc=$?" >>"$log"
+    grep -E "(decision|candidate) " "$log" | sort
+}
+params_base=
+# params_case NAME "MCA-ARGS" [+TEXT]...: the same lines as with the defaults
+params_case() {
+    local name=$1 args=$2 have why=() params_log
+    shift 2
+    selected "params-$name" || return 0
+    t0=$SECONDS
+    if [ -z "$params_base" ]; then
+        nrun=$((nrun + 1))
+        params_base=$(params_run "$logdir/run-$nrun.log" "")
+    fi
+    nrun=$((nrun + 1))
+    params_log=$logdir/run-$nrun.log
+    have=$(params_run "$params_log" "$args")
+    grep -q "^rc=0" "$params_log" || why+=("$(grep "^rc=" "$params_log")")
+    grep -Eq "$(summary_of "$PRIMS" 4)" "$params_log" || why+=("no passing summary")
+    [ -n "$params_base" ] || why+=("no decision lines with the defaults")
+    [ "$have" = "$params_base" ] || why+=("decisions or predictions differ from the defaults'")
+    ! grep -Eqi "[^a-z](nan|inf) us" "$params_log" || why+=("a prediction of nan or inf")
+    for t in "$@"; do
+        grep -Fq -- "${t#+}" "$params_log" || why+=("missing '${t#+}'")
+    done
+    if [ ${#why[@]} = 0 ]; then
+        npass=$((npass + 1))
+        echo "PASS: params-$name: $args ($((SECONDS - t0)) s)"
+        rm -f "$params_log"
+    else
+        nfail=$((nfail + 1))
+        echo "FAIL: params-$name: $args ($((SECONDS - t0)) s): $(printf '%s; ' "${why[@]}")(log $params_log)"
+    fi
+}
+BADP="The value of the MCA parameter"
+params_case alpha-negative "--mca coll_topo_alpha -2e-6" \
+    "+$BADP coll_topo_alpha is not a number in its range" "+Value: -2e-6" "+Range: 0 to 1" \
+    "+The parameter's default, 2e-06, is used instead"
+params_case alpha-nan "--mca coll_topo_alpha nan" \
+    "+$BADP coll_topo_alpha is not a number in its range" "+Value: nan" "+Range: 0 to 1"
+params_case beta-inf "--mca coll_topo_beta inf" \
+    "+$BADP coll_topo_beta is not a number in its range" "+Value: inf" "+Range: 0 to 0.001" \
+    "+The parameter's default, 1e-10, is used instead"
+params_case gamma-nan-copy-text "--mca coll_topo_gamma -nan --mca coll_topo_copy 1e-10s --mca coll_topo_msg_overhead 1e999" \
+    "+$BADP coll_topo_gamma is not a number in its range" "+Value: -nan" \
+    "+$BADP coll_topo_copy is not a number in its range" "+Value: 1e-10s" \
+    "+$BADP coll_topo_msg_overhead is not a number in its range" "+Value: 1e999"
+params_case ports-huge "--mca coll_topo_ports 1000000" \
+    "+$BADP coll_topo_ports is not a number in its range" "+Value: 1000000" \
+    "+Range: 0 to 1024" "+The parameter's default, 0, is used instead"
+params_case sizes-negative "--mca coll_topo_segment_size -1 --mca coll_topo_eager_limit -7 --mca coll_topo_price_ranks -2" \
+    "+$BADP coll_topo_segment_size is not a number in its range" "+Value: 18446744073709551615" \
+    "+$BADP coll_topo_eager_limit is not a number in its range" "+Value: -7" \
+    "+$BADP coll_topo_price_ranks is not a number in its range" "+Value: -2"
+# In range, written otherwise than the default: no message, the same numbers.
+params_case same-values "--mca coll_topo_alpha 0.000002 --mca coll_topo_beta 1.0e-10 --mca coll_topo_ports 0"
+# The same ports in the topology string: its own message (bad-topology).
+run params-topology-ports 4 "$V1 coll_topo_topology=torus:2x2,ports=1000000" \
+    "$PRIMS --prims allreduce,bcast --comms world --max-count 1000" \
+    "+The value of the MCA parameter coll_topo_topology is not valid" \
+    "+ports must be an integer between 1 and 1024" "+bcast uses "
 
 # ---- the protocol switch ------------------------------------------------
 # Two ranks over vader (eager limit 4096 less 64 bytes of headers):
@@ -551,9 +634,10 @@ run autotune-one-call 3 "$V1 coll_topo_autotune_calls=1 coll_topo_autotune_margi
     "+(the slowest rank's mean of 1 call each): $ATP"
 run autotune-bad-values 3 "$V1 coll_topo_autotune_calls=0 coll_topo_autotune_margin=-2" \
     "$PRIMS --prims bcast --comms world --random 100 --max-count 20" \
-    "+A value of coll/topo's autotune parameters is out of range" \
-    "+coll_topo_autotune_calls = 0 is not in 1-1000: using 8" \
-    "+coll_topo_autotune_margin = -2 is not in (-1, 1e6]: using 0"
+    "+The value of the MCA parameter coll_topo_autotune_calls is not a number in its range" \
+    "+Range: 1 to 1000" "+The parameter's default, 8, is used instead" \
+    "+The value of the MCA parameter coll_topo_autotune_margin is not a number in its range" \
+    "+Range: above -1 up to 1e+06" "+The parameter's default, 0, is used instead"
 # An unknown mode: Open MPI's own message for the enum, and the default.
 run autotune-bad-mode 3 "$V1 coll_topo_autotune=sometimes coll_topo_autotune_margin=-0.999" \
     "$PRIMS --prims bcast --comms world --random 200 --max-count 50" \
@@ -763,6 +847,20 @@ run_mpmd disagree-handoff "$V1" "$PRIMS --prims bcast,reduce --comms world --max
 run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" -- \
     "+allreduce uses ring (rule 0-inf of coll_topo_allreduce_rules)" "-reached different inputs"
+# The cost model's seconds are parsed text: the same number written
+# otherwise, or a value out of range on some ranks (their default then),
+# hashes the same as the default.
+run_mpmd agree-same-number "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2 OMPI_MCA_coll_topo_alpha=0.000002" "2 OMPI_MCA_coll_topo_beta=0.0000000001" -- \
+    "+allreduce uses" "-reached different inputs"
+run_mpmd agree-out-of-range "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2 OMPI_MCA_coll_topo_gamma=-1" "2 OMPI_MCA_coll_topo_alpha=nan" -- \
+    "+allreduce uses" "+$BADP coll_topo_gamma is not a number in its range" \
+    "-reached different inputs"
+# A different beta on half of the ranks is still seen.
+run_mpmd disagree-beta "$V1" "$ALLREDUCE --comms world --max-count 100" \
+    "2" "2 OMPI_MCA_coll_topo_beta=2e-10" -- \
+    "+allreduce falls back to the previous module (the ranks" "- uses "
 
 rm -rf "$cdir"
 [ $nfail = 0 ] && rmdir "$logdir" 2>/dev/null || echo "logs of the failed runs: $logdir"

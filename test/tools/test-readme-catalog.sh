@@ -37,4 +37,42 @@ while read -r name value; do
         { echo "FAIL: README gives $name the default '$doc', the component $value"; bad=1; }
 done <<<"$defaults"
 [ $bad = 0 ] || exit 1
-echo "PASS: README's parameter table gives the component's defaults ($(echo "$defaults" | wc -l) cost parameters)"
+echo "PASS: README's parameter table gives the component's defaults ($(echo "$defaults" | wc -l) numeric parameters)"
+
+# Every numeric parameter's range (its help text's "Range: X (outside it:
+# ...") must end the parameter's row of the README's table as "Range: X"
+# (scripts/update-readme.sh writes them).
+info=$(OMPI_MCA_mca_component_path="$comp:$pkglibdir" ompi_info --param coll topo --level 9 \
+    --parsable 2>/dev/null)
+ranges=$(echo "$info" |
+    sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):help:.*  Range: \(.*\) (outside it: .*/\1 \2/p')
+[ "$(echo "$ranges" | grep -c .)" -ge 20 ] ||
+    { echo "FAIL: ompi_info shows fewer than 20 parameters with 'Range: '"; exit 1; }
+# ... and every numeric parameter (int but not an enumeration, long,
+# size_t, double, or a string holding the cost model's seconds) has one.
+numeric=$(echo "$info" | sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):type:\(int\|long\|size_t\|double\)$/\1/p')
+enums=$(echo "$info" | sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):enumerator:.*/\1/p' | sort -u)
+for name in $numeric; do
+    grep -qx "$name" <<<"$enums" && continue
+    grep -q "^$name " <<<"$ranges" || { echo "FAIL: $name's help text gives no 'Range: '"; bad=1; }
+done
+while read -r name range; do
+    row=$(grep -F "| \`$name\` |" "$readme" | head -n 1)
+    case $row in
+    *".  Range: $range |") ;;
+    *) echo "FAIL: README's row of $name does not end with 'Range: $range' (run scripts/update-readme.sh)"; bad=1 ;;
+    esac
+done <<<"$ranges"
+[ $bad = 0 ] || exit 1
+echo "PASS: README's parameter table gives the component's ranges ($(echo "$ranges" | wc -l) parameters)"
+
+# Help texts: one line each (a line break would start a line of --parsable
+# output without its mca: prefix, and one at column 0 in the readable
+# output) and at most 640 characters (ompi_info wraps them at a terminal's
+# width, but prints each on one line into a pipe).
+stray=$(echo "$info" | grep -v '^mca:' || true)
+[ -z "$stray" ] || { echo "FAIL: a help text holds a line break: $(echo "$stray" | head -n 1)"; exit 1; }
+long=$(echo "$info" | sed -n 's/^mca:coll:topo:param:\(coll_topo_[a-z_]*\):help:\(.*\)/\1 \2/p' |
+    awk '{ n = length($0) - length($1) - 1; if (n > 640) print $1 " (" n " characters)" }')
+[ -z "$long" ] || { echo "FAIL: help texts longer than 640 characters: $long"; exit 1; }
+echo "PASS: every help text is one line of at most 640 characters"

@@ -172,7 +172,8 @@ if [ -n "$comp" ] && [ -n "$prog" ] && [ -x "$prog" ]; then
     rc=$?
     [ $rc = 0 ] || fail "test_allreduce with the printed settings exited $rc: $(tail -5 "$tmp/run")"
     grep -q 'allreduce uses' "$tmp/run" || fail "coll/topo did not run with the printed settings"
-    grep -qi 'not valid\|unknown' "$tmp/run" && fail "a printed setting was refused: $(grep -i 'not valid\|unknown' "$tmp/run")"
+    grep -qi 'not valid\|unknown\|not a number in its range' "$tmp/run" &&
+        fail "a printed setting was refused: $(grep -i 'not valid\|unknown\|not a number in its range' "$tmp/run")"
 else
     echo "note: no component path or test_allreduce: the settings were not fed back"
 fi

@@ -272,6 +272,64 @@ START_TEST(test_prim_limits)
 }
 END_TEST
 
+/* A value of more ranges or groups than the limits (rules.h): the reason is
+ * given in full however long the value, and quotes at most
+ * TOPO_RULES_QUOTE characters of the item. */
+START_TEST(test_limits_reason_in_full)
+{
+    /* 64 ranges are fine, 65 are not */
+    char value[4096] = "";
+    size_t len = 0;
+    for (int i = 0; i < TOPO_MAX_RULES + 1; i++) {
+        len += (size_t)snprintf(value + len, sizeof(value) - len, "%s%d-%d:ring", i ? "," : "",
+                                i * 1000, i * 1000 + 1000);
+    }
+    ck_assert_uint_gt(len, 600); /* longer than the message buffer */
+    topo_rules_t r;
+    char err[256] = "";
+    ck_assert_int_eq(topo_rules_parse(value, TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_EINVAL);
+    ck_assert_int_eq(r.n, 0);
+    char want[160];
+    const size_t at = (size_t)(strstr(value, ",64000-") - value) + 2; /* 1-based */
+    snprintf(want, sizeof(want),
+             "too many ranges (at most 64) (item '64000-65000:ring' at character %zu)", at);
+    ck_assert_str_eq(err, want);
+    ck_assert_str_eq(value + at - 1, "64000-65000:ring");
+    /* one range less parses */
+    *strrchr(value, ',') = '\0';
+    ck_assert_int_eq(topo_rules_parse(value, TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)), TOPO_OK);
+    ck_assert_int_eq(r.n, TOPO_MAX_RULES);
+
+    /* 17 groups, each long: the group's item is quoted up to 40 characters */
+    len = 0;
+    for (int g = 1; g <= TOPO_MAX_RULE_GROUPS + 1; g++) {
+        len += (size_t)snprintf(value + len, sizeof(value) - len, "%s%d@0-1:ring,1-2:ring,2-3:ring",
+                                g > 1 ? ";" : "", g);
+    }
+    ck_assert_int_eq(topo_rules_parse(value, TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_EINVAL);
+    snprintf(want, sizeof(want),
+             "too many groups (at most 16) (item '17@0-1:ring,1-2:ring,2-3:ring' at "
+             "character %zu)",
+             (size_t)(strstr(value, ";17@") - value) + 2);
+    ck_assert_str_eq(err, want);
+    /* an item longer than the quote, and an unknown algorithm */
+    snprintf(value, sizeof(value), "0-1:ring,1-2:%s", "abcdefghijklmnopqrstuvwxyzabcdefghijklmn");
+    ck_assert_int_eq(topo_rules_parse(value, TOPO_PRIM_ALLREDUCE, &r, err, sizeof(err)),
+                     TOPO_EINVAL);
+    ck_assert_str_eq(err, "allreduce has no algorithm 'abcdefghijklmnopqrstuvwxyzabcdefghijklmn' "
+                          "(item '1-2:abcdefghijklmnopqrstuvwxyzabcdefghij...' at character 10)");
+    ck_assert_uint_lt(strlen(err), 200);
+    /* a short buffer keeps the reason, cutting the quote */
+    char small[40];
+    snprintf(value, sizeof(value), "0-1:ring,1-2:ring,2-1:ring");
+    ck_assert_int_eq(topo_rules_parse(value, TOPO_PRIM_ALLREDUCE, &r, small, sizeof(small)),
+                     TOPO_EINVAL);
+    ck_assert_str_eq(small, "the range is empty (LO must be below HI");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rules");
@@ -283,6 +341,7 @@ int main(void)
     tcase_add_test(tc, test_format_size);
     tcase_add_test(tc, test_groups);
     tcase_add_test(tc, test_prim_limits);
+    tcase_add_test(tc, test_limits_reason_in_full);
     suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
