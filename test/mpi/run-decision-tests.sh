@@ -612,6 +612,24 @@ run_mpmd coords-missing-host "$V1 coll_topo_coords_file=$cdir/good" \
     "$ALLREDUCE --comms world --max-count 100" "3 OMPI_MCA_coll_topo_coords_host=n1" "1 OMPI_MCA_coll_topo_coords_host=n9" -- \
     "+this process's host 'n9' has no line" \
     "+topology star (from coordinates file $cdir/good: not usable on every rank"
+# Names that are not regular text files: reported without being read (a
+# device never ends, a FIFO without a writer blocks), the communicator is a
+# star, the results are right and nothing hangs (run under timeout).
+mkfifo "$cdir/fifo" || exit 99
+mkdir "$cdir/dir" || exit 99
+truncate -s 65M "$cdir/big" || exit 99 # sparse: above the 64 MiB read at most
+printf 'torus:2x2\nn0 0 0\nn1 0 1\0\nn2 1 0\nn3 1 1\n' >"$cdir/nul"
+for c in "/dev/zero|it is a character device; only a regular file is read" \
+    "$cdir/fifo|it is a FIFO (named pipe); only a regular file is read" \
+    "$cdir/dir|it is a directory; only a regular file is read" \
+    "$cdir/big|it has 68157440 bytes, more than the 67108864 read at most" \
+    "$cdir/nul|it contains NUL bytes (it is not a text file)"; do
+    f=${c%%|*}
+    run_mpmd "coords-not-text-$(basename "$f")" "$V1 coll_topo_coords_file=$f" \
+        "$ALLREDUCE --comms world --max-count 100" "${four[@]}" -- \
+        "+The coordinates file given in the MCA parameter coll_topo_coords_file" \
+        "+${c#*|}" "+topology star (from coordinates file $f" "+not usable on every rank"
+done
 # PMIx (source 4): mpirun publishes no fabric coordinates, so the source
 # says so and the communicator is a star; coll_topo_pmix=0 skips it.  (The
 # positive path needs a resource manager that publishes them: reserved
