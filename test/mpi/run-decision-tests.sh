@@ -42,7 +42,7 @@ command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 7
 prog_dir=$(find_first test_cart "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: test_cart not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
-for p in test_cart test_allreduce test_primitives test_threads test_mixed_types; do
+for p in test_cart test_allreduce test_primitives test_threads test_mixed_types test_first_call; do
     [ -x "$prog_dir/$p" ] || { echo "ERROR: $prog_dir/$p not found"; exit 99; }
 done
 comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
@@ -68,6 +68,7 @@ PRIMS=$prog_dir/test_primitives
 CART=$prog_dir/test_cart
 THREADS=$prog_dir/test_threads
 MIXED=$prog_dir/test_mixed_types
+FIRST=$prog_dir/test_first_call
 
 # check NAME LOG RC SUMMARY-REGEX [+TEXT | -TEXT]...: +TEXT must appear in
 # the log, -TEXT must not.
@@ -780,6 +781,45 @@ run_mpmd disagree-handoff "$V1" "$PRIMS --prims bcast,reduce --comms world --max
 run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" -- \
     "+allreduce uses ring (rule 0-inf of coll_topo_allreduce_rules)" "-reached different inputs"
+
+# ---- ranks that do not all run coll/topo ---------------------------------
+# Half of the ranks without coll/topo (priority -1, or a coll list without
+# topo) or with another coll list: the application's first call, an
+# allreduce of 5 uint64, and every call after it are right on every rank,
+# nothing hangs, and the lowest rank of coll/topo says what differs; every
+# communicator is left to the previous module (no "uses" line).
+RD="+coll/topo does not run alike on every rank of a communicator:"
+LEFT="+every collective is left to the previous module"
+run_mpmd mixed-priority "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll_topo_priority=40" "2 OMPI_MCA_coll_topo_priority=-1" -- \
+    "$RD" "+Ranks that differ from this one: 2, the first: rank 2" \
+    "+That rank:    runs coll/topo (record 1), coll_topo_priority -1, coll list 'basic,libnbc,self,topo,tuned'" \
+    "+This rank:    runs coll/topo (record 1), coll_topo_priority 40," \
+    "+comm MPI_COMM_WORLD (cid 0, 4 ranks): 2 ranks do not run coll/topo as rank 0 does (rank 2 first)" \
+    "$LEFT" "- uses "
+run_mpmd mixed-priority-reversed "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll_topo_priority=-1" "2 OMPI_MCA_coll_topo_priority=40" -- \
+    "$RD" "+2 ranks do not run coll/topo as rank 2 does (rank 0 first)" "$LEFT" "- uses "
+saved_launch=("${launch[@]}")
+launch=("${no_coll[@]}")
+run_mpmd mixed-coll-list "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "2 OMPI_MCA_coll=tuned,basic,libnbc,self" -- \
+    "$RD" "+does not run coll/topo (its coll list leaves topo out" "$LEFT" "- uses "
+# Lists that differ, though not in what they select (inter serves only
+# intercommunicators; the order of a list selects nothing): the lists are
+# compared, not guessed at.
+run_mpmd differing-coll-lists "$V1" "$FIRST" \
+    "1 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "3 OMPI_MCA_coll=self,inter,libnbc,basic,tuned,topo" -- \
+    "$RD" "+coll list 'basic,inter,libnbc,self,topo,tuned'" "+coll list 'basic,libnbc,self,topo,tuned'" \
+    "$LEFT" "- uses "
+# The same list in another order: alike.
+run_mpmd coll-list-order "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "2 OMPI_MCA_coll=self,libnbc,basic,tuned,topo" -- \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce uses" "-does not run alike"
+launch=("${saved_launch[@]}")
+# The same everywhere: coll/topo serves the first call and the others.
+run first-call-alike 4 "$V1" "$FIRST" "+comm MPI_COMM_WORLD (cid 0): allreduce uses" \
+    "+comm dup (cid" "-does not run alike" "-ranks do not run coll/topo"
 
 rm -rf "$cdir"
 [ $nfail = 0 ] && rmdir "$logdir" 2>/dev/null || echo "logs of the failed runs: $logdir"
