@@ -128,7 +128,7 @@ void mca_coll_topo_agree_finalize(void)
     npeer_state = 0;
 }
 
-/* The state of world rank `vpid` of this job (under the lazy lock). */
+/* The state of process `name`, of this job (under the lazy lock). */
 static int peer(opal_process_name_t name)
 {
     const int nworld = ompi_comm_size(&ompi_mpi_comm_world.comm);

@@ -817,6 +817,12 @@ run_mpmd coll-list-order "$V1" "$FIRST" \
     "2 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "2 OMPI_MCA_coll=self,libnbc,basic,tuned,topo" -- \
     "+comm MPI_COMM_WORLD (cid 0): allreduce uses" "-does not run alike"
 launch=("${saved_launch[@]}")
+# A modex that does not bring every process's data at MPI_Init: whether
+# every rank runs coll/topo cannot be known without waiting, so coll/topo
+# leaves the communicators alone and says why.
+run modex-async 4 "$V1 pmix_base_async_modex=1 pmix_base_collect_data=0" "$FIRST" \
+    "+coll/topo cannot tell whether every rank of a communicator runs it:" \
+    "+the modex is direct or asynchronous" "- uses "
 # The same everywhere: coll/topo serves the first call and the others.
 run first-call-alike 4 "$V1" "$FIRST" "+comm MPI_COMM_WORLD (cid 0): allreduce uses" \
     "+comm dup (cid" "-does not run alike" "-ranks do not run coll/topo"
