@@ -613,6 +613,15 @@ run_mpmd coords-missing-host "$V1 coll_topo_coords_file=$cdir/good" \
     "$ALLREDUCE --comms world --max-count 100" "3 OMPI_MCA_coll_topo_coords_host=n1" "1 OMPI_MCA_coll_topo_coords_host=n9" -- \
     "+this process's host 'n9' has no line" \
     "+topology star (from coordinates file $cdir/good: not usable on every rank"
+# Seven ranks in the file's order on a ring of 7: the positions, gathered
+# by coll/topo's own allgather on a size that is not a power of two, come
+# back in rank order (the whole grid in order: no "placed").
+printf 'torus:7\nn0 0\nn1 1\nn2 2\nn3 3\nn4 4\nn5 5\nn6 6\n' >"$cdir/seven"
+seven=()
+for i in 0 1 2 3 4 5 6; do seven+=("1 OMPI_MCA_coll_topo_coords_host=n$i"); done
+run_mpmd coords-seven "$V1 coll_topo_coords_file=$cdir/seven" "$FIRST" "${seven[@]}" -- \
+    "+comm MPI_COMM_WORLD (cid 0, 7 ranks): topology torus:7 (from coordinates file $cdir/seven)" \
+    "-placed"
 # Names that are not regular text files: reported without being read (a
 # device never ends, a FIFO without a writer blocks), the communicator is a
 # star, the results are right and nothing hangs (run under timeout).
