@@ -62,7 +62,7 @@
 /* The record's layout version: bumped when its text changes meaning. */
 #define RECORD_VERSION 1
 
-static char record[512];  /* this process's, "" when none was published */
+static char record[512]; /* this process's, "" when none was published */
 static bool published;
 
 /* What the comparison found for one peer, cached per MPI_COMM_WORLD rank
@@ -272,8 +272,8 @@ static int sendrecv(struct ompi_communicator_t *comm, const void *sbuf, size_t s
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    rc = MCA_PML_CALL(isend(sbuf, sbytes, &ompi_mpi_byte.dt, to, tag, MCA_PML_BASE_SEND_STANDARD,
-                            comm, &req[1]));
+    rc = MCA_PML_CALL(
+        isend(sbuf, sbytes, &ompi_mpi_byte.dt, to, tag, MCA_PML_BASE_SEND_STANDARD, comm, &req[1]));
     if (OMPI_SUCCESS != rc) {
         (void)ompi_request_cancel(req[0]);
         (void)ompi_request_wait(&req[0], MPI_STATUS_IGNORE);
@@ -296,8 +296,7 @@ int mca_coll_topo_own_max(struct ompi_communicator_t *comm, uint64_t *v, int n)
     }
     for (int d = 1; d < size; d *= 2) {
         int rc = sendrecv(comm, v, sizeof(*v) * (size_t)n, (me + d) % size, in,
-                          sizeof(*v) * (size_t)n, (me - d + size) % size,
-                          COLL_TOPO_TAG_PREPARE(0));
+                          sizeof(*v) * (size_t)n, (me - d + size) % size, COLL_TOPO_TAG_PREPARE(0));
         if (OMPI_SUCCESS != rc) {
             return rc;
         }

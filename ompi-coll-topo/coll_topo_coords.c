@@ -176,8 +176,8 @@ static bool slurp(const char *file, char **text, size_t *len)
     while (ok) {
         if (n == cap) {
             /* it grew since fstat: up to the limit, one byte more tells */
-            size_t grown = cap * 2 > (size_t)COORDS_FILE_MAX + 1 ? (size_t)COORDS_FILE_MAX + 1
-                                                                 : cap * 2;
+            size_t grown =
+                cap * 2 > (size_t)COORDS_FILE_MAX + 1 ? (size_t)COORDS_FILE_MAX + 1 : cap * 2;
             char *g = grown > cap ? realloc(buf, grown + 1) : NULL;
             if (NULL == g) {
                 complain(file, 0, false, "it grew beyond the %ld bytes read at most",

@@ -563,8 +563,9 @@ static bool star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
 }
 
 /* The grid of the coordinates file (or PMIx) for this communicator: `pos`
- * holds every rank's position (coll/topo's own allgather).  Every rank placed: the grid, with the placement unless the
- * communicator is the whole grid in order; else star. */
+ * holds every rank's position (coll/topo's own allgather).  Every rank
+ * placed: the grid, with the placement unless the communicator is the
+ * whole grid in order; else star. */
 static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, const int *pos)
 {
     const int size = ompi_comm_size(comm), n = topo_topology_size(&m->topo);
