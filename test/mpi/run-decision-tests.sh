@@ -832,6 +832,17 @@ launch=("${saved_launch[@]}")
 run modex-async 4 "$V1 pmix_base_async_modex=1 pmix_base_collect_data=0" "$FIRST" \
     "+coll/topo cannot tell whether every rank of a communicator runs it:" \
     "+the modex is direct or asynchronous" "- uses "
+# A communicator of two jobs (MPI_Comm_spawn, then MPI_Intercomm_merge):
+# the modex of MPI_Init did not carry the other job's records, so coll/topo
+# says so and leaves that communicator alone; MPI_COMM_WORLD keeps it, and
+# every result on every communicator is right.  (vader does not connect
+# two jobs: tcp as well.)
+saved_launch=("${launch[@]}")
+launch=("${launch[@]/#self,vader/self,vader,tcp}")
+run spawn-merged 2 "$V1" "$FIRST --spawn 2" \
+    "+a communicator holds processes of another job (spawned or connected)" \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce uses" "+(spawned ones included)" "-comm merged"
+launch=("${saved_launch[@]}")
 # The same everywhere: coll/topo serves the first call and the others.
 run first-call-alike 4 "$V1" "$FIRST" "+comm MPI_COMM_WORLD (cid 0): allreduce uses" \
     "+comm dup (cid" "-does not run alike" "-ranks do not run coll/topo"

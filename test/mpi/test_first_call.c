@@ -8,13 +8,16 @@
  * whatever serves each rank, the application's own calls must match each
  * other and give the right results.
  *
- * Usage: test_first_call
+ * Usage: test_first_call [--spawn N]
+ *   --spawn  then spawn N processes and run the same on the communicator
+ *            that merges them with the parents (processes of two jobs)
  * Prints "test_first_call: P ranks, N calls checked on rank 0, F failures
  * on all ranks"; exit status 0 when every check passed on every rank.
  */
 #include "test_common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Element i of `rank`'s contribution in `round` (uint64 sums wrap the same
@@ -97,10 +100,56 @@ static long run(MPI_Comm comm, const char *name, int round)
     return calls + 1;
 }
 
+/* The merged communicator of the spawned processes and their parents
+ * (parents first): run there, and the failure counts of every rank of it
+ * to its rank 0 (the parents' world rank 0); returns the calls checked
+ * and adds the spawned processes' failures to *spawned_failures there. */
+static long run_merged(MPI_Comm inter, int high, long *spawned_failures)
+{
+    MPI_Comm merged;
+    tt_check_mpi(MPI_Intercomm_merge(inter, high, &merged), "MPI_Intercomm_merge");
+    MPI_Comm_set_name(merged, "merged");
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    long calls = run(merged, "merged", 200);
+    int mrank, msize, wsize;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    long mine = tt_failures(), all[64];
+    if (msize <= 64) {
+        tt_check_mpi(MPI_Gather(&mine, 1, MPI_LONG, all, 1, MPI_LONG, 0, merged),
+                     "MPI_Gather(failure counts)");
+        for (int r = wsize; 0 == mrank && !high && r < msize; r++) {
+            *spawned_failures += all[r];
+        }
+    }
+    MPI_Comm_free(&merged);
+    return calls;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     tt_init("test_first_call");
+    int spawn = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--spawn") && i + 1 < argc) {
+            spawn = atoi(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: %s [--spawn N]\n", argv[0]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    long spawned_failures = 0;
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+    if (MPI_COMM_NULL != parent) { /* spawned by --spawn */
+        (void)run_merged(parent, 1, &spawned_failures);
+        MPI_Comm_disconnect(&parent);
+        MPI_Finalize();
+        return 0;
+    }
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -111,11 +160,20 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     calls += run(dup, "dup", 100);
     MPI_Comm_free(&dup);
-    long failures = tt_total_failures();
+    if (spawn > 0) {
+        /* a communicator with processes of another job */
+        MPI_Comm inter;
+        tt_check_mpi(MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, spawn, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                                    &inter, MPI_ERRCODES_IGNORE),
+                     "MPI_Comm_spawn");
+        calls += run_merged(inter, 0, &spawned_failures);
+        MPI_Comm_disconnect(&inter);
+    }
+    long failures = tt_total_failures() + spawned_failures;
     if (0 == rank) {
         printf("test_first_call: %d ranks, %ld calls checked on rank 0, %ld failures on all "
-               "ranks\n",
-               size, calls, failures);
+               "ranks%s\n",
+               size, calls, failures, spawn > 0 ? " (spawned ones included)" : "");
     }
     MPI_Finalize();
     return failures ? 1 : 0;
