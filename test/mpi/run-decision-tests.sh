@@ -5,7 +5,8 @@
 # term of the cost model (coll_topo_hop), the eager/rendezvous switch
 # (coll_topo_eager_limit), where a communicator's topology
 # comes from (coll_topo_topology, a Cartesian communicator, a coordinates
-# file, star) and the agreement of the ranks on all of it.
+# file, star), the agreement of the ranks on all of it, and ranks that do
+# not all run coll/topo.
 #
 # A run passes when mpirun exits 0 within the time limit, the program's
 # summary says 0 failures (its results are checked on every rank), every
