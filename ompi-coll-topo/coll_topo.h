@@ -44,9 +44,9 @@ BEGIN_C_DECLS
  * Tags.  coll_tags.h hands out every negative tag: blocking collectives
  * -10..-26, nonblocking ones from -27 down to -(INT_MAX/2), then neighbour
  * collectives, UCC, and HCOLL from just below that down to -INT_MAX.  No range
- * is reserved for third-party components, so we take 2048 tags at the far
+ * is reserved for third-party components, so we take 2050 tags at the far
  * (unused in practice) end of HCOLL's range: -(INT_MAX - 65536) down to
- * -(INT_MAX - 65536) - 2047, which stays above -INT_MAX.  One tag per
+ * -(INT_MAX - 65536) - 2049, which stays above -INT_MAX.  One tag per
  * (primitive, lane) so that lanes, which progress independently, never
  * match each other's messages.
  */
@@ -54,6 +54,11 @@ BEGIN_C_DECLS
 #define COLL_TOPO_MAX_LANES 256
 #define COLL_TOPO_TAG(prim, lane) \
     (COLL_TOPO_TAG_BASE - ((int)(prim)*COLL_TOPO_MAX_LANES + (int)(lane)))
+/* Two more just below them: the exchanges of a communicator's first call
+ * (coll_topo_agree.c), 0 the agreement, 1 the gathers of hosts and
+ * positions. */
+#define COLL_TOPO_TAG_PREPARE(i) \
+    (COLL_TOPO_TAG_BASE - (int)TOPO_PRIM_COUNT * COLL_TOPO_MAX_LANES - (int)(i))
 
 /* Room for the reason a call falls back. */
 #define COLL_TOPO_REASON_LEN 320
@@ -190,6 +195,20 @@ bool mca_coll_topo_first_process(void);
 /* A help message of help-coll-topo.txt, printed on this process's stderr
  * (not forwarded through mpirun): for messages one process reports. */
 void mca_coll_topo_show_help(const char *topic, ...);
+
+/* coll_topo_agree.c: the record of this process in the modex (at open),
+ * whether every rank of a communicator runs coll/topo as this one does
+ * (comm_query; says what differs otherwise), and coll/topo's own exchanges
+ * over the PML for a communicator's first call: the element-wise maximum
+ * of n <= COLL_TOPO_OWN_MAX_N uint64 in place, and an allgather of one
+ * item of `bytes` per rank. */
+#define COLL_TOPO_OWN_MAX_N 8
+void mca_coll_topo_publish(void);
+void mca_coll_topo_agree_finalize(void);
+bool mca_coll_topo_ranks_run_topo(struct ompi_communicator_t *comm);
+int mca_coll_topo_own_max(struct ompi_communicator_t *comm, uint64_t *v, int n);
+int mca_coll_topo_own_allgather(struct ompi_communicator_t *comm, const void *mine, void *all,
+                                size_t bytes);
 
 /* The primitives this component serves, with their MCA parameter name. */
 typedef struct {

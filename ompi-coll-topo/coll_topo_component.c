@@ -929,11 +929,13 @@ static int topo_open(void)
     for (int i = 0; i < TOPO_PRIM_COUNT; i++) {
         rules_state[i] = 0; /* parsed at the first use (MPI_Init: one thread) */
     }
+    mca_coll_topo_publish(); /* before MPI_Init's modex fence (coll_topo_agree.c) */
     return OMPI_SUCCESS;
 }
 
 static int topo_close(void)
 {
+    mca_coll_topo_agree_finalize();
     mca_coll_topo_shared_decisions_free();
     return OMPI_SUCCESS;
 }

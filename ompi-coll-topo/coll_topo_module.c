@@ -126,6 +126,12 @@ mca_coll_base_module_t *mca_coll_topo_comm_query(struct ompi_communicator_t *com
         OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2) {
         return NULL;
     }
+    /* Every rank must run coll/topo alike, or the exchanges of the first
+     * call would wait for ranks that never take part: no module on any
+     * rank that runs it (the same answer on each, coll_topo_agree.c). */
+    if (!mca_coll_topo_ranks_run_topo(comm)) {
+        return NULL;
+    }
     mca_coll_topo_module_t *m = OBJ_NEW(mca_coll_topo_module_t);
     if (NULL == m) {
         return NULL;
@@ -454,15 +460,15 @@ typedef struct {
 } agreed_t;
 
 /* Do all ranks have hash h?  Also: do they all have host hash `host`, and is
- * any of them `busy`?  MIN and MAX through the previous module's allreduce
- * (one call: MAX of h, ~h, host, ~host and busy).  The same answers on
- * every rank. */
-static bool agree(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, uint64_t h,
-                  uint64_t host, bool busy, agreed_t *out)
+ * any of them `busy`?  MIN and MAX in one exchange (MAX of h, ~h, host,
+ * ~host and busy), coll/topo's own over the PML: not the previous module's
+ * allreduce on the user's communicator, whose messages could meet the
+ * application's.  The same answers on every rank. */
+static bool agree(struct ompi_communicator_t *comm, uint64_t h, uint64_t host, bool busy,
+                  agreed_t *out)
 {
     uint64_t v[5] = {h, ~h, host, ~host, busy};
-    const mca_coll_topo_fallback_t *ar = &m->prev[TOPO_PRIM_ALLREDUCE];
-    int rc = ar->fn.allreduce(MPI_IN_PLACE, v, 5, MPI_UINT64_T, MPI_MAX, comm, ar->module);
+    int rc = mca_coll_topo_own_max(comm, v, 5);
     out->one_host = OMPI_SUCCESS == rc && v[2] == host && ~v[3] == host;
     out->busy = OMPI_SUCCESS != rc || 0 != v[4];
     return OMPI_SUCCESS == rc && v[0] == h && ~v[1] == h;
@@ -503,8 +509,8 @@ static int by_host(const void *a, const void *b)
 
 /* A star's nodes (coll_topo_locality): ranks with the same host share a
  * node.  All on one host (agree() found it): every rank on node 0.  Else
- * `hosts` (size entries) gets every rank's host hash from the previous
- * module's allgather, and the hosts are numbered in hash order, the same
+ * `hosts` (size entries) gets every rank's host hash (coll/topo's own
+ * allgather), and the hosts are numbered in hash order, the same
  * on every rank.  Every rank on a host of its own: no placement (the
  * plain star).  Not when a host is oversubscribed: its ranks wait for a
  * processor at every step, which the intra-host parameters (shared memory
@@ -526,8 +532,7 @@ static bool star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
     host_rank_t *order = one_host ? NULL : malloc((size_t)size * sizeof(*order));
     int nodes = 1, rc = OMPI_SUCCESS;
     if (!one_host) {
-        const mca_coll_topo_fallback_t *f = &m->prev[TOPO_PRIM_ALLGATHER];
-        rc = f->fn.allgather(&host, 1, MPI_UINT64_T, hosts, 1, MPI_UINT64_T, comm, f->module);
+        rc = mca_coll_topo_own_allgather(comm, &host, hosts, sizeof(host));
     }
     if (OMPI_SUCCESS != rc || NULL == place || (!one_host && NULL == order)) {
         free(place);
@@ -558,9 +563,9 @@ static bool star_nodes(mca_coll_topo_module_t *m, struct ompi_communicator_t *co
 }
 
 /* The grid of the coordinates file (or PMIx) for this communicator: `pos`
- * holds every rank's position (gathered with the previous module's
- * allgather).  Every rank placed: the grid, with the placement unless the
- * communicator is the whole grid in order; else star. */
+ * holds every rank's position (coll/topo's own allgather).  Every rank
+ * placed: the grid, with the placement unless the communicator is the
+ * whole grid in order; else star. */
 static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, const int *pos)
 {
     const int size = ompi_comm_size(comm), n = topo_topology_size(&m->topo);
@@ -600,8 +605,13 @@ static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, c
  * The communicator's first collective call: resolve its topology, then make
  * sure every rank reached the same decision inputs.  Both happen here and
  * not in enable because the Cartesian information is attached only after
- * coll selection.  Collectives of this function go to the previous modules
- * (the saved allreduce and allgather), never to us.
+ * coll selection.  Its exchanges are coll/topo's own, over the PML with
+ * coll/topo's tags (coll_topo_agree.c), never the collectives of a module
+ * on the user's communicator: comm_query made sure that every rank runs
+ * coll/topo alike, so every rank takes part; the agreement completes on a
+ * rank only once every rank has entered it, and the gathers after it are
+ * taken (or skipped) alike on every rank, as they depend only on agreed
+ * values.
  */
 void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm)
 {
@@ -634,15 +644,14 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
         h = ~h; /* out of memory: every rank falls back rather than hang */
     }
     const bool busy = COLL_TOPO_LOCALITY_AUTO == locality && host_oversubscribed();
-    m->disagree = !agree(m, comm, h, host, nodes && busy, &ag);
+    m->disagree = !agree(comm, h, host, nodes && busy, &ag);
     bool one_host = false; /* a star's ranks placed on one host */
     if (!m->disagree && nodes) {
         one_host = star_nodes(m, comm, host, &ag, hosts);
     }
     free(hosts);
     if (!m->disagree && SRC_COORDS == source) {
-        const mca_coll_topo_fallback_t *ag = &m->prev[TOPO_PRIM_ALLGATHER];
-        int rc = ag->fn.allgather(&position, 1, MPI_INT, pos, 1, MPI_INT, comm, ag->module);
+        int rc = mca_coll_topo_own_allgather(comm, &position, pos, sizeof(position));
         if (OMPI_SUCCESS != rc) {
             for (int r = 0; r < size; r++) {
                 pos[r] = -1;

@@ -5,7 +5,8 @@
 # term of the cost model (coll_topo_hop), the eager/rendezvous switch
 # (coll_topo_eager_limit), where a communicator's topology
 # comes from (coll_topo_topology, a Cartesian communicator, a coordinates
-# file, star) and the agreement of the ranks on all of it.
+# file, star), the agreement of the ranks on all of it, and ranks that do
+# not all run coll/topo.
 #
 # A run passes when mpirun exits 0 within the time limit, the program's
 # summary says 0 failures (its results are checked on every rank), every
@@ -42,7 +43,7 @@ command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found"; exit 7
 prog_dir=$(find_first test_cart "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: test_cart not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
-for p in test_cart test_allreduce test_primitives test_threads test_mixed_types; do
+for p in test_cart test_allreduce test_primitives test_threads test_mixed_types test_first_call; do
     [ -x "$prog_dir/$p" ] || { echo "ERROR: $prog_dir/$p not found"; exit 99; }
 done
 comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
@@ -68,6 +69,7 @@ PRIMS=$prog_dir/test_primitives
 CART=$prog_dir/test_cart
 THREADS=$prog_dir/test_threads
 MIXED=$prog_dir/test_mixed_types
+FIRST=$prog_dir/test_first_call
 
 # check NAME LOG RC SUMMARY-REGEX [+TEXT | -TEXT]...: +TEXT must appear in
 # the log, -TEXT must not.
@@ -697,6 +699,33 @@ run_mpmd coords-missing-host "$V1 coll_topo_coords_file=$cdir/good" \
     "$ALLREDUCE --comms world --max-count 100" "3 OMPI_MCA_coll_topo_coords_host=n1" "1 OMPI_MCA_coll_topo_coords_host=n9" -- \
     "+this process's host 'n9' has no line" \
     "+topology star (from coordinates file $cdir/good: not usable on every rank"
+# Seven ranks in the file's order on a ring of 7: the positions, gathered
+# by coll/topo's own allgather on a size that is not a power of two, come
+# back in rank order (the whole grid in order: no "placed").
+printf 'torus:7\nn0 0\nn1 1\nn2 2\nn3 3\nn4 4\nn5 5\nn6 6\n' >"$cdir/seven"
+seven=()
+for i in 0 1 2 3 4 5 6; do seven+=("1 OMPI_MCA_coll_topo_coords_host=n$i"); done
+run_mpmd coords-seven "$V1 coll_topo_coords_file=$cdir/seven" "$FIRST" "${seven[@]}" -- \
+    "+comm MPI_COMM_WORLD (cid 0, 7 ranks): topology torus:7 (from coordinates file $cdir/seven)" \
+    "-placed"
+# Names that are not regular text files: reported without being read (a
+# device never ends, a FIFO without a writer blocks), the communicator is a
+# star, the results are right and nothing hangs (run under timeout).
+mkfifo "$cdir/fifo" || exit 99
+mkdir "$cdir/dir" || exit 99
+truncate -s 65M "$cdir/big" || exit 99 # sparse: above the 64 MiB read at most
+printf 'torus:2x2\nn0 0 0\nn1 0 1\0\nn2 1 0\nn3 1 1\n' >"$cdir/nul"
+for c in "/dev/zero|it is a character device; only a regular file is read" \
+    "$cdir/fifo|it is a FIFO (named pipe); only a regular file is read" \
+    "$cdir/dir|it is a directory; only a regular file is read" \
+    "$cdir/big|it has 68157440 bytes, more than the 67108864 read at most" \
+    "$cdir/nul|it contains NUL bytes (it is not a text file)"; do
+    f=${c%%|*}
+    run_mpmd "coords-not-text-$(basename "$f")" "$V1 coll_topo_coords_file=$f" \
+        "$ALLREDUCE --comms world --max-count 100" "${four[@]}" -- \
+        "+The coordinates file given in the MCA parameter coll_topo_coords_file" \
+        "+${c#*|}" "+topology star (from coordinates file $f" "+not usable on every rank"
+done
 # PMIx (source 4): mpirun publishes no fabric coordinates, so the source
 # says so and the communicator is a star; coll_topo_pmix=0 skips it.  (The
 # positive path needs a resource manager that publishes them: reserved
@@ -861,6 +890,62 @@ run_mpmd agree-out-of-range "$V1" "$ALLREDUCE --comms world --max-count 100" \
 run_mpmd disagree-beta "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2" "2 OMPI_MCA_coll_topo_beta=2e-10" -- \
     "+allreduce falls back to the previous module (the ranks" "- uses "
+
+# ---- ranks that do not all run coll/topo ---------------------------------
+# Half of the ranks without coll/topo (priority -1, or a coll list without
+# topo) or with another coll list: the application's first call, an
+# allreduce of 5 uint64, and every call after it are right on every rank,
+# nothing hangs, and the lowest rank of coll/topo says what differs; every
+# communicator is left to the previous module (no "uses" line).
+RD="+coll/topo does not run alike on every rank of a communicator:"
+LEFT="+every collective is left to the previous module"
+run_mpmd mixed-priority "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll_topo_priority=40" "2 OMPI_MCA_coll_topo_priority=-1" -- \
+    "$RD" "+Ranks that differ from this one: 2, the first: rank 2" \
+    "+That rank:    runs coll/topo (record 1), coll_topo_priority -1, coll list 'basic,libnbc,self,topo,tuned'" \
+    "+This rank:    runs coll/topo (record 1), coll_topo_priority 40," \
+    "+comm MPI_COMM_WORLD (cid 0, 4 ranks): 2 ranks do not run coll/topo as rank 0 does (rank 2 first)" \
+    "$LEFT" "- uses "
+run_mpmd mixed-priority-reversed "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll_topo_priority=-1" "2 OMPI_MCA_coll_topo_priority=40" -- \
+    "$RD" "+2 ranks do not run coll/topo as rank 2 does (rank 0 first)" "$LEFT" "- uses "
+saved_launch=("${launch[@]}")
+launch=("${no_coll[@]}")
+run_mpmd mixed-coll-list "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "2 OMPI_MCA_coll=tuned,basic,libnbc,self" -- \
+    "$RD" "+does not run coll/topo (its coll list leaves topo out" "$LEFT" "- uses "
+# Lists that differ, though not in what they select (inter serves only
+# intercommunicators; the order of a list selects nothing): the lists are
+# compared, not guessed at.
+run_mpmd differing-coll-lists "$V1" "$FIRST" \
+    "1 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "3 OMPI_MCA_coll=self,inter,libnbc,basic,tuned,topo" -- \
+    "$RD" "+coll list 'basic,inter,libnbc,self,topo,tuned'" "+coll list 'basic,libnbc,self,topo,tuned'" \
+    "$LEFT" "- uses "
+# The same list in another order: alike.
+run_mpmd coll-list-order "$V1" "$FIRST" \
+    "2 OMPI_MCA_coll=topo,tuned,basic,libnbc,self" "2 OMPI_MCA_coll=self,libnbc,basic,tuned,topo" -- \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce uses" "-does not run alike"
+launch=("${saved_launch[@]}")
+# A modex that does not bring every process's data at MPI_Init: whether
+# every rank runs coll/topo cannot be known without waiting, so coll/topo
+# leaves the communicators alone and says why.
+run modex-async 4 "$V1 pmix_base_async_modex=1 pmix_base_collect_data=0" "$FIRST" \
+    "+coll/topo cannot tell whether every rank of a communicator runs it:" \
+    "+the modex is direct or asynchronous" "- uses "
+# A communicator of two jobs (MPI_Comm_spawn, then MPI_Intercomm_merge):
+# the modex of MPI_Init did not carry the other job's records, so coll/topo
+# says so and leaves that communicator alone; MPI_COMM_WORLD keeps it, and
+# every result on every communicator is right.  (vader does not connect
+# two jobs: tcp as well.)
+saved_launch=("${launch[@]}")
+launch=("${launch[@]/#self,vader/self,vader,tcp}")
+run spawn-merged 2 "$V1" "$FIRST --spawn 2" \
+    "+a communicator holds processes of another job (spawned or connected)" \
+    "+comm MPI_COMM_WORLD (cid 0): allreduce uses" "+(spawned ones included)" "-comm merged"
+launch=("${saved_launch[@]}")
+# The same everywhere: coll/topo serves the first call and the others.
+run first-call-alike 4 "$V1" "$FIRST" "+comm MPI_COMM_WORLD (cid 0): allreduce uses" \
+    "+comm dup (cid" "-does not run alike" "-ranks do not run coll/topo"
 
 rm -rf "$cdir"
 [ $nfail = 0 ] && rmdir "$logdir" 2>/dev/null || echo "logs of the failed runs: $logdir"
