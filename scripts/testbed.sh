@@ -5,6 +5,7 @@
 #   scripts/testbed.sh start SHAPE [--rate RATE] [--delay DELAY] [--check full|quick|none]
 #   scripts/testbed.sh stop
 #   scripts/testbed.sh status
+#   scripts/testbed.sh check [--check full|quick]   the checks of start, again
 #   scripts/testbed.sh run [--ranks-per-node K] [--component-dir DIR] [--mca NAME VALUE]...
 #                          [--timeout S] [--] PROGRAM [ARGS...]
 #   scripts/testbed.sh probe        exit 0 if this machine can start a testbed, else 77
@@ -61,7 +62,6 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-self="$root/scripts/testbed.sh"
 prog=testbed
 
 die() {
@@ -70,7 +70,7 @@ die() {
 }
 usage_die() {
     echo "$prog: $*" >&2
-    echo "usage: scripts/testbed.sh start|stop|status|run|probe [options] (see the script's header)" >&2
+    echo "usage: scripts/testbed.sh start|stop|status|check|run|probe [options] (see the script's header)" >&2
     exit 2
 }
 
@@ -119,8 +119,9 @@ done
 
 [[ $prefix =~ ^[a-z][a-z0-9]{0,7}$ ]] ||
     usage_die "--prefix must be a lower-case letter and up to 7 more letters or digits: $prefix"
-[[ $net =~ ^10\.([0-9]{1,3})$ ]] && [ "${BASH_REMATCH[1]}" -le 255 ] ||
+if ! [[ $net =~ ^10\.([0-9]{1,3})$ ]] || [ "${BASH_REMATCH[1]}" -gt 255 ]; then
     usage_die "--net must be 10.N with N in 0-255: $net"
+fi
 [ -n "$state_dir" ] || state_dir="$root/_build/testbed/$prefix"
 case $state_dir in /*) ;; *) state_dir="$PWD/$state_dir" ;; esac
 
@@ -152,8 +153,9 @@ parse_shape() {
     fi
     nnodes=1
     for d in "${dims[@]}"; do
-        [ "${#d}" -le 3 ] && [ "$((10#$d))" -ge 2 ] ||
+        if [ "${#d}" -gt 3 ] || [ "$((10#$d))" -lt 2 ]; then
             usage_die "bad shape '$s': every dimension must be 2 or more"
+        fi
         nnodes=$((nnodes * 10#$d))
         [ "$nnodes" -le 64 ] || usage_die "bad shape '$s': more than 64 nodes"
     done
@@ -227,7 +229,7 @@ parse_rate() { # RATE -> bits per second
         usage_die "bad --rate '$1': a number with bit, kbit, mbit or gbit (e.g. 200mbit)"
     local v=$((10#${BASH_REMATCH[1]})) m=1
     case ${BASH_REMATCH[2]} in kbit) m=1000 ;; mbit) m=1000000 ;; gbit) m=1000000000 ;; esac
-    [ "$v" -ge 1 ] && [ "$v" -le 100000 ] || usage_die "bad --rate '$1'"
+    if [ "$v" -lt 1 ] || [ "$v" -gt 100000 ]; then usage_die "bad --rate '$1'"; fi
     echo $((v * m))
 }
 
@@ -369,10 +371,11 @@ do_start() {
     local ack_bits
     ack_bits=$((rate_bits / 10))
     [ "$ack_bits" -ge 8000 ] || ack_bits=8000
-    local a_ns a_dev b_ns b_dev _x
+    local a_ns a_dev b_ns b_dev _x end ep
     while read -r a_ns a_dev _x b_ns b_dev _x; do
         for end in "$a_ns $a_dev" "$b_ns $b_dev"; do
-            set -- $end
+            read -r -a ep <<<"$end"
+            set -- "${ep[@]}"
             if [ "$rate_bits" -gt 0 ]; then
                 tc -n "$1" qdisc add dev "$2" root handle 1: htb default 20
                 tc -n "$1" class add dev "$2" parent 1: classid 1:1 htb rate "${rate_bits}bit" \
@@ -452,13 +455,14 @@ routes_of() {
             nh+=("$via $dev")
         done
         if [ ${#nh[@]} -eq 1 ]; then
-            set -- ${nh[0]}
-            echo "route add $(node_addr "$m")/32 via $1 dev $2 src $src"
+            read -r via dev <<<"${nh[0]}"
+            echo "route add $(node_addr "$m")/32 via $via dev $dev src $src"
         else
-            local line="route add $(node_addr "$m")/32 src $src"
-            for via in "${nh[@]}"; do
-                set -- $via
-                line+=" nexthop via $1 dev $2 weight 1"
+            local line hop
+            line="route add $(node_addr "$m")/32 src $src"
+            for hop in "${nh[@]}"; do
+                read -r via dev <<<"$hop"
+                line+=" nexthop via $via dev $dev weight 1"
             done
             echo "$line"
         fi
@@ -542,9 +546,10 @@ do_check() {
             fi
         done
     done
-    local p rc
+    local p rc ep
     for p in "${pairs[@]}"; do
-        set -- $p
+        read -r -a ep <<<"$p"
+        set -- "${ep[@]}"
         h=$(distance "$1" "$2")
         probes=$((probes + 1))
         if ! ip netns exec "${names[$1]}" ping -n -q -c 1 -W 2 -t "$h" "$(node_addr "$2")" >/dev/null 2>&1; then
@@ -579,19 +584,19 @@ do_status() {
         return 3
     fi
     load_state
-    local ns present=0 missing=0 veths=0
+    local ns present=0 absent=0 veths=0
     while read -r ns; do
         if ip netns list | awk '{print $1}' | grep -qxF "$ns"; then
             present=$((present + 1))
             veths=$((veths + $(ip -n "$ns" -o link show type veth | wc -l)))
         else
-            missing=$((missing + 1))
+            absent=$((absent + 1))
         fi
     done <"$state_dir/netns"
     echo "$prog: $shape (prefix $prefix, addresses $net.0.0/24), state in $state_dir"
-    echo "$prog: $present namespaces present, $missing missing; $veths veth ends; $(wc -l <"$state_dir/links") links"
+    echo "$prog: $present namespaces present, $absent missing; $veths veth ends; $(wc -l <"$state_dir/links") links"
     echo "$prog: rate per link direction: ${rate:-none}; delay: ${delay:-none}"
-    [ "$missing" -eq 0 ]
+    [ "$absent" -eq 0 ]
 }
 
 # ---- run ---------------------------------------------------------------------
@@ -599,9 +604,12 @@ do_run() {
     need_root run
     need_tools ip unshare hostname mpirun ompi_info timeout
     load_state
-    [[ $rpn =~ ^[0-9]+$ ]] && [ "$rpn" -ge 1 ] && [ "$rpn" -le 64 ] ||
+    if ! [[ $rpn =~ ^[0-9]+$ ]] || [ "$rpn" -lt 1 ] || [ "$rpn" -gt 64 ]; then
         usage_die "bad --ranks-per-node '$rpn': 1 to 64"
-    [[ $run_timeout =~ ^[0-9]+$ ]] && [ "$run_timeout" -ge 1 ] || usage_die "bad --timeout '$run_timeout'"
+    fi
+    if ! [[ $run_timeout =~ ^[0-9]+$ ]] || [ "$run_timeout" -lt 1 ]; then
+        usage_die "bad --timeout '$run_timeout'"
+    fi
     [ ${#run_args[@]} -gt 0 ] || usage_die "run needs a program"
     local names n i hostfile="$state_dir/hostfile" coordsfile="$state_dir/coords" agent="$state_dir/agent"
     mapfile -t names <"$state_dir/nodes"
@@ -684,6 +692,13 @@ stop)
     echo "$prog: stopped: ${count:-0} namespaces deleted, $state_dir removed"
     ;;
 status) do_status ;;
+check)
+    need_root check
+    need_tools ip ping awk
+    load_state
+    case $check in full | quick) ;; *) usage_die "bad --check '$check': full or quick" ;; esac
+    do_check
+    ;;
 run) do_run ;;
 probe)
     need_root probe
