@@ -77,6 +77,10 @@ usage_die() {
 # ---- options -------------------------------------------------------------
 cmd=${1:-}
 [ $# -gt 0 ] && shift
+case $cmd in
+start | stop | status | check | run | probe | "" | -h | --help | help) ;;
+*) usage_die "unknown command '$cmd'" ;;
+esac
 prefix=tb
 state_dir=
 net=10.213
