@@ -133,13 +133,40 @@ need_root() {
     [ "$(id -u)" -eq 0 ] ||
         die "$1 needs root (it creates network namespaces, veth pairs and qdiscs); nothing was done"
 }
+# need_tools TOOL...: install the Debian packages of missing tools (as root,
+# with apt-get), or fail with a message
 need_tools() {
-    local t missing=()
+    local t missing=() pkgs=() p
     for t in "$@"; do
         command -v "$t" >/dev/null 2>&1 || missing+=("$t")
     done
-    [ ${#missing[@]} -eq 0 ] ||
-        die "missing tool(s): ${missing[*]} (Debian: iproute2, iputils-ping, util-linux, hostname, openmpi-bin); nothing was done"
+    [ ${#missing[@]} -gt 0 ] || return 0
+    for t in "${missing[@]}"; do
+        case $t in
+        ip | tc) p=iproute2 ;;
+        ping) p=iputils-ping ;;
+        unshare | setpriv) p=util-linux ;;
+        hostname) p=hostname ;;
+        mpirun | ompi_info) p=openmpi-bin ;;
+        timeout | tac) p=coreutils ;;
+        awk) p=gawk ;;
+        *) p= ;;
+        esac
+        [ -z "$p" ] || [[ " ${pkgs[*]:-} " == *" $p "* ]] || pkgs+=("$p")
+    done
+    if [ "$(id -u)" -eq 0 ] && [ ${#pkgs[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "$prog: installing ${pkgs[*]} (for ${missing[*]})"
+        if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1 ||
+            { DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null 2>&1 &&
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1; }; then
+            missing=()
+            for t in "$@"; do
+                command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+            done
+            [ ${#missing[@]} -gt 0 ] || return 0
+        fi
+    fi
+    die "missing tool(s): ${missing[*]} (Debian: ${pkgs[*]:-?}); nothing was done"
 }
 
 # ---- the shape -------------------------------------------------------------
