@@ -7,6 +7,8 @@
 # and must leave no daemon behind.  A run passes when srun exits 0, the test
 # printed its summary with 0 failures and coll/topo's verbose lines show
 # that it ran (and, with the file, that it read the placement from it).
+# Also: slurm.sh refuses a bad --port, and an up whose slurmd fails stops
+# what it started and removes its directory.
 #
 #   test/slurm/run-slurm-tests.sh COMPONENT_DIR TEST_PROGRAM_DIR
 #
@@ -42,6 +44,33 @@ trap cleanup EXIT
 
 rc=0
 timeout 600 "$slurm" up --dir "$dir" --port "$port" >"$work/up.log" 2>&1 || rc=$?
+# (after the first up, which installs what is missing)
+if [ "$rc" -eq 0 ]; then
+    "$slurm" down --dir "$dir" >/dev/null
+    # bad input: a message, status 2, nothing made
+    rc=0
+    out=$("$slurm" up --dir "$dir" --port 80 2>&1) || rc=$?
+    if [ "$rc" -eq 2 ] && grep -q "bad --port" <<<"$out" && [ ! -e "$dir" ]; then
+        pass "scripts/slurm.sh up --port 80 refused"
+    else
+        fail "scripts/slurm.sh up --port 80: status $rc, $out"
+    fi
+    # an up whose slurmd fails (a stand-in first in PATH): the daemons it
+    # started are stopped and its directory removed
+    mkdir -p "$work/fakebin"
+    printf '#!/bin/sh\necho "slurmd: simulated failure" >&2\nexit 1\n' >"$work/fakebin/slurmd"
+    chmod 755 "$work/fakebin/slurmd"
+    rc=0
+    out=$(PATH="$work/fakebin:$PATH" "$slurm" up --dir "$dir" --port "$port" 2>&1) || rc=$?
+    if [ "$rc" -eq 1 ] && grep -q "up failed; stopping what it started" <<<"$out" && [ ! -e "$dir" ] &&
+        ! pgrep -f "$dir/" >/dev/null; then
+        pass "scripts/slurm.sh up with a failing slurmd: stopped what it started, removed its directory"
+    else
+        fail "scripts/slurm.sh up with a failing slurmd: status $rc, $out"
+    fi
+    rc=0
+    timeout 120 "$slurm" up --dir "$dir" --port "$port" >"$work/up.log" 2>&1 || rc=$?
+fi
 cat "$work/up.log"
 if [ "$rc" -ne 0 ]; then
     if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
