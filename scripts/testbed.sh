@@ -315,6 +315,8 @@ probe() { # creates and deletes one namespace $prefix-probe; sets netem_ok
         echo "$prog: cannot create a network namespace (CAP_NET_ADMIN and CAP_SYS_ADMIN needed)" >&2
         return 1
     fi
+    # (removed even when this script is interrupted here)
+    trap 'ip netns del "$prefix-probe" 2>/dev/null' EXIT
     if ! ip -n "$ns" link add dev probe0 type veth peer name probe1 2>/dev/null; then
         echo "$prog: cannot create a veth pair (kernel without veth?)" >&2
         ok=no
@@ -329,6 +331,7 @@ probe() { # creates and deletes one namespace $prefix-probe; sets netem_ok
         netem_ok=yes
     fi
     ip netns del "$ns"
+    trap - EXIT
     [ "$ok" = yes ]
 }
 
