@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The MPI tests on an emulated 2x2 torus (scripts/testbed.sh): four network
-# namespaces, one rank in each, Open MPI's TCP between them over rate-limited
+# namespaces, one rank in each (and once two, with shared memory between
+# them and "placed: 8 ranks on 4 of 4 nodes"), Open MPI's TCP between them
+# over rate-limited
 # veth links, coll/topo placed by the coordinates file that testbed.sh run
 # writes.  A run passes when it exits 0, the test printed its summary with
 # 0 failures, and coll/topo's verbose lines show that it read the placement
@@ -53,18 +55,18 @@ if ! timeout 120 "$testbed" start torus:2x2 --rate 1gbit --prefix "$prefix" --st
 fi
 pass "testbed start torus:2x2 (routes and hop counts checked)"
 
-# tb_run NAME SUMMARY_REGEX PROGRAM ARGS...
+# tb_run NAME RANKS_PER_NODE SUMMARY_REGEX TOPOLOGY_LINE_REGEX PROGRAM ARGS...
 tb_run() {
-    local name=$1 summary=$2 prog=$3 log="$work/$1.log" why=() rc=0
-    shift 3
-    "$testbed" run --prefix "$prefix" --state-dir "$state" --timeout 240 \
+    local name=$1 rpn=$2 summary=$3 topology=$4 prog=$5 log="$work/$1.log" why=() rc=0
+    shift 5
+    "$testbed" run --prefix "$prefix" --state-dir "$state" --timeout 240 --ranks-per-node "$rpn" \
         --component-dir "$comp" \
         --mca coll_topo_verbose 1 --mca coll_topo_check_plans 1 \
         -- "$progs/$prog" "$@" >"$log" 2>&1 || rc=$?
     [ "$rc" -eq 0 ] || why+=("exit status $rc")
     grep -Eq "$summary" "$log" || why+=("no passing summary")
-    grep -Eq "^coll:topo: comm MPI_COMM_WORLD \(cid 0, 4 ranks\): topology torus:2x2 \(from coordinates file $state/coords\)" "$log" ||
-        why+=("no 'topology torus:2x2 (from coordinates file ...)' line for MPI_COMM_WORLD")
+    grep -Eq "^coll:topo: comm MPI_COMM_WORLD $topology" "$log" ||
+        why+=("no line for MPI_COMM_WORLD matching: $topology")
     grep -Eq "^coll:topo: comm .*: [a-z_]+ uses [a-z0-9_]+ \(" "$log" ||
         why+=("no 'uses <algorithm>' line: coll/topo served nothing")
     if [ ${#why[@]} -eq 0 ]; then
@@ -74,10 +76,15 @@ tb_run() {
         tail -n 40 "$log"
     fi
 }
-tb_run test_allreduce '^test_allreduce: 4 ranks, [1-9][0-9]* MPI_Allreduce calls checked on rank 0, 0 failures' \
-    test_allreduce --max-count 1000
-tb_run test_primitives '^test_primitives: 4 ranks, [1-9][0-9]* calls checked on rank 0, 0 failures' \
-    test_primitives --max-count 200
+from="\\(from coordinates file $state/coords"
+tb_run test_allreduce 1 '^test_allreduce: 4 ranks, [1-9][0-9]* MPI_Allreduce calls checked on rank 0, 0 failures' \
+    "\\(cid 0, 4 ranks\\): topology torus:2x2 $from\\)" test_allreduce --max-count 1000
+tb_run test_primitives 1 '^test_primitives: 4 ranks, [1-9][0-9]* calls checked on rank 0, 0 failures' \
+    "\\(cid 0, 4 ranks\\): topology torus:2x2 $from\\)" test_primitives --max-count 200
+# two ranks per node: shared memory within a node, placed on the grid
+tb_run "test_allreduce, 2 ranks per node" 2 '^test_allreduce: 8 ranks, [1-9][0-9]* MPI_Allreduce calls checked on rank 0, 0 failures' \
+    "\\(cid 0, 8 ranks\\): topology torus:2x2 $from, placed: 8 ranks on 4 of 4 nodes\\)" \
+    test_allreduce --max-count 300 --comms world,split
 
 if "$testbed" stop --prefix "$prefix" --state-dir "$state"; then
     left=$(ip netns list | awk '{print $1}' | grep -E "^$prefix-" || true)
