@@ -3,9 +3,10 @@
 # namespaces, one rank in each (and once two, with shared memory between
 # them and "placed: 8 ranks on 4 of 4 nodes"), Open MPI's TCP between them
 # over rate-limited veth links, coll/topo placed by the coordinates file
-# that testbed.sh run writes.  A run passes when it exits 0, the test printed its summary with
-# 0 failures, and coll/topo's verbose lines show that it read the placement
-# from the coordinates file and served the collectives.  Then the testbed
+# that testbed.sh run writes.  A run passes when it exits 0, the test
+# printed its summary with 0 failures, and coll/topo's verbose lines show
+# that it read the placement from the coordinates file and served the
+# collectives.  Then the testbed
 # is stopped and must leave nothing behind.
 #
 #   test/testbed/run-testbed-tests.sh COMPONENT_DIR TEST_PROGRAM_DIR
