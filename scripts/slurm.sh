@@ -94,6 +94,17 @@ stop_daemon() {
     return 1
 }
 
+# wait_daemon NAME PIDFILE: until the daemon wrote its pid file and runs
+# (up to 10 s); the pid file is how down finds it
+wait_daemon() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        alive "$2" && return 0
+        sleep 0.1
+    done
+    die "$1 did not start (no running process in $2)"
+}
+
 do_down() {
     [ "$(id -u)" -eq 0 ] || die "down needs root"
     if [ ! -e "$marker" ]; then
@@ -174,6 +185,7 @@ do_up() {
     munged --socket="$sock" --key-file="$dir/munge/munge.key" \
         --log-file="$dir/munge/munged.log" --pid-file="$dir/munge/munged.pid" \
         --seed-file="$dir/munge/munged.seed"
+    wait_daemon munged "$dir/munge/munged.pid"
     local i
     for ((i = 0; i < 50; i++)); do
         [ -S "$sock" ] && break
@@ -215,7 +227,9 @@ PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSu
 EOF
     export SLURM_CONF="$dir/slurm.conf"
     slurmctld -f "$SLURM_CONF"
+    wait_daemon slurmctld "$dir/run/slurmctld.pid"
     slurmd -f "$SLURM_CONF" -N localhost
+    wait_daemon slurmd "$dir/run/slurmd.pid"
     local state=
     for ((i = 0; i < 150; i++)); do
         state=$(timeout 5 sinfo -h -n localhost -o %T 2>/dev/null || true)
