@@ -3,6 +3,7 @@
 # MPI jobs on it with one (or K) ranks per emulated node.
 #
 #   scripts/testbed.sh start SHAPE [--rate RATE] [--delay DELAY] [--check full|quick|none]
+#                                  [--tie split|plus]
 #   scripts/testbed.sh stop
 #   scripts/testbed.sh status
 #   scripts/testbed.sh check [--check full|quick]   the checks of start, again
@@ -27,7 +28,9 @@
 # coll/topo's model (core/links.c) sends half of such traffic each way, and
 # the testbed routes it over both ways as an equal-cost multipath route,
 # hashed per flow on addresses and ports (fib_multipath_hash_policy=1), so
-# one TCP connection takes one way and many connections split.
+# one TCP connection takes one way and many connections split.  --tie plus
+# sends every tie the + way instead (deterministic, but all of a tie's
+# traffic on one side of the ring).
 #
 # --rate RATE limits every link direction (the egress of every veth end)
 # with an htb qdisc: RATE for the link, bucket (burst) 128 KB, and packets
@@ -88,6 +91,7 @@ shape=
 rate=
 delay=
 check=full
+tie="split"
 rpn=1
 component_dir=
 run_timeout=600
@@ -101,6 +105,7 @@ while [ $# -gt 0 ]; do
     --rate) [ $# -ge 2 ] || usage_die "--rate needs a value"; rate=$2; shift 2 ;;
     --delay) [ $# -ge 2 ] || usage_die "--delay needs a value"; delay=$2; shift 2 ;;
     --check) [ $# -ge 2 ] || usage_die "--check needs a value"; check=$2; shift 2 ;;
+    --tie) [ $# -ge 2 ] || usage_die "--tie needs a value"; tie=$2; shift 2 ;;
     --ranks-per-node) [ $# -ge 2 ] || usage_die "--ranks-per-node needs a value"; rpn=$2; shift 2 ;;
     --component-dir) [ $# -ge 2 ] || usage_die "--component-dir needs a value"; component_dir=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage_die "--timeout needs a value"; run_timeout=$2; shift 2 ;;
@@ -275,6 +280,7 @@ load_state() {
         prefix) prefix=$value ;;
         rate) rate=$value ;;
         delay) delay=$value ;;
+        tie) tie=$value ;;
         esac
     done <"$state_dir/config"
     parse_shape "$shape"
@@ -345,6 +351,7 @@ do_start() {
         usage_die "bad --delay '$delay': a number with us or ms (e.g. 0.5ms)"
     fi
     case $check in full | quick | none) ;; *) usage_die "bad --check '$check': full, quick or none" ;; esac
+    case $tie in split | plus) ;; *) usage_die "bad --tie '$tie': split or plus" ;; esac
     need_root start
     need_tools ip tc ping awk tac
     [ ! -e "$state_dir/config" ] || die "a testbed is recorded in $state_dir already (stop it first)"
@@ -364,6 +371,7 @@ do_start() {
         echo "prefix=$prefix"
         echo "rate=$rate"
         echo "delay=$delay"
+        echo "tie=$tie"
     } >"$state_dir/config"
     # from here on a failure removes what was created
     trap 'echo "$prog: start failed; removing what it created" >&2; teardown' ERR
@@ -473,7 +481,15 @@ routes_of() {
         want=()
         if [ "$kind" = torus ]; then
             f=$(((b[i] - a[i] + k) % k))
-            if [ $((2 * f)) -lt "$k" ]; then want=(1); elif [ $((2 * f)) -gt "$k" ]; then want=(-1); else want=(1 -1); fi
+            if [ $((2 * f)) -lt "$k" ]; then
+                want=(1)
+            elif [ $((2 * f)) -gt "$k" ]; then
+                want=(-1)
+            elif [ "$tie" = plus ]; then
+                want=(1)
+            else
+                want=(1 -1)
+            fi
         else
             if [ "${b[i]}" -gt "${a[i]}" ]; then want=(1); else want=(-1); fi
         fi
@@ -629,7 +645,7 @@ do_status() {
     done <"$state_dir/netns"
     echo "$prog: $shape (prefix $prefix, addresses $net.0.0/24), state in $state_dir"
     echo "$prog: $present namespaces present, $absent missing; $veths veth ends; $(wc -l <"$state_dir/links") links"
-    echo "$prog: rate per link direction: ${rate:-none}; delay: ${delay:-none}"
+    echo "$prog: rate per link direction: ${rate:-none}; delay: ${delay:-none}; ties: $tie"
     [ "$absent" -eq 0 ]
 }
 

@@ -65,6 +65,7 @@ expect "no shape" 2 "start needs a shape" -- start
 expect "--rate 200" 2 "bad --rate" -- start torus:2x2 --rate 200
 expect "--delay 5" 2 "bad --delay" -- start torus:2x2 --delay 5
 expect "--check sometimes" 2 "bad --check" -- start torus:2x2 --check sometimes
+expect "--tie minus" 2 "bad --tie" -- start torus:2x2 --tie minus
 expect "--prefix Bad" 2 "--prefix must be" -- start torus:2x2 --prefix Bad
 expect "unknown command" 2 "unknown command" -- begin torus:2x2
 expect "unknown option" 2 "unknown option" -- start torus:2x2 --speed 1
