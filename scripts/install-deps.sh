@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install everything needed to build and test coll/topo on Debian 12
 # (bookworm): compilers, autotools, Open MPI 4.1 with its devel headers,
-# Check, valgrind.  Idempotent and non-interactive; runs apt-get as root,
-# or through sudo otherwise.  Does nothing when all packages are present.
+# Check, valgrind, and the tools of scripts/testbed.sh (iproute2, ping,
+# util-linux).  Slurm and munge are installed by scripts/slurm.sh when it
+# needs them.  Idempotent and non-interactive; runs apt-get as root, or
+# through sudo otherwise.  Does nothing when all packages are present.
 set -euo pipefail
 
 packages=(
@@ -18,6 +20,9 @@ packages=(
     valgrind
     gnuplot-nox
     procps
+    iproute2
+    iputils-ping
+    util-linux
 )
 
 missing=()

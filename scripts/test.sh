@@ -7,7 +7,13 @@
 #      (AddressSanitizer + UndefinedBehaviorSanitizer);
 #   4. two small MPI tests under valgrind memcheck, failing on any error or
 #      definite leak whose stack shows coll/topo (Open MPI's own noise is
-#      suppressed or ignored).
+#      suppressed or ignored);
+#   5. scripts/testbed.sh's input checks, and the MPI tests over TCP on an
+#      emulated 2x2 torus of network namespaces, placed by a coordinates
+#      file (skipped without root or CAP_NET_ADMIN);
+#   6. a one-machine Slurm (scripts/slurm.sh) and the MPI tests under
+#      srun --mpi=pmix on 4 ranks (skipped without root, or where Slurm and
+#      munge cannot be installed).
 # Every stage runs even if an earlier one failed; the exit status is
 # non-zero if anything failed.  The last line is "N passed, N failed".
 #
@@ -216,6 +222,49 @@ valgrind_run test_primitives 4 test_primitives --mca coll_topo_topology torus:2x
 # the slots' memos cleared by them
 valgrind_run autotune 3 test_primitives --mca coll_topo_autotune all \
     --mca coll_topo_autotune_margin -0.999 -- --random 300 --max-count 40 --comms world,split
+clean_shm
+
+# --- 4. an emulated torus, and Slurm -----------------------------------------
+# Scripts that print one "PASS: ..." or "FAIL: ..." line per check (each
+# counted here) and exit 77 where this machine cannot run them (not root,
+# no CAP_NET_ADMIN, Slurm not installable): a skip, with their message.
+script_stage() {
+    local name=$1 log="$builds/$2.log" rc=0 np nf
+    shift 2
+    step "$name"
+    mkdir -p "$builds"
+    timeout -k 10 900 "$@" 2>&1 | tee "$log" || rc=$?
+    if [ "$rc" -eq 77 ]; then
+        echo "test: $name skipped"
+        skipped=$((skipped + 1))
+        return
+    fi
+    np=$(grep -c '^PASS: ' "$log" || true)
+    nf=$(grep -c '^FAIL: ' "$log" || true)
+    passed=$((passed + np))
+    failed=$((failed + nf))
+    if [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
+        echo "test: $name ended with status $rc and no FAIL line" >&2
+        failed=$((failed + 1))
+    fi
+}
+# bad input, a failed start rolled back, stop leaving nothing behind
+script_stage "testbed.sh: input checks, start and stop" testbed-cli \
+    bash "$root/test/testbed/check-testbed-cli.sh"
+tests_dir="$werror/test/mpi"
+if [ -x "$tests_dir/test_allreduce" ] && [ -x "$tests_dir/test_primitives" ] &&
+    [ -f "$inst/lib/openmpi/mca_coll_topo.so" ]; then
+    # the MPI tests over TCP on a 2x2 torus of network namespaces, placed
+    # by the coordinates file
+    script_stage "MPI tests on an emulated 2x2 torus (testbed.sh)" testbed-mpi \
+        bash "$root/test/testbed/run-testbed-tests.sh" "$inst/lib/openmpi" "$tests_dir"
+    # srun --mpi=pmix with coll/topo enabled through the environment
+    script_stage "MPI tests under Slurm (slurm.sh, srun --mpi=pmix)" slurm-mpi \
+        bash "$root/test/slurm/run-slurm-tests.sh" "$inst/lib/openmpi" "$tests_dir"
+else
+    echo "test: the testbed and Slurm MPI stages need $tests_dir/test_allreduce, test_primitives and the installed component from the -Werror build" >&2
+    failed=$((failed + 2))
+fi
 clean_shm
 
 step "summary: $((SECONDS - stage_start)) s in all"
