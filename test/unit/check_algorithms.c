@@ -323,9 +323,8 @@ int main(void)
     int n;
     topo_catalog(&n);
     Suite *s = suite_create("algorithms");
-    TCase *tc = tcase_create("verifier");
+    TCase *tc = ut_tcase(s, "verifier", 600);
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_catalog_all_sizes, 0, n);
     tcase_add_test(tc, test_step_counts);
     tcase_add_test(tc, test_rejects_wrong_order);
@@ -338,6 +337,5 @@ int main(void)
     tcase_add_test(tc, test_barrier_semantics);
     tcase_add_test(tc, test_catalog_rows);
     tcase_add_test(tc, test_restrictions);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

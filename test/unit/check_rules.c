@@ -275,7 +275,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("rules");
-    TCase *tc = tcase_create("parse");
+    TCase *tc = ut_tcase(s, "parse", 120);
     tcase_add_test(tc, test_parse_and_lookup);
     tcase_add_test(tc, test_previous);
     tcase_add_test(tc, test_gaps_are_automatic);
@@ -283,6 +283,5 @@ int main(void)
     tcase_add_test(tc, test_format_size);
     tcase_add_test(tc, test_groups);
     tcase_add_test(tc, test_prim_limits);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }
