@@ -140,7 +140,7 @@ valgrind_run() {
     # shellcheck disable=SC2054 # the commas are inside MCA values
     mpirun_args+=(
         --mca mca_component_path "$component:$ompi_pkglibdir"
-        --mca coll topo,tuned,basic,libnbc,self
+        --mca coll topo,tuned,inter,basic,libnbc,self
         --mca coll_topo_verbose 1
         --mca coll_topo_check_plans 1
         --mca btl self,vader
