@@ -630,6 +630,7 @@ int main(void)
     tcase_add_test(dbt, test_dbt_order_mutation);
     tcase_add_test(dbt, test_dbt_cost_master_formula);
     tcase_add_test(dbt, test_dbt_cost_star);
+    /* test_bucket_2d: up to 1.1 s idle (-O2), 6 s at load 15 on 2 cores */
     TCase *sweep = ut_tcase(s, "bucket_sweep", 600);
     tcase_add_loop_test(sweep, test_bucket_2d, 0, 8);
     tcase_add_loop_test(sweep, test_bucket_3d, 0, 6);

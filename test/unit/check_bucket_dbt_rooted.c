@@ -555,6 +555,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("bucket_dbt_rooted");
+    /* test_dbt_bcast_shape: 0.9 s idle (-O2), 5 s at load 15 on 2 cores */
     TCase *dbt = ut_tcase(s, "dbt_bcast", 300);
     tcase_add_loop_test(dbt, test_dbt_bcast_sizes, 0, 8);
     tcase_add_test(dbt, test_dbt_bcast_every_root);

@@ -600,6 +600,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("decision");
+    /* test_price_roots: 2.3 s idle (-O2), 10 s at load 15 on 2 cores */
     TCase *tc = ut_tcase(s, "decision", 900);
     tcase_add_test(tc, test_two_lines);
     tcase_add_test(tc, test_price_roots);
