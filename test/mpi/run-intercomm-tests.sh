@@ -23,7 +23,7 @@
 #   TOPO_SRCDIR         the source tree (its README; default: ../.. of here)
 #   TOPO_COMPONENT_DIR, TOPO_OMPI_PKGLIBDIR, TOPO_TEST_BUILDDIR,
 #   TOPO_MPI_TEST_DIR, MPIRUN, MPIRUN_EXTRA_ARGS   as in run-mpi-tests.sh
-#   SIZES               numbers of ranks (default below; at least 2)
+#   SIZES               numbers of ranks (default below; those below 2 are skipped)
 #   TOPO_TEST_TIMEOUT   seconds allowed per mpirun (default 150)
 #   TOPO_TEST_LOGDIR    where to keep the output of failed runs
 
@@ -72,6 +72,8 @@ mkdir -p "$logdir" || exit 99
 npass=0 nfail=0 nrun=0
 
 for np in $SIZES; do
+    # an intercommunicator joins two groups: one rank is not enough
+    [ "$np" -ge 2 ] || { echo "(size $np skipped: fewer than 2 ranks)"; continue; }
     cmd=("${launch[@]}" -np "$np" "$prog")
     nrun=$((nrun + 1))
     log=$logdir/run-$nrun.log t0=$SECONDS why=()
@@ -93,6 +95,10 @@ for np in $SIZES; do
     fi
 done
 
+if [ $nrun = 0 ]; then
+    echo "ERROR: SIZES ($SIZES) holds no size of 2 ranks or more: nothing was run"
+    exit 99
+fi
 [ $nfail = 0 ] && rmdir "$logdir" 2>/dev/null || echo "logs of the failed runs: $logdir"
 echo "$npass passed, $nfail failed"
 [ $nfail = 0 ]
