@@ -52,10 +52,10 @@ esac
 for a in tuned "${algs[@]}"; do
     for r in $(seq "$reps"); do
         if [ "$a" = tuned ]; then
-            mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$@" \
+            mpirun "${flags[@]}" -np "$np" --mca coll tuned,inter,basic,libnbc,self "$@" \
                 "$prog" "$max" "$prim" >"$tmp/$a.run$r"
         else
-            mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self \
+            mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,inter,basic,libnbc,self \
                 --mca coll_topo_verbose 1 --mca "coll_topo_${vprim}_algorithm" "$a" "$@" \
                 "$prog" "$max" "$prim" >"$tmp/$a.run$r" 2>"$tmp/$a.err"
             grep -q ": $vprim uses $a (" "$tmp/$a.err" ||

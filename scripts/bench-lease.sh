@@ -77,7 +77,7 @@ for stage in "$@"; do
             check() { # LABEL test_primitives ARGS...
                 local label=$1 rc uses
                 shift
-                mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self \
+                mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,inter,basic,libnbc,self \
                     --mca coll_topo_verbose 1 --mca coll_topo_check_plans 1 \
                     "$build/test/mpi/test_primitives" "$@" >"$tmp/out" 2>&1
                 rc=$?

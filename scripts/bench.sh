@@ -37,14 +37,14 @@ shift $(($# < 2 ? $# : 2))
 reps=${BENCH_REPS:-5}
 bind_cores "$np"
 for r in $(seq "$reps"); do
-    mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
+    mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,inter,basic,libnbc,self --mca coll_topo_verbose 1 "$@" \
         "$prog" "$max" "$prim" >"$tmp/topo.run$r" 2>"$tmp/topo.err"
     # coll/topo ran the primitive, or decided to hand its calls to the
     # previous module (coll_topo_handoff's one-message calls, or calls that
     # fall back: those sizes then measure tuned behind coll/topo's entry)
     grep -Eq "coll:topo: .*: $vprim (uses |falls back )" "$tmp/topo.err" ||
         { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
-    mpirun "${flags[@]}" -np "$np" --mca coll tuned,basic,libnbc,self "$prog" "$max" "$prim" >"$tmp/tuned.run$r"
+    mpirun "${flags[@]}" -np "$np" --mca coll tuned,inter,basic,libnbc,self "$prog" "$max" "$prim" >"$tmp/tuned.run$r"
 done
 median topo >"$tmp/topo"
 median tuned >"$tmp/tuned"

@@ -17,7 +17,7 @@
 # the external hwloc, libevent and PMIx that Debian's libopenmpi-dev brings;
 # no Fortran, OpenSHMEM or ROMIO, which coll/topo does not touch); make;
 # make install.  Then ompi_info must list coll/topo with its parameters,
-# the MPI test programs are built with that Open MPI's mpicc, and the three
+# the MPI test programs are built with that Open MPI's mpicc, and the four
 # MPI test runners run with only the in-tree component on the path
 # (TOPO_IN_TREE=1: this build has no PMIx topology source).  About 10
 # minutes of build on 2 cores, then 3 of tests (SIZES: the communicator
@@ -108,14 +108,14 @@ echo "$nparams coll_topo_ parameters"
 step "MPI test programs (this Open MPI's mpicc)"
 bin=$work/tests/mpi
 mkdir -p "$bin"
-for p in test_allreduce test_primitives test_cart; do
+for p in test_allreduce test_primitives test_cart test_intercomm; do
     mpicc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
         "$root/test/mpi/$p.c" "$root/test/mpi/test_common.c" -o "$bin/$p" -lm ||
         fail "cannot build $p"
 done
 
 status=0
-for runner in run-mpi-tests.sh run-primitive-tests.sh run-decision-tests.sh; do
+for runner in run-mpi-tests.sh run-primitive-tests.sh run-decision-tests.sh run-intercomm-tests.sh; do
     step "$runner (log: $log/$runner.log)"
     if TOPO_COMPONENT_DIR=$comp TOPO_OMPI_PKGLIBDIR=$comp TOPO_MPI_TEST_DIR=$bin \
         TOPO_IN_TREE=1 SIZES=${SIZES:-1 2 3 4 5 8} BIG_SIZES="" \

@@ -40,7 +40,7 @@ mpirun_args=(-np 8 --oversubscribe)
 # shellcheck disable=SC2054 # the commas are inside MCA values
 mpirun_args+=(
     --mca mca_component_path "$compdir:$ompi_pkglibdir"
-    --mca coll topo,tuned,basic,libnbc,self
+    --mca coll topo,tuned,inter,basic,libnbc,self
     --mca coll_topo_verbose 1
     --mca coll_topo_topology torus:2x2x2
     --mca btl self,vader

@@ -54,7 +54,7 @@ echo "(whole: the whole call, the request waits' own bookkeeping included, polli
 printf '%8s %8s %8s %10s %8s %8s %10s\n' bytes topo tuned topo/tuned whole whole whole
 for bytes in "${sizes[@]}"; do
     for c in topo tuned; do
-        if [ $c = topo ]; then sel=topo,tuned,basic,libnbc,self; else sel=tuned,basic,libnbc,self; fi
+        if [ $c = topo ]; then sel=topo,tuned,inter,basic,libnbc,self; else sel=tuned,inter,basic,libnbc,self; fi
         mpirun "${flags[@]}" -np "$np" --mca coll "$sel" --mca coll_topo_verbose 1 \
             valgrind --tool=callgrind --toggle-collect="$fn" --toggle-collect=opal_progress \
             --callgrind-out-file="$tmp/$c.$bytes.%q{OMPI_COMM_WORLD_RANK}" \

@@ -104,7 +104,10 @@ rm -rf "$san"
 mkdir -p "$san"
 if (cd "$san" && "$root/configure" --enable-sanitizers); then
     # CK_FORK=no: forking an ASan process for every check made these tests
-    # ten times slower; a failing check still fails its program.
+    # ten times slower; a failing check still fails its program.  Without
+    # forks Check enforces no timeouts; where they apply (CK_FORK unset),
+    # test/Makefile.am multiplies them by 10 in this build
+    # (CK_TIMEOUT_MULTIPLIER).
     if ! (cd "$san" && CK_FORK=no make -C test unit-check); then
         show_failures "$san/test/test-suite.log"
     fi
@@ -143,7 +146,7 @@ valgrind_run() {
     # shellcheck disable=SC2054 # the commas are inside MCA values
     mpirun_args+=(
         --mca mca_component_path "$component:$ompi_pkglibdir"
-        --mca coll topo,tuned,basic,libnbc,self
+        --mca coll topo,tuned,inter,basic,libnbc,self
         --mca coll_topo_verbose 1
         --mca coll_topo_check_plans 1
         --mca btl self,vader

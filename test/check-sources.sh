@@ -2,7 +2,9 @@
 # Every .c file of the component must be listed in ompi-coll-topo/Makefile.am,
 # and every core/*.c also in test/Makefile.am (the unit tests' copy of the
 # core), so a new algorithm file cannot be left out of one build; likewise
-# every test/unit/check_*.c must be a unit test in test/Makefile.am.
+# every test/unit/check_*.c must be a unit test in test/Makefile.am, and
+# make its test cases with ut_tcase (an explicit timeout; unit_common.h),
+# not with tcase_create (Check's default timeout of 4 s).
 srcdir=${TOPO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 comp="$srcdir/ompi-coll-topo/Makefile.am"
 tests="$srcdir/test/Makefile.am"
@@ -32,6 +34,10 @@ for f in "$srcdir"/test/unit/check_*.c; do
         echo "FAIL: unit test $name is not in test/Makefile.am (unit_tests and ${name}_SOURCES)" >&2
         status=1
     fi
+    if grep -n 'tcase_create[[:space:]]*(' "$f" >&2; then
+        echo "FAIL: $name makes a test case with tcase_create (Check's default timeout): use ut_tcase" >&2
+        status=1
+    fi
 done
-[ $status = 0 ] && echo "all component sources and unit tests are listed in the Makefile.am files"
+[ $status = 0 ] && echo "all component sources and unit tests are listed in the Makefile.am files, every test case has its timeout"
 exit $status

@@ -60,7 +60,7 @@ launch=("$MPIRUN" --oversubscribe)
 launch+=(--mca btl self,vader ${MPIRUN_EXTRA_ARGS:-})
 no_coll=("${launch[@]}") # for runs that choose their own coll components
 # shellcheck disable=SC2054 # commas inside values
-launch+=(--mca coll topo,tuned,basic,libnbc,self)
+launch+=(--mca coll topo,tuned,inter,basic,libnbc,self)
 logdir=${TOPO_TEST_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/coll-topo-decision-tests.XXXXXX")}
 mkdir -p "$logdir" || exit 99
 npass=0 nfail=0 nrun=0

@@ -101,7 +101,7 @@ fi
 # shellcheck disable=SC2206,SC2054 # split on purpose; commas inside values
 mpirun_base+=(--oversubscribe
     --mca mca_component_path "$comp_dir:$pkglibdir"
-    --mca coll topo,tuned,basic,libnbc,self
+    --mca coll topo,tuned,inter,basic,libnbc,self
     --mca btl self,vader
     --mca coll_topo_verbose 1
     --mca coll_topo_check_plans 1

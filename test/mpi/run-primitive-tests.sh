@@ -83,7 +83,7 @@ launch=("$MPIRUN" --oversubscribe)
 # shellcheck disable=SC2206,SC2054 # split on purpose; commas inside values
 # coll_topo_check_plans: every plan derived from another count's is
 # compared with its compilation (an error, and a failed test, where they differ)
-launch+=(--mca coll topo,tuned,basic,libnbc,self --mca btl self,vader
+launch+=(--mca coll topo,tuned,inter,basic,libnbc,self --mca btl self,vader
     --mca coll_topo_verbose 1 --mca coll_topo_check_plans 1 ${MPIRUN_EXTRA_ARGS:-})
 logdir=${TOPO_TEST_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/coll-topo-prim-tests.XXXXXX")}
 mkdir -p "$logdir" || exit 99

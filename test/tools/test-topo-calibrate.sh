@@ -167,7 +167,7 @@ if [ -n "$comp" ] && [ -n "$prog" ] && [ -x "$prog" ]; then
     done < <(sed -n 's/^\(coll_topo_[a-z_]*\) = \(.*\)$/\1 \2/p' "$tmp/out")
     [ ${#mca[@]} -ge 10 ] || fail "fewer than 5 printed settings are known to the component"
     timeout 120 "$MPIRUN" "${flags[@]}" -np 2 --mca mca_component_path "$comp" \
-        --mca coll topo,tuned,basic,libnbc,self --mca coll_topo_verbose 1 "${mca[@]}" \
+        --mca coll topo,tuned,inter,basic,libnbc,self --mca coll_topo_verbose 1 "${mca[@]}" \
         "$prog" --comms world --max-count 100 >"$tmp/run" 2>&1
     rc=$?
     [ $rc = 0 ] || fail "test_allreduce with the printed settings exited $rc: $(tail -5 "$tmp/run")"

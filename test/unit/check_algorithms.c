@@ -474,9 +474,8 @@ int main(void)
     int n;
     topo_catalog(&n);
     Suite *s = suite_create("algorithms");
-    TCase *tc = tcase_create("verifier");
+    TCase *tc = ut_tcase(s, "verifier", 600);
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_catalog_all_sizes, 0, n);
     tcase_add_test(tc, test_step_counts);
     tcase_add_test(tc, test_rejects_wrong_order);
@@ -491,10 +490,7 @@ int main(void)
     tcase_add_test(tc, test_restrictions);
     tcase_add_test(tc, test_rank_trees_caught);
     tcase_add_test(tc, test_rejects_other_trees);
-    suite_add_tcase(s, tc);
-    TCase *grids = tcase_create("same tree on grids");
-    tcase_set_timeout(grids, 600);
+    TCase *grids = ut_tcase(s, "same tree on grids", 600);
     tcase_add_loop_test(grids, test_same_tree_on_grids, 0, n);
-    suite_add_tcase(s, grids);
     return ut_run_suite(s);
 }

@@ -246,14 +246,12 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("contention");
-    TCase *tc = tcase_create("cost");
-    tcase_set_timeout(tc, 60);
+    TCase *tc = ut_tcase(s, "cost", 120);
     tcase_add_test(tc, test_star_unchanged);
     tcase_add_test(tc, test_recursive_doubling_torus16);
     tcase_add_test(tc, test_single_hop_is_contention_free);
     tcase_add_test(tc, test_hops_mesh);
     tcase_add_test(tc, test_windows_agree);
     tcase_add_test(tc, test_decision_torus_8x8);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -370,7 +370,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("cost");
-    TCase *tc = tcase_create("derived");
+    TCase *tc = ut_tcase(s, "derived", 120);
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_worked_examples_n4);
     tcase_add_test(tc, test_closed_forms);
@@ -385,6 +385,5 @@ int main(void)
     tcase_add_test(tc, test_sampled_pricing);
     tcase_add_test(tc, test_sampled_links);
     tcase_add_test(tc, test_root_free);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

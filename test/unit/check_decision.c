@@ -600,8 +600,8 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("decision");
-    TCase *tc = tcase_create("decision");
-    tcase_set_timeout(tc, 300);
+    /* test_price_roots: 2.3 s idle (-O2), 10 s at load 15 on 2 cores */
+    TCase *tc = ut_tcase(s, "decision", 900);
     tcase_add_test(tc, test_two_lines);
     tcase_add_test(tc, test_price_roots);
     tcase_add_test(tc, test_protocol_step);
@@ -616,6 +616,5 @@ int main(void)
     tcase_add_test(tc, test_pruning_with_a_wrong_bound_is_caught);
     tcase_add_test(tc, test_pruning_up_to_a_payload_keeps_the_tables_there);
     tcase_add_test(tc, test_pruned_candidate_above_envelope);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

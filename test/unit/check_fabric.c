@@ -59,9 +59,8 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("fabric");
-    TCase *tc = tcase_create("fabric");
+    TCase *tc = ut_tcase(s, "fabric", 120);
     tcase_add_test(tc, test_shape_string);
     tcase_add_test(tc, test_dims_and_position);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -187,7 +187,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("fit");
-    TCase *tc = tcase_create("fit");
+    TCase *tc = ut_tcase(s, "fit", 120);
     tcase_add_test(tc, test_exact_line);
     tcase_add_test(tc, test_noisy_and_degenerate);
     tcase_add_test(tc, test_range);
@@ -196,6 +196,5 @@ int main(void)
     tcase_add_test(tc, test_step_measured);
     tcase_add_test(tc, test_bisect_limit);
     tcase_add_test(tc, test_median);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

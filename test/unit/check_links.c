@@ -112,13 +112,12 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("links");
-    TCase *tc = tcase_create("routing");
+    TCase *tc = ut_tcase(s, "routing", 120);
     tcase_add_test(tc, test_ring_on_torus_is_one_hop);
     tcase_add_test(tc, test_ring_on_mesh_wraps_the_long_way);
     tcase_add_test(tc, test_recursive_doubling_congestion);
     tcase_add_test(tc, test_two_dimensions);
     tcase_add_test(tc, test_star_and_fullmesh);
     tcase_add_test(tc, test_size_mismatch);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

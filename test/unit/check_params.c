@@ -191,12 +191,11 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("params");
-    TCase *tc = tcase_create("ranges");
+    TCase *tc = ut_tcase(s, "ranges", 120);
     tcase_add_test(tc, test_parse_double);
     tcase_add_test(tc, test_format_double);
     tcase_add_test(tc, test_range_text);
     tcase_add_test(tc, test_check_table);
     tcase_add_test(tc, test_check_text);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

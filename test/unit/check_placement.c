@@ -318,7 +318,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("placement");
-    TCase *tc = tcase_create("placement");
+    TCase *tc = ut_tcase(s, "placement", 120);
     tcase_add_test(tc, test_two_apart_on_a_ring);
     tcase_add_test(tc, test_contiguous_vs_scattered_half);
     tcase_add_test(tc, test_same_node_is_intra);
@@ -329,6 +329,5 @@ int main(void)
     tcase_add_test(tc, test_mixed_steps);
     tcase_add_test(tc, test_intra_without_links);
     tcase_add_test(tc, test_windows_agree_on_placements);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -606,9 +606,8 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("primitives");
-    TCase *tc = tcase_create("schedules");
+    TCase *tc = ut_tcase(s, "schedules", 120);
     tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_every_root, 0, NROOTED);
     tcase_add_test(tc, test_order);
     tcase_add_test(tc, test_step_counts);
@@ -623,6 +622,5 @@ int main(void)
     tcase_add_test(tc, test_mutation_allgather);
     tcase_add_test(tc, test_mutation_reduce_scatter);
     tcase_add_test(tc, test_mutation_alltoall);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -146,13 +146,11 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("rd_mp");
-    TCase *tc = tcase_create("rd_mp");
-    tcase_set_timeout(tc, 600);
+    TCase *tc = ut_tcase(s, "rd_mp", 600);
     tcase_add_loop_test(tc, test_tori, 0, 2 * (int)(sizeof(shapes) / sizeof(shapes[0])));
     tcase_add_test(tc, test_grid_of_other_size);
     tcase_add_test(tc, test_partners_ring);
     tcase_add_test(tc, test_step_counts);
     tcase_add_test(tc, test_congestion);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

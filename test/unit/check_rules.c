@@ -333,7 +333,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("rules");
-    TCase *tc = tcase_create("parse");
+    TCase *tc = ut_tcase(s, "parse", 120);
     tcase_add_test(tc, test_parse_and_lookup);
     tcase_add_test(tc, test_previous);
     tcase_add_test(tc, test_gaps_are_automatic);
@@ -342,6 +342,5 @@ int main(void)
     tcase_add_test(tc, test_groups);
     tcase_add_test(tc, test_prim_limits);
     tcase_add_test(tc, test_limits_reason_in_full);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -278,7 +278,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("schedule");
-    TCase *tc = tcase_create("core");
+    TCase *tc = ut_tcase(s, "core", 120);
     tcase_add_test(tc, test_build_and_merge);
     tcase_add_test(tc, test_bad_input_is_sticky);
     tcase_add_test(tc, test_direct_receives);
@@ -286,6 +286,5 @@ int main(void)
     tcase_add_test(tc, test_layout_even_split);
     tcase_add_test(tc, test_layout_units);
     tcase_add_test(tc, test_prim_set_parse);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

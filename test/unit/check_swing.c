@@ -761,8 +761,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("swing");
-    TCase *tc = tcase_create("swing");
-    tcase_set_timeout(tc, 300);
+    TCase *tc = ut_tcase(s, "swing", 300);
     tcase_add_loop_test(tc, test_ring_all_sizes, 0, 2 * 13);
     tcase_add_loop_test(tc, test_tori, 0, 2 * (int)(sizeof(shapes) / sizeof(shapes[0])));
     tcase_add_test(tc, test_grid_of_other_size);
@@ -783,6 +782,5 @@ int main(void)
     tcase_add_test(tc, test_barrier_peers);
     tcase_add_test(tc, test_barrier_spreads);
     tcase_add_test(tc, test_catalog);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -124,12 +124,11 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("topology");
-    TCase *tc = tcase_create("core");
+    TCase *tc = ut_tcase(s, "core", 120);
     tcase_add_test(tc, test_valid_strings);
     tcase_add_test(tc, test_malformed_strings);
     tcase_add_test(tc, test_coords_roundtrip);
     tcase_add_test(tc, test_hops);
     tcase_add_test(tc, test_ports);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -805,8 +805,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("trivance");
-    TCase *tc = tcase_create("trivance");
-    tcase_set_timeout(tc, 300);
+    TCase *tc = ut_tcase(s, "trivance", 300);
     tcase_add_loop_test(tc, test_rings, 0, NALGS);
     tcase_add_loop_test(tc, test_tori, 0, NALGS);
     tcase_add_test(tc, test_commutative_only);
@@ -825,6 +824,5 @@ int main(void)
     tcase_add_loop_test(tc, test_collectives_tori, 0, 3);
     tcase_add_test(tc, test_collectives_share);
     tcase_add_test(tc, test_barrier);
-    suite_add_tcase(s, tc);
     return ut_run_suite(s);
 }

@@ -115,6 +115,14 @@ int ut_flog2(int n)
     return k;
 }
 
+TCase *ut_tcase(Suite *s, const char *name, double timeout)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, timeout);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
 int ut_run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);

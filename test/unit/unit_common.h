@@ -68,6 +68,16 @@ void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, cons
 int ut_clog2(int n);
 int ut_flog2(int n);
 
+/* A new test case `name` of s whose tests each fail after `timeout`
+ * seconds of wall-clock time.  Every test case is made here, never with
+ * tcase_create (check-sources.sh fails on one): Check's default, 4 s, is
+ * no bound on a loaded or sanitized build, where tests taking 0.1-0.4 s
+ * on an idle machine took 8-11 s.  The rule: at least 300 times the case's
+ * slowest test in an -O2 build on an idle machine, and never below 120 s;
+ * a sanitizer build multiplies it by CK_TIMEOUT_MULTIPLIER (test/Makefile.am
+ * sets it).  Timeouts only apply where Check forks (CK_FORK unset or yes). */
+TCase *ut_tcase(Suite *s, const char *name, double timeout);
+
 /* Run every test of s; EXIT_SUCCESS if none failed, else EXIT_FAILURE. */
 int ut_run_suite(Suite *s);
 
