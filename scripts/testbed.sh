@@ -61,7 +61,7 @@
 # namespace); mpirun itself runs in the first node's namespace.  Open MPI
 # then uses TCP between nodes, on the node addresses only.  With
 # --component-dir, coll/topo is loaded from DIR (mca_component_path DIR and
-# Open MPI's own directory; coll topo,tuned,basic,libnbc,self).
+# Open MPI's own directory; coll topo,tuned,inter,basic,libnbc,self).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -712,7 +712,7 @@ EOF
         pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
         # shellcheck disable=SC2054 # the commas are inside MCA values
         args+=(--mca mca_component_path "$(cd "$component_dir" && pwd):$pkglibdir"
-            --mca coll topo,tuned,basic,libnbc,self)
+            --mca coll topo,tuned,inter,basic,libnbc,self)
     fi
     args+=("${mca[@]}")
     # the program by its absolute path, and the job's working directory this one

@@ -101,7 +101,7 @@ srun_case() {
     # see that it is oversubscribed
     env SLURM_CONF="$dir/slurm.conf" TMPDIR="$dir/tmp" \
         OMPI_MCA_mca_component_path="$comp:$pkglibdir" \
-        OMPI_MCA_coll=topo,tuned,basic,libnbc,self \
+        OMPI_MCA_coll=topo,tuned,inter,basic,libnbc,self \
         OMPI_MCA_coll_topo_verbose=1 \
         OMPI_MCA_coll_topo_check_plans=1 \
         OMPI_MCA_btl=self,vader \
