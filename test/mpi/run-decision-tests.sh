@@ -902,7 +902,7 @@ LEFT="+every collective is left to the previous module"
 run_mpmd mixed-priority "$V1" "$FIRST" \
     "2 OMPI_MCA_coll_topo_priority=40" "2 OMPI_MCA_coll_topo_priority=-1" -- \
     "$RD" "+Ranks that differ from this one: 2, the first: rank 2" \
-    "+That rank:    runs coll/topo (record 1), coll_topo_priority -1, coll list 'basic,libnbc,self,topo,tuned'" \
+    "+That rank:    runs coll/topo (record 1), coll_topo_priority -1, coll list 'basic,inter,libnbc,self,topo,tuned'" \
     "+This rank:    runs coll/topo (record 1), coll_topo_priority 40," \
     "+comm MPI_COMM_WORLD (cid 0, 4 ranks): 2 ranks do not run coll/topo as rank 0 does (rank 2 first)" \
     "$LEFT" "- uses "
