@@ -21,6 +21,12 @@
  * The barrier is point-to-point, not a collective under test.
  * BENCH_VARY_COUNT=K (--calls mode): the i-th call moves BYTES/8 + (i mod
  * K) elements (K different counts in turn).
+ * BENCH_MIN_BYTES=B: sizes start at B (rounded down to a multiple of 8)
+ * instead of 8.  BENCH_SECONDS=S: about S seconds per size: a warm-up call
+ * is timed (the slowest rank's) and each batch makes as many calls as fit
+ * S / batches, at least 1 and at most the fixed counts below (for slow
+ * networks, where 20 calls of 8 MiB take minutes).  BENCH_BATCHES=N:
+ * batches per size (default 7; the median is printed).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -132,12 +138,20 @@ int main(int argc, char **argv)
             run(prim, in, out, n, counts, rotate ? (int)(i % size) : 0);
         }
     } else {
-        enum { BATCHES = 7 };
+        enum { MAX_BATCHES = 31 };
+        const char *nb_s = getenv("BENCH_BATCHES");
+        int batches = NULL != nb_s ? atoi(nb_s) : 7;
+        batches = batches < 1 || batches > MAX_BATCHES ? 7 : batches;
+        const char *sec_s = getenv("BENCH_SECONDS");
+        const double seconds = NULL != sec_s ? atof(sec_s) : 0;
+        const char *min_s = getenv("BENCH_MIN_BYTES");
+        size_t first = NULL != min_s ? strtoull(min_s, NULL, 10) / 8 * 8 : 8;
+        first = first < 8 ? 8 : first;
         /* sizes from 8 bytes, each BENCH_FACTOR (2 to 64, default 8) times the last */
         const char *f = getenv("BENCH_FACTOR");
         size_t factor = NULL != f ? strtoull(f, NULL, 10) : 8;
         factor = factor < 2 || factor > 64 ? 8 : factor;
-        for (size_t bytes = prim == BARRIER ? 0 : 8; bytes <= max_bytes; bytes *= factor) {
+        for (size_t bytes = prim == BARRIER ? 0 : first; bytes <= max_bytes; bytes *= factor) {
             const int count = (int)(bytes / 8);
             for (int r = 0; r < size; r++) {
                 counts[r] = count;
@@ -147,9 +161,29 @@ int main(int argc, char **argv)
             if (sync && iters > 1000) {
                 iters /= 4; /* each call waits for a barrier too */
             }
-            double t[BATCHES];
+            double t[MAX_BATCHES];
+            double w0 = MPI_Wtime();
             run(prim, in, out, count, counts, 0); /* warm up */
-            for (int b = 0; b < BATCHES; b++) {
+            if (seconds > 0) {
+                /* the slowest rank's warm-up, known to all (point-to-point) */
+                double warm = MPI_Wtime() - w0;
+                if (rank == 0) {
+                    for (int r = 1; r < size; r++) {
+                        double x;
+                        MPI_Recv(&x, 1, MPI_DOUBLE, r, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                        warm = x > warm ? x : warm;
+                    }
+                    for (int r = 1; r < size; r++) {
+                        MPI_Send(&warm, 1, MPI_DOUBLE, r, 3, MPI_COMM_WORLD);
+                    }
+                } else {
+                    MPI_Send(&warm, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD);
+                    MPI_Recv(&warm, 1, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                }
+                const double fit = seconds / batches / (warm > 1e-9 ? warm : 1e-9);
+                iters = fit < 1 ? 1 : fit < iters ? (int)fit : iters;
+            }
+            for (int b = 0; b < batches; b++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime(), busy = 0;
                 for (int i = 0; i < iters; i++) {
@@ -177,8 +211,8 @@ int main(int argc, char **argv)
                 }
             }
             if (rank == 0) {
-                qsort(t, BATCHES, sizeof(double), cmp);
-                printf("%zu %.9f\n", bytes, t[BATCHES / 2]);
+                qsort(t, (size_t)batches, sizeof(double), cmp);
+                printf("%zu %.9f\n", bytes, t[batches / 2]);
                 fflush(stdout);
             }
             if (prim == BARRIER) {

@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# coll/topo against coll/tuned on an emulated network (scripts/testbed.sh):
+# one command that measures and writes the evaluation report.
+#
+#   bash scripts/evaluate.sh [--quick] [--setups LIST] [--prims LIST]
+#                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
+#                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
+#                            [--no-topo-forced] [--out FILE] [--data DIR]
+#
+# For every setup (SHAPE@RATE: a testbed shape and its link rate, default
+# torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit)
+# it starts the testbed (one rank per emulated node, TCP, placement from the
+# coordinates file), runs topo-calibrate there, then for every primitive
+# (default allreduce reduce_scatter_block allgather bcast reduce alltoall)
+# times, in one run and interleaved (every configuration once per
+# repetition, --reps times):
+#   tuned          coll/tuned's default (coll/topo not selected)
+#   tuned:ALG      each of coll/tuned's algorithms forced (dynamic rules)
+#   auto           coll/topo at its defaults
+#   auto-cal       coll/topo with topo-calibrate's settings from this testbed
+#   topo:ALG       each coll/topo algorithm forced
+# at payloads from --min to --max (default 64 KiB to 16 MiB, each --factor,
+# default 4, times the last; bytes per rank for allgather, alltoall and
+# reduce_scatter_block, as bench_allreduce counts them).  Each time is the
+# median over batches of one bench_allreduce run that spends about
+# --seconds (default 1.5) per size; the report takes the median over the
+# repetitions and gives the spread (max - min) / median of auto.
+#
+# Writes --data (default docs/bench/evaluation): times.csv (setup, rate,
+# primitive, configuration, repetition, bytes, seconds), predicted.csv (the
+# cost model's choice and predicted time per size, from topo-plan with the
+# parameters the component used: its eager limit and rendezvous cost, and
+# topo-calibrate's settings for auto-cal), the calibration and run logs,
+# and a gnuplot PNG per setup and primitive; and --out (default
+# docs/EVALUATION.md): per setup and primitive, the ratio tuned / auto
+# (> 1: coll/topo faster), best tuned forced / auto, the regret of auto and
+# of auto-cal against the best coll/topo algorithm forced, the algorithms
+# they chose and the model's predicted time beside the measured one.
+#
+# --quick: torus:2x2@200mbit, allreduce, 64-256 KiB, one repetition, 0.2 s
+# per size (a check that everything runs, in about two minutes; its
+# numbers mean nothing).
+#
+# Needs root (network namespaces) and a build with the installed component
+# (TOPO_BUILD, default _build/test-werror, as scripts/test.sh leaves it).
+# A progress line per run goes to stderr.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cmdline=$*
+build=${TOPO_BUILD:-$root/_build/test-werror}
+setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
+prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
+min=65536 max=16777216 factor=4 reps=3 seconds=1.5
+calibrate=1 tuned_forced=1 topo_forced=1
+out=$root/docs/EVALUATION.md
+data=$root/docs/bench/evaluation
+
+die() {
+    echo "evaluate: $*" >&2
+    exit 1
+}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick)
+        setups="torus:2x2@200mbit" prims=allreduce min=65536 max=262144 reps=1 seconds=0.2
+        ;;
+    --setups) setups=${2//,/ } && shift ;;
+    --prims) prims=${2//,/ } && shift ;;
+    --min) min=$2 && shift ;;
+    --max) max=$2 && shift ;;
+    --factor) factor=$2 && shift ;;
+    --reps) reps=$2 && shift ;;
+    --seconds) seconds=$2 && shift ;;
+    --no-calibrate) calibrate=0 ;;
+    --no-tuned-forced) tuned_forced=0 ;;
+    --no-topo-forced) topo_forced=0 ;;
+    --out) out=$2 && shift ;;
+    --data) data=$2 && shift ;;
+    -h | --help)
+        sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        exit 0
+        ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+    shift
+done
+for n in "$min" "$max" "$factor" "$reps"; do
+    if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ]; then die "not a positive integer: '$n'"; fi
+done
+[ "$factor" -ge 2 ] || die "--factor must be 2 or more"
+[ "$min" -le "$max" ] || die "--min is above --max"
+[[ $seconds =~ ^[0-9]*\.?[0-9]+$ ]] || die "--seconds: not a number: '$seconds'"
+for s in $setups; do
+    [[ $s =~ ^(torus|mesh):[0-9x]+@[0-9]+(k|m|g)?bit$ ]] || die "bad setup '$s' (SHAPE@RATE, e.g. torus:4x4@200mbit)"
+done
+bench_names=" allreduce reduce_scatter_block allgather bcast reduce alltoall "
+for p in $prims; do
+    [[ $bench_names == *" $p "* ]] || die "unknown primitive '$p' (one of:$bench_names)"
+done
+
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, through scripts/testbed.sh)"
+bench=$build/test/mpi/bench_allreduce
+comp=$build/_install/lib/openmpi
+plan=$build/tools/topo-plan
+cal=$build/tools/topo-calibrate
+for f in "$bench" "$plan" "$cal" "$comp/mca_coll_topo.so"; do
+    [ -e "$f" ] || die "$f not found: build first (bash scripts/test.sh, or TOPO_BUILD=DIR)"
+done
+command -v gnuplot >/dev/null || die "gnuplot not found (scripts/install-deps.sh installs it)"
+
+tb=(bash "$root/scripts/testbed.sh")
+prefix=ev
+mkdir -p "$data"
+times=$data/times.csv
+predicted=$data/predicted.csv
+logs=$data/logs
+rm -rf "$logs"
+mkdir -p "$logs"
+echo "setup,rate,primitive,config,rep,bytes,seconds" >"$times"
+echo "setup,rate,primitive,config,bytes,algorithm,predicted_seconds" >"$predicted"
+
+# coll/topo's and coll/tuned's algorithm names for a primitive
+topo_param() { [ "$1" = reduce_scatter_block ] && echo reduce_scatter || echo "$1"; }
+pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
+info=$(OMPI_MCA_mca_component_path="$comp:$pkglibdir" ompi_info --param coll all --level 9 --parsable 2>/dev/null)
+topo_algos() {
+    printf '%s\n' "$info" |
+        sed -n "s/^mca:coll:topo:param:coll_topo_$(topo_param "$1")_algorithm:help:.* or one of: \([a-z0-9_, ]*\)\..*/\1/p" |
+        tr -d ','
+}
+tuned_algos() { # "ID:NAME" pairs, without ignore and the 2-rank-only two_proc
+    printf '%s\n' "$info" |
+        sed -n "s/^mca:coll:tuned:param:coll_tuned_$1_algorithm:enumerator:value:\([0-9]*\):\([a-z_0-9]*\)$/\1:\2/p" |
+        grep -v -e ':ignore$' -e ':two_proc$' || true
+}
+
+# the sizes of one run, as bench_allreduce makes them
+sizes=()
+for ((b = min / 8 * 8; b <= max; b *= factor)); do sizes+=("$b"); done
+[ ${#sizes[@]} -gt 0 ] || die "no size between --min and --max"
+
+# bench_allreduce with its settings: the ranks start inside the testbed's
+# namespaces, where mpirun's environment does not reach
+wrapper=$data/bench.sh
+cat >"$wrapper" <<EOF
+#!/bin/sh
+BENCH_MIN_BYTES=$min BENCH_FACTOR=$factor BENCH_SECONDS=$seconds BENCH_BATCHES=3 exec "$bench" "\$@"
+EOF
+chmod 755 "$wrapper"
+
+stop_testbed() { "${tb[@]}" stop --prefix "$prefix" >/dev/null 2>&1 || true; }
+trap stop_testbed EXIT
+
+# the number of runs, for the progress line
+total=0
+for s in $setups; do
+    for p in $prims; do
+        n=2
+        [ $calibrate = 1 ] && n=$((n + 1))
+        [ $tuned_forced = 1 ] && n=$((n + $(tuned_algos "$p" | grep -c . || true)))
+        [ $topo_forced = 1 ] && n=$((n + $(topo_algos "$p" | wc -w)))
+        total=$((total + n * reps))
+    done
+done
+done_runs=0
+t_start=$SECONDS
+
+# run SETUP RATE PRIM CONFIG REP MCA...: one bench_allreduce run on the testbed
+run() {
+    local setup=$1 rate=$2 prim=$3 config=$4 rep=$5 log rc=0
+    shift 5
+    log=$logs/${setup//[:x]/_}-$rate-$prim-${config//:/_}-$rep.log
+    done_runs=$((done_runs + 1))
+    printf 'evaluate: [%d/%d, %d s] %s@%s %s %s (repetition %d)\n' "$done_runs" "$total" \
+        $((SECONDS - t_start)) "$setup" "$rate" "$prim" "$config" "$rep" >&2
+    "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 1800 "$@" -- \
+        "$wrapper" "$max" "$prim" >"$log" 2>&1 || rc=$?
+    if [ $rc != 0 ]; then
+        echo "evaluate: $setup@$rate $prim $config failed (status $rc): $log" >&2
+        tail -n 5 "$log" >&2
+        return 0
+    fi
+    awk -v s="$setup" -v r="$rate" -v p="$prim" -v c="$config" -v k="$rep" \
+        '/^[0-9]+ [0-9.]+$/ { print s "," r "," p "," c "," k "," $1 "," $2 }' "$log" >>"$times"
+}
+
+# topo-plan's choice and prediction per size for PRIM on SHAPE, as the
+# component priced it (its eager limit and rendezvous cost from a
+# verbose line of LOG), with the settings "--mca coll_topo_X V ..." of CAL
+predict() {
+    local setup=$1 rate=$2 prim=$3 config=$4 log=$5 cal=$6 opts=() eager
+    eager=$(grep -o 'eager limit [0-9]* bytes, rendezvous +[0-9.]* us' "$log" | head -n 1) || true
+    if [ -n "$eager" ]; then
+        opts+=(--eager-limit "$(echo "$eager" | awk '{ print $3 }')")
+        opts+=(--rndv-alpha "$(echo "$eager" | awk '{ sub(/^\+/, "", $6); print $6 * 1e-6 }')")
+    fi
+    local name value
+    while read -r name value; do
+        case $name in
+        alpha | beta | gamma | copy | msg_overhead | intra_alpha | intra_beta | hop)
+            opts+=("--${name//_/-}" "$value")
+            ;;
+        esac
+    done < <(echo "$cal" | grep -o 'coll_topo_[a-z_]* [^ ]*' | sed 's/^coll_topo_//')
+    # the payload M the model prices: all ranks' data for the gathering and
+    # scattering primitives (bench_allreduce's sizes are per rank there)
+    local per=1 list="" b
+    case $prim in allgather | reduce_scatter_block | alltoall)
+        per=$(echo "${setup#*:}" | tr x '\n' | awk '{ n = (NR == 1 ? $1 : n * $1) } END { print n }')
+        ;;
+    esac
+    for b in "${sizes[@]}"; do list+="$((b * per)),"; done
+    "$plan" --topology "$setup" --primitive "$(topo_param "$prim")" --sizes "${list%,}" "${opts[@]}" 2>&1 |
+        sed -n '/^chosen:/,$p' | awk -v s="$setup" -v r="$rate" -v p="$prim" -v c="$config" -v per="$per" '
+            NF >= 4 && $1 ~ /^[0-9.]+$/ {
+                u = $2; m = u == "B" ? 1 : u == "KiB" ? 1024 : u == "MiB" ? 1048576 : 1073741824
+                printf "%s,%s,%s,%s,%.0f,%s,%.9g\n", s, r, p, c, $1 * m / per, $3, $4 * 1e-6 }' >>"$predicted"
+}
+
+for setup_rate in $setups; do
+    setup=${setup_rate%@*}
+    rate=${setup_rate#*@}
+    echo "evaluate: starting the testbed $setup at $rate per link" >&2
+    stop_testbed
+    "${tb[@]}" start "$setup" --rate "$rate" --check quick --prefix "$prefix" >"$logs/start-${setup//[:x]/_}-$rate.log" 2>&1 ||
+        die "testbed.sh start $setup --rate $rate failed: $logs/start-${setup//[:x]/_}-$rate.log"
+    calmca=""
+    if [ $calibrate = 1 ]; then
+        calog=$logs/calibrate-${setup//[:x]/_}-$rate.log
+        "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 600 -- "$cal" --quick >"$calog" 2>&1 ||
+            echo "evaluate: topo-calibrate failed on $setup@$rate ($calog): no auto-cal" >&2
+        calmca=$(grep -m 1 '^ --mca coll_topo_' "$calog" || true)
+    fi
+    for prim in $prims; do
+        configs=(tuned auto)
+        [ -n "$calmca" ] && configs+=(auto-cal)
+        if [ $tuned_forced = 1 ]; then
+            for a in $(tuned_algos "$prim"); do configs+=("tuned:${a#*:}"); done
+        fi
+        if [ $topo_forced = 1 ]; then
+            for a in $(topo_algos "$prim"); do configs+=("topo:$a"); done
+        fi
+        for ((rep = 1; rep <= reps; rep++)); do
+            for config in "${configs[@]}"; do
+                mca=()
+                case $config in
+                tuned) mca=(--mca coll_topo_priority -1) ;;
+                tuned:*)
+                    id=$(tuned_algos "$prim" | grep ":${config#tuned:}$" | cut -d: -f1)
+                    mca=(--mca coll_topo_priority -1 --mca coll_tuned_use_dynamic_rules 1
+                        --mca "coll_tuned_${prim}_algorithm" "$id")
+                    ;;
+                auto) mca=(--mca coll_topo_verbose 2) ;;
+                auto-cal)
+                    # shellcheck disable=SC2206 # the settings, split on purpose
+                    mca=(--mca coll_topo_verbose 2 $calmca)
+                    ;;
+                topo:*) mca=(--mca coll_topo_verbose 1 --mca "coll_topo_$(topo_param "$prim")_algorithm" "${config#topo:}") ;;
+                esac
+                run "$setup" "$rate" "$prim" "$config" "$rep" "${mca[@]}"
+            done
+        done
+        autolog=$logs/${setup//[:x]/_}-$rate-$prim-auto-1.log
+        [ -f "$autolog" ] && predict "$setup" "$rate" "$prim" auto "$autolog" ""
+        callog=$logs/${setup//[:x]/_}-$rate-$prim-auto-cal-1.log
+        [ -n "$calmca" ] && [ -f "$callog" ] && predict "$setup" "$rate" "$prim" auto-cal "$callog" "$calmca"
+    done
+    stop_testbed
+done
+trap - EXIT
+
+# ---- the report ---------------------------------------------------------
+# medians over the repetitions: "setup,rate,prim,config,bytes median min max n"
+medians=$data/medians.txt
+tail -n +2 "$times" | awk -F, '{ print $1 "," $2 "," $3 "," $4 "," $6, $7 }' | sort -k1,1 -k2,2g |
+    awk '{ if ($1 != key) { if (key != "") out(); key = $1; n = 0 } v[++n] = $2 }
+         function out() { m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+                          print key, m, v[1], v[n], n }
+         END { if (key != "") out() }' >"$medians"
+
+outdir=$(dirname "$out")
+human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576; else if (b >= 1024) printf "%g KiB", b / 1024; else printf "%d B", b }'; }
+
+{
+    echo "# coll/topo on an emulated torus: evaluation against coll/tuned"
+    echo
+    echo "Written by \`bash scripts/evaluate.sh${cmdline:+ $cmdline}\` (setups $setups;"
+    echo "primitives $prims; $min to $max bytes, each $factor times the last; $reps repetitions; about $seconds s per size and run)."
+    echo "Each setup is a testbed of network namespaces (scripts/testbed.sh) on one machine of $(nproc) cores,"
+    echo "one rank per emulated node over TCP, the placement from coll/topo's coordinates file. Times are medians"
+    echo "over the repetitions of each run's median batch; bytes per rank for allgather, alltoall and"
+    echo "reduce_scatter_block. Raw data, logs and plots: \`${data#"$root"/}\`."
+    echo
+    echo "Columns: **tuned/auto** coll/tuned's default time over coll/topo's at its defaults (> 1: coll/topo"
+    echo "faster); **best tuned/auto** the fastest coll/tuned algorithm forced, over auto; **regret** auto"
+    echo "(and auto-cal, after topo-calibrate on the testbed) over the fastest coll/topo algorithm forced"
+    echo "(1.00: auto chose the best); **predicted/measured** the cost model's time for its choice over the"
+    echo "time measured; **spread** (max - min) / median of auto over the repetitions."
+    for setup_rate in $setups; do
+        setup=${setup_rate%@*}
+        rate=${setup_rate#*@}
+        for prim in $prims; do
+            echo
+            echo "## $prim on $setup at $rate per link"
+            echo
+            echo "| size | tuned | tuned/auto | best tuned/auto (algorithm) | auto: algorithm | regret | predicted/measured | spread | auto-cal: algorithm | regret | predicted/measured | best coll/topo forced |"
+            echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+            for b in "${sizes[@]}"; do
+                awk -v s="$setup" -v r="$rate" -v p="$prim" -v b="$b" -v h="$(human "$b")" -v pred="$predicted" '
+                    BEGIN { FS = "[ ,]" }
+                    $1 == s && $2 == r && $3 == p && $5 == b {
+                        c = $4; t[c] = $6; lo[c] = $7; hi[c] = $8
+                        if (c ~ /^tuned:/ && (bt == "" || $6 < t[bt])) bt = c
+                        if (c ~ /^topo:/ && (bo == "" || $6 < t[bo])) bo = c
+                    }
+                    END {
+                        while ((getline line < pred) > 0) {
+                            split(line, f, ",")
+                            if (f[1] == s && f[2] == r && f[3] == p && f[5] == b) { alg[f[4]] = f[6]; pt[f[4]] = f[7] }
+                        }
+                        ms = function_ms(t["tuned"])
+                        row = "| " h " | " ms " | " ratio(t["tuned"], t["auto"]) " | "
+                        row = row (bt == "" ? "-" : ratio(t[bt], t["auto"]) " (" substr(bt, 7) ")") " | "
+                        row = row (alg["auto"] == "" ? "?" : alg["auto"]) " | " ratio(t["auto"], t[bo]) " | "
+                        row = row ratio(pt["auto"], t["auto"]) " | "
+                        row = row (t["auto"] > 0 ? sprintf("%.0f%%", 100 * (hi["auto"] - lo["auto"]) / t["auto"]) : "-") " | "
+                        row = row (alg["auto-cal"] == "" ? "-" : alg["auto-cal"]) " | " ratio(t["auto-cal"], t[bo]) " | "
+                        row = row ratio(pt["auto-cal"], t["auto-cal"]) " | "
+                        row = row (bo == "" ? "-" : substr(bo, 6) " " function_ms(t[bo])) " |"
+                        print row
+                    }
+                    function ratio(x, y) { return (x > 0 && y > 0) ? sprintf("%.2f", x / y) : "-" }
+                    function function_ms(x) { return x > 0 ? sprintf("%.1f ms", x * 1e3) : "-" }
+                ' "$medians"
+            done
+            png=$data/${setup//[:x]/_}-$rate-$prim.png
+            echo
+            echo "![${prim} on ${setup} at ${rate}](${png#"$outdir"/})"
+        done
+    done
+} >"$out"
+
+# ---- plots: time against size, one line per configuration ---------------
+for setup_rate in $setups; do
+    setup=${setup_rate%@*}
+    rate=${setup_rate#*@}
+    for prim in $prims; do
+        png=$data/${setup//[:x]/_}-$rate-$prim.png
+        dat=$data/plot.dat
+        awk -v s="$setup" -v r="$rate" -v p="$prim" 'BEGIN { FS = "[ ,]" }
+            $1 == s && $2 == r && $3 == p { print $4, $5, $6 }' "$medians" | sort -k1,1 -k2,2n |
+            awk '{ if ($1 != c) { if (c != "") print "\n"; c = $1; print "# " c } print $2, $3 }' >"$dat"
+        [ -s "$dat" ] || continue
+        n=$(grep -c '^# ' "$dat")
+        {
+            echo "set terminal png size 1100,700 noenhanced"
+            echo "set output '$png'"
+            echo "set title '$prim on $setup, $rate per link: time per call (auto and tuned bold)'"
+            echo "set logscale xy; set xlabel 'bytes'; set ylabel 'seconds'; set key outside right"
+            printf "plot "
+            for ((i = 0; i < n; i++)); do
+                name=$(grep '^# ' "$dat" | sed -n "$((i + 1))p" | cut -c3-)
+                w=1
+                case $name in tuned | auto | auto-cal) w=4 ;; esac
+                printf "'%s' index %d using 1:2 with linespoints lw %d title '%s'" "$dat" "$i" "$w" "$name"
+                [ $i -lt $((n - 1)) ] && printf ", "
+            done
+            echo
+        } | gnuplot 2>/dev/null || echo "evaluate: gnuplot failed for $png" >&2
+        rm -f "$dat"
+    done
+done
+echo "evaluate: $done_runs runs in $((SECONDS - t_start)) s; report: $out; data: $data" >&2
