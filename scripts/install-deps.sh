@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install everything needed to build and test coll/topo on Debian 12
 # (bookworm): compilers, autotools, Open MPI 4.1 with its devel headers,
-# Check, valgrind.  Idempotent and non-interactive; runs apt-get as root,
-# or through sudo otherwise.  Does nothing when all packages are present.
+# Check, valgrind, SimGrid and g++ (tools/topo-sim).  Idempotent and
+# non-interactive; runs apt-get as root, or through sudo otherwise.  Does
+# nothing when all packages are present.
 set -euo pipefail
 
 packages=(
@@ -18,6 +19,8 @@ packages=(
     valgrind
     gnuplot-nox
     procps
+    g++
+    libsimgrid-dev
 )
 
 missing=()
