@@ -748,7 +748,11 @@ int main(int argc, char **argv)
             die(EXIT_USAGE, "--algorithms: %s does not fit this call: %s", a.c_str(), why);
         }
     }
-    const size_t nfit = fit.size();
+    /* auto's decision table (priced only where auto is asked for: on
+     * thousands of ranks pricing every candidate takes seconds) */
+    const double cpu_start = cpu_seconds();
+    const bool want_auto = std::find(names.begin(), names.end(), "auto") != names.end();
+    const size_t nfit = want_auto ? fit.size() : 0;
     std::vector<topo_price_t> prices(nfit + 1);
     std::vector<int> rcs(nfit + 1);
     if (TOPO_OK != topo_price_candidates(fit.data(), (int)nfit, &gen, &params, &net, &proto, 1,
@@ -763,6 +767,7 @@ int main(int argc, char **argv)
     if (TOPO_OK != topo_decision_build(pr.data(), (int)nfit, &table)) {
         die(1, "out of memory");
     }
+    double cpu_price = cpu_seconds() - cpu_start, cpu_sim = 0;
 
     /* the platform */
     auto *zone = new GridZone("topo-sim", &topo, p, latency, hop);
@@ -790,7 +795,6 @@ int main(int argc, char **argv)
     std::printf("primitive,topology,algorithm,bytes,simulated_s,predicted_s,ran\n");
     const size_t total = names.size() * payloads.size();
     size_t done = 0;
-    const double cpu0 = cpu_seconds();
     for (const std::string &a : names) {
         for (uint64_t m : payloads) {
             const topo_algo_t *algo = nullptr;
@@ -804,21 +808,27 @@ int main(int argc, char **argv)
                 algo = topo_catalog_find((topo_prim_t)prim, a.c_str());
             }
             progress(show, done, total, (a + " " + std::to_string(m)).c_str());
+            double c0 = cpu_seconds();
             topo_price_t price;
             if (TOPO_OK != topo_price_build(algo, &gen, &params, &net, &proto, &price)) {
                 die(1, "the cost model could not price %s", algo->name);
             }
             const double predicted = topo_price_at(&price, (size_t)m);
             topo_price_free(&price);
+            double c1 = cpu_seconds();
+            cpu_price += c1 - c0;
             const double t = simulate(algo, &gen, m);
+            cpu_sim += cpu_seconds() - c1;
             std::printf("%s,%s,%s,%llu,%.9e,%.9e,%s\n", primitive, topo_name, a.c_str(),
                         (unsigned long long)m, t, predicted, algo->name);
             std::fflush(stdout);
             progress(show, ++done, total, "");
         }
     }
-    std::fprintf(stderr, "%s: %zu simulation(s) of %d ranks, %.2f s of CPU\n", prog, total, p,
-                 cpu_seconds() - cpu0);
+    std::fprintf(stderr,
+                 "%s: %zu simulation(s) of %d ranks, %.2f s of CPU (schedules and simulation %.2f s, "
+                 "the cost model %.2f s)\n",
+                 prog, total, p, cpu_seconds() - cpu_start, cpu_sim, cpu_price);
     for (size_t i = 0; i < nfit; i++) {
         topo_price_free(&prices[i]);
     }
