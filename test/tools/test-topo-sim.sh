@@ -112,6 +112,18 @@ run barrier 0 --topology torus:8x8 --primitive barrier --algorithms all --sizes 
 sed 1d "$tmp/barrier.out" | awk -F, '$5 <= 0 || $5 != $6 { bad = 1 } END { exit bad }' ||
     fail "barrier: $(cat "$tmp/barrier.out")"
 
+# no leaks, no memory errors (where valgrind is installed): ties, a
+# reduction, auto, and a barrier's zero-byte messages
+if command -v valgrind >/dev/null 2>&1; then
+    for args in "--topology torus:4 --algorithms recursive_doubling,auto --sizes 3,1k" \
+        "--topology torus:2x2 --primitive barrier --algorithms all --sizes 0"; do
+        # shellcheck disable=SC2086
+        valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+            "$sim" $args >"$tmp/vg.out" 2>"$tmp/vg.err" ||
+            fail "valgrind topo-sim $args: $(cat "$tmp/vg.err")"
+    done
+fi
+
 # errors
 run noalgo 2 --topology torus:8x8 --algorithms nosuch
 grep -q "no allreduce algorithm 'nosuch'" "$tmp/noalgo.err" || fail "noalgo: $(cat "$tmp/noalgo.err")"
