@@ -311,28 +311,28 @@ private:
 
 /* --- the replay ---------------------------------------------------------- */
 
-struct Send {
+/* A message, from the sender's side (to peer) or the receiver's (from
+ * peer), through the mailbox of its (receiver, lane, sender). */
+struct Xfer {
     int peer;
     uint64_t bytes;
+    sg4::Mailbox *mbox;
 };
 
 struct Step {
     size_t send0, nsend; /* into RankPlan::sends */
-    int expect;          /* flows to receive (a tie-split message: several) */
+    size_t recv0, nrecv; /* into RankPlan::recvs */
     int msgs;            /* messages sent and received */
     uint64_t reduced;    /* bytes reduced after the step */
 };
 
 struct Lane {
     std::vector<Step> steps;
-    /* arrivals per step, and who waits for them */
-    std::unordered_map<int, int> arrived;
-    sg4::MutexPtr mutex;
-    sg4::ConditionVariablePtr cv;
+    std::vector<sg4::Mailbox *> inboxes; /* its (rank, lane, sender) mailboxes */
 };
 
 struct RankPlan {
-    std::vector<Send> sends;
+    std::vector<Xfer> sends, recvs;
     std::vector<Lane> lanes;
 };
 
@@ -342,10 +342,28 @@ struct Sim {
     int nodes = 0;
     double step_overhead = 0, msg_overhead = 0, gamma = 0;
     std::vector<RankPlan> plans;
+    std::unordered_map<uint64_t, sg4::Mailbox *> mailboxes;
     size_t finished = 0; /* lanes that ended */
 };
 
 Sim sim;
+char token; /* what every message carries: nothing */
+
+/* The mailbox of the messages that `sender` sends to `receiver` in `lane`:
+ * one per pair and lane, so that a receiver takes each sender's messages
+ * in the order they were sent (step by step), whatever other senders do. */
+sg4::Mailbox *mailbox(int receiver, int lane, int sender)
+{
+    const uint64_t key = ((uint64_t)receiver * 64 + (uint64_t)lane) * (uint64_t)sim.nodes + (uint64_t)sender;
+    auto it = sim.mailboxes.find(key);
+    if (it != sim.mailboxes.end()) {
+        return it->second;
+    }
+    sg4::Mailbox *mb = sg4::Mailbox::by_name("m" + std::to_string(receiver) + "." + std::to_string(lane) +
+                                             "." + std::to_string(sender));
+    sim.mailboxes.emplace(key, mb);
+    return mb;
+}
 
 /* Bytes of the ranges [r0, r0 + n) of s under the layout off. */
 uint64_t range_bytes(const topo_sched_t *s, const std::vector<size_t> &off, int r0, int n)
@@ -356,12 +374,6 @@ uint64_t range_bytes(const topo_sched_t *s, const std::vector<size_t> &off, int 
         b += off[(size_t)(r->first + r->count)] - off[(size_t)r->first];
     }
     return b;
-}
-
-/* Flows of a message from a to b: 2^(tie dimensions). */
-int flows(int a, int b)
-{
-    return 1 << __builtin_popcount(sim.zone->ties(a, b));
 }
 
 /* Generate rank r's schedule of algo for a payload of m bytes and keep
@@ -384,17 +396,16 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
     std::vector<size_t> off((size_t)s.nblocks + 1);
     topo_block_layout(&s, all, nullptr, off.data());
     out.sends.clear();
+    out.recvs.clear();
     out.lanes.clear();
     out.lanes.resize((size_t)s.nlanes);
     for (int l = 0; l < s.nlanes; l++) {
         Lane &lane = out.lanes[(size_t)l];
-        lane.mutex = sg4::Mutex::create();
-        lane.cv = sg4::ConditionVariable::create();
         lane.steps.resize((size_t)s.lanes[l].nsteps);
         for (int k = 0; k < s.lanes[l].nsteps; k++) {
             const topo_step_t *st = topo_sched_lane_step(&s, l, k);
             Step &o = lane.steps[(size_t)k];
-            o = Step{out.sends.size(), 0, 0, 0, 0};
+            o = Step{out.sends.size(), 0, out.recvs.size(), 0, 0, 0};
             for (int i = 0; i < st->nxfers; i++) {
                 const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
                 if (x->kind == TOPO_XFER_COPY) {
@@ -406,10 +417,15 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
                 }
                 o.msgs++;
                 if (x->kind == TOPO_XFER_SEND) {
-                    out.sends.push_back(Send{x->peer, b});
+                    out.sends.push_back(Xfer{x->peer, b, mailbox(x->peer, l, r)});
                     o.nsend++;
                 } else {
-                    o.expect += flows(x->peer, r);
+                    sg4::Mailbox *mb = mailbox(r, l, x->peer);
+                    out.recvs.push_back(Xfer{x->peer, b, mb});
+                    o.nrecv++;
+                    if (std::find(lane.inboxes.begin(), lane.inboxes.end(), mb) == lane.inboxes.end()) {
+                        lane.inboxes.push_back(mb);
+                    }
                     if (x->kind == TOPO_XFER_RECV_REDUCE || x->kind == TOPO_XFER_RECV_REDUCE_POST) {
                         o.reduced += b;
                     }
@@ -420,21 +436,26 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
     topo_sched_free(&s);
 }
 
-void arrive(int rank, int lane, int step)
+/* The flows of a message (a tie in k dimensions: 2^k of them, one per
+ * route variant, the bytes split as evenly as whole bytes allow); part f
+ * of nf. */
+uint64_t flow_bytes(uint64_t bytes, int nf, int f)
 {
-    Lane &l = sim.plans[(size_t)rank].lanes[(size_t)lane];
-    std::unique_lock<sg4::Mutex> lock(*l.mutex);
-    l.arrived[step]++;
-    l.cv->notify_all();
+    return bytes / (uint64_t)nf + ((uint64_t)f < bytes % (uint64_t)nf ? 1 : 0);
 }
 
+/* Eager messages: a mailbox with a permanent receiver starts each message
+ * as soon as it is sent (SimGrid then keeps it for the receiver's get), so
+ * the data flows whether or not the receiver is in that step yet.  A flow
+ * of a tie leaves from a route variant of the node: a helper actor there
+ * sends it. */
 void run_lane(int rank, int lane)
 {
     RankPlan &plan = sim.plans[(size_t)rank];
     Lane &l = plan.lanes[(size_t)lane];
     std::vector<sg4::CommPtr> comms;
-    std::vector<int> dst;
-    std::vector<sg4::ActorPtr> zero;
+    std::vector<sg4::ActorPtr> helpers;
+    std::vector<void *> got;
     for (size_t k = 0; k < l.steps.size(); k++) {
         const Step &st = l.steps[k];
         if (st.msgs > 0) {
@@ -444,55 +465,45 @@ void run_lane(int rank, int lane)
             }
         }
         comms.clear();
-        dst.clear();
+        helpers.clear();
         for (size_t i = 0; i < st.nsend; i++) {
-            const Send &snd = plan.sends[st.send0 + i];
-            const unsigned ties = sim.zone->ties(rank, snd.peer);
+            const Xfer &x = plan.sends[st.send0 + i];
+            const unsigned ties = sim.zone->ties(rank, x.peer);
             const int nf = 1 << __builtin_popcount(ties);
-            /* the flows of a tie: variant bits over the tie dimensions,
-             * the bytes split as evenly as whole bytes allow */
             int f = 0;
             for (unsigned v = ties;; v = (v - 1) & ties) {
-                const uint64_t part = snd.bytes / (uint64_t)nf + ((uint64_t)f < snd.bytes % (uint64_t)nf ? 1 : 0);
+                const uint64_t part = flow_bytes(x.bytes, nf, f++);
                 sg4::Host *from = sim.hosts[(size_t)v * (size_t)sim.nodes + (size_t)rank];
-                sg4::Host *to = sim.hosts[(size_t)snd.peer];
-                if (part > 0) {
-                    comms.push_back(sg4::Comm::sendto_async(from, to, part));
-                    dst.push_back(snd.peer);
-                } else {
-                    /* SimGrid 3.32 never ends a host-to-host comm of 0
-                     * bytes: a helper takes the route's latency instead */
-                    std::vector<sg4::Link *> route;
-                    double lat = 0;
-                    from->route_to(to, route, &lat);
-                    const int peer = snd.peer;
-                    zero.push_back(sg4::Actor::create("z", sim.hosts[(size_t)rank], [lat, peer, lane, k] {
-                        sg4::this_actor::sleep_for(lat);
-                        arrive(peer, lane, (int)k);
-                    }));
-                }
-                f++;
+                sg4::Mailbox *mb = x.mbox;
+                /* SimGrid 3.32 ends a comm of 0 bytes without its
+                 * latency where the message comes before the receiver's
+                 * get, or never (host to host): an empty message (a
+                 * barrier's) carries 1 byte */
+                const uint64_t size = part > 0 ? part : 1;
                 if (0 == v) {
+                    comms.push_back(mb->put_async(&token, size));
                     break;
                 }
+                helpers.push_back(sg4::Actor::create("t", from, [mb, size] { mb->put(&token, size); }));
             }
         }
-        while (!comms.empty()) {
-            ssize_t i = sg4::Comm::wait_any(comms);
-            arrive(dst[(size_t)i], lane, (int)k);
-            comms.erase(comms.begin() + i);
-            dst.erase(dst.begin() + i);
+        size_t nget = 0;
+        for (size_t i = 0; i < st.nrecv; i++) {
+            const Xfer &x = plan.recvs[st.recv0 + i];
+            nget += (size_t)1 << __builtin_popcount(sim.zone->ties(x.peer, rank));
         }
-        for (const sg4::ActorPtr &z : zero) {
-            z->join();
-        }
-        zero.clear();
-        if (st.expect > 0) {
-            std::unique_lock<sg4::Mutex> lock(*l.mutex);
-            while (l.arrived[(int)k] < st.expect) {
-                l.cv->wait(lock);
+        got.assign(nget, nullptr);
+        size_t g = 0;
+        for (size_t i = 0; i < st.nrecv; i++) {
+            const Xfer &x = plan.recvs[st.recv0 + i];
+            const int nf = 1 << __builtin_popcount(sim.zone->ties(x.peer, rank));
+            for (int f = 0; f < nf; f++) {
+                comms.push_back(x.mbox->get_async<void>(&got[g++]));
             }
-            l.arrived.erase((int)k);
+        }
+        sg4::Comm::wait_all(comms);
+        for (const sg4::ActorPtr &h : helpers) {
+            h->join();
         }
         if (st.reduced > 0 && sim.gamma > 0) {
             sg4::this_actor::execute((double)st.reduced);
@@ -515,8 +526,11 @@ double simulate(const topo_algo_t *algo, const topo_gen_args_t *args, uint64_t m
     for (int r = 0; r < p; r++) {
         lanes += sim.plans[(size_t)r].lanes.size();
         for (size_t l = 0; l < sim.plans[(size_t)r].lanes.size(); l++) {
-            sg4::Actor::create("r" + std::to_string(r) + "." + std::to_string(l), sim.hosts[(size_t)r],
-                               run_lane, r, (int)l);
+            sg4::ActorPtr actor = sg4::Actor::create("r" + std::to_string(r) + "." + std::to_string(l),
+                                                     sim.hosts[(size_t)r], run_lane, r, (int)l);
+            for (sg4::Mailbox *mb : sim.plans[(size_t)r].lanes[l].inboxes) {
+                mb->set_receiver(actor);
+            }
         }
     }
     sg4::Engine::get_instance()->run();
@@ -525,6 +539,13 @@ double simulate(const topo_algo_t *algo, const topo_gen_args_t *args, uint64_t m
             (unsigned long long)m, lanes - sim.finished, lanes);
     }
     const double t = sg4::Engine::get_clock() - t0;
+    for (const RankPlan &plan : sim.plans) {
+        for (const Lane &l : plan.lanes) {
+            for (sg4::Mailbox *mb : l.inboxes) {
+                mb->set_receiver(nullptr);
+            }
+        }
+    }
     sim.plans.clear();
     return t;
 }

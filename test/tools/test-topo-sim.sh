@@ -107,13 +107,14 @@ cat "$tmp/tie2.out" "$tmp/tie8.out" | awk -F, '
     END { if (n != 2) { print n " lines of 2"; bad = 1 }; exit bad }' >"$tmp/tie.txt" ||
     fail "ties: $(cat "$tmp/tie.txt")"
 
-# barrier: zero-byte messages end after their latency
+# barrier: empty messages (1 byte each in the simulation) take their
+# latency: the predicted time within 1e-3
 run barrier 0 --topology torus:8x8 --primitive barrier --algorithms all --sizes 0
-sed 1d "$tmp/barrier.out" | awk -F, '$5 <= 0 || $5 != $6 { bad = 1 } END { exit bad }' ||
+sed 1d "$tmp/barrier.out" | awk -F, '{ r = $5 / $6; if (r < 1 || r > 1.001) bad = 1 } END { exit bad }' ||
     fail "barrier: $(cat "$tmp/barrier.out")"
 
 # no leaks, no memory errors (where valgrind is installed): ties, a
-# reduction, auto, and a barrier's zero-byte messages
+# reduction, auto, and a barrier
 if command -v valgrind >/dev/null 2>&1; then
     for args in "--topology torus:4 --algorithms recursive_doubling,auto --sizes 3,1k" \
         "--topology torus:2x2 --primitive barrier --algorithms all --sizes 0"; do
