@@ -16,13 +16,12 @@
  *
  * One actor per rank and lane (lanes of multiport schedules run
  * independently); a lane's step: sleep the per-step and per-message
- * overheads (if the rank transfers in it), post every send as a
- * host-to-host asynchronous comm (Comm::sendto_async: the data flows as
- * soon as the sender posts, like an eager protocol), wait until its sends
- * have ended and its receives have arrived, then reduce (an execution of
- * one flop per reduced byte on a host of 1 / gamma flop/s: the lanes of a
- * rank share its core).  The senders tell the receivers (one counter per
- * rank, lane and step) when each flow ends.
+ * overheads (if the rank transfers in it), post every send and receive of
+ * the step asynchronously (through a mailbox per receiver, lane and
+ * sender whose receiver is permanent, so that the data flows as soon as
+ * the sender posts, like an eager protocol), wait until they have all
+ * ended, then reduce (an execution of one flop per reduced byte on a host
+ * of 1 / gamma flop/s: the lanes of a rank share its core).
  *
  * The prediction is the core's price (decision.h: topo_price_build) with
  * alpha = latency + step overhead, beta = 1 / bandwidth, hop, gamma and
