@@ -52,6 +52,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
@@ -400,8 +401,12 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
     out.recvs.clear();
     out.lanes.clear();
     out.lanes.resize((size_t)s.nlanes);
+    if (s.nlanes > 64) { /* mailbox() keys lanes by 6 bits */
+        die(1, "%s: %d lanes, more than the 64 this tool handles", algo->name, s.nlanes);
+    }
     for (int l = 0; l < s.nlanes; l++) {
         Lane &lane = out.lanes[(size_t)l];
+        std::unordered_set<sg4::Mailbox *> seen;
         lane.steps.resize((size_t)s.lanes[l].nsteps);
         for (int k = 0; k < s.lanes[l].nsteps; k++) {
             const topo_step_t *st = topo_sched_lane_step(&s, l, k);
@@ -424,7 +429,7 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
                     sg4::Mailbox *mb = mailbox(r, l, x->peer);
                     out.recvs.push_back(Xfer{x->peer, b, mb});
                     o.nrecv++;
-                    if (std::find(lane.inboxes.begin(), lane.inboxes.end(), mb) == lane.inboxes.end()) {
+                    if (seen.insert(mb).second) {
                         lane.inboxes.push_back(mb);
                     }
                     if (x->kind == TOPO_XFER_RECV_REDUCE || x->kind == TOPO_XFER_RECV_REDUCE_POST) {
