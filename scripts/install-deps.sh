@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install everything needed to build and test coll/topo on Debian 12
 # (bookworm): compilers, autotools, Open MPI 4.1 with its devel headers,
-# Check, valgrind, and the tools of scripts/testbed.sh (iproute2, ping,
-# util-linux).  Slurm and munge are installed by scripts/slurm.sh when it
-# needs them.  Idempotent and non-interactive; runs apt-get as root, or
-# through sudo otherwise.  Does nothing when all packages are present.
+# Check, valgrind, SimGrid and g++ (tools/topo-sim), and the tools of
+# scripts/testbed.sh (iproute2, ping, util-linux).  Slurm and munge are
+# installed by scripts/slurm.sh when it needs them.  Idempotent and
+# non-interactive; runs apt-get as root, or through sudo otherwise.  Does
+# nothing when all packages are present.
 set -euo pipefail
 
 packages=(
@@ -23,6 +24,8 @@ packages=(
     iproute2
     iputils-ping
     util-linux
+    g++
+    libsimgrid-dev
 )
 
 missing=()
