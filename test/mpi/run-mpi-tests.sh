@@ -263,7 +263,7 @@ run_case 8 uses=ring topology=torus:2x2x2 -- \
 
 # The torus algorithms forced on grids that match the communicator (issue 3's
 # matrix): each must serve the call, with correct results.
-GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket recursive_doubling_mp rabenseifner_mp"}
+GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket bfb recursive_doubling_mp rabenseifner_mp"}
 for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
     np=${grid%%:*}
     topo=${grid#*:}
@@ -312,7 +312,7 @@ for np in $SAME_BITS_SIZES; do
     run_case "$np" uses=any -- coll_topo_allreduce_algorithm=auto -- "${bits[@]}"
     [[ " $SAME_BITS_FORCED_SIZES " == *" $np "* ]] || continue
     for alg in $all_algorithms; do
-        [ "$alg" = bucket ] && continue # a grid's: below
+        case $alg in bucket | bfb) continue ;; esac # a grid's: below
         run_case "$np" "served=$alg" -- coll_topo_allreduce_algorithm="$alg" -- "${bits[@]}"
     done
 done
