@@ -285,6 +285,8 @@ START_TEST(test_bfb_vs_bucket)
             ck_assert_msg(fabs(bw - want) < 1e-9, "bfb %s on %s: bw %.12g, want %.12g",
                           topo_prim_name(prims[k]), s[i], bw, want);
             ut_assert_near(pbw, bw);
+            printf("%-12s %-15s bfb %.4f M (%d steps), bucket %.4f M (%d steps)\n", s[i],
+                   topo_prim_name(prims[k]), bw, (int)lround(lat), bbw, (int)lround(blat));
             ck_assert_msg(bw < bbw - 1e-9, "bfb %s on %s: bw %g not below bucket's %g",
                           topo_prim_name(prims[k]), s[i], bw, bbw);
         }
