@@ -36,8 +36,10 @@
  *
  * K: on a torus the lcm of the denominators of U*(t, 0) over t (every
  * node's problem is rank 0's translated); on a mesh the lcm over all
- * (t, u) up to 1024 ranks, lcm(1..d) above (always a multiple, but more
- * blocks).  Tori 3x5: 4 parts (steps 1, 3/2, 1), 2x8: 3, 3x3x6: 6.
+ * (t, u) up to 128 ranks, lcm(1..d) above (a multiple of it, with more
+ * blocks, but computing it exactly costs every rank O(p^2)), 1 on a line.
+ * Tori 3x5: 2 parts (loads 1, 3/2, 1), 2x8: 3, 3x3x6: 6; meshes 3x3: 6,
+ * 4x4x4: 30, 8x8: 12.
  *
  * Reduce-scatter.  The allgather reversed in time (App. B): where the
  * allgather sends part p of v's shard from w to u in step t, the
@@ -87,7 +89,10 @@ typedef struct {
     int *dist;  /* dist[v] = distance from v to x */
     int *order; /* ranks by distance, ascending rank within a distance */
     int *first; /* order[first[t] .. first[t + 1]) are at distance t */
-    int *lnk;   /* the current step's assignment: lnk[j * K + p] */
+    /* The current step's assignment: source j's parts [cut[j][k],
+     * cut[j][k + 1]) go over in-link k (j-th source at distance t, k <
+     * nin; cut[j][0] = 0, cut[j][nin] = K), cut[j] at cut + j (nin + 1). */
+    int *cut;
 } bfb_rx_t;
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -146,8 +151,8 @@ static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
     r->dist = malloc(sizeof(int) * (size_t)b->n);
     r->order = malloc(sizeof(int) * (size_t)b->n);
     r->first = calloc((size_t)b->diam + 2, sizeof(int));
-    r->lnk = malloc(sizeof(int) * (size_t)b->n * (size_t)b->K);
-    if (NULL == r->dist || NULL == r->order || NULL == r->first || NULL == r->lnk) {
+    r->cut = malloc(sizeof(int) * (size_t)b->n * ((size_t)r->nin + 1));
+    if (NULL == r->dist || NULL == r->order || NULL == r->first || NULL == r->cut) {
         return TOPO_ENOMEM;
     }
     for (int v = 0; v < b->n; v++) {
@@ -174,7 +179,7 @@ static void rx_free(bfb_rx_t *r)
     free(r->dist);
     free(r->order);
     free(r->first);
-    free(r->lnk);
+    free(r->cut);
 }
 
 /* The in-links of x that lie on a shortest path from v (dist(v, x) = t):
@@ -245,7 +250,16 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
         }
         return (int)K;
     }
-    if (b->n > 1024) {
+    int big = 0;
+    for (int i = 0; i < b->nd; i++) {
+        big += b->t->dims[i] > 1;
+    }
+    if (big <= 1) {
+        return 1; /* a line: every source has one in-link on its path */
+    }
+    if (b->n > 128) {
+        /* every denominator is at most the in-degree; the exact lcm would
+         * cost every rank O(p^2) */
         for (int k = 2; k <= b->maxnb; k++) {
             K = K / gcd64(K, k) * k;
         }
@@ -253,9 +267,7 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     }
     for (int x = 0; x < b->n; x++) {
         bfb_rx_t r;
-        bfb_t tmp = *b;
-        tmp.K = 1;
-        if (TOPO_OK != rx_init(&tmp, &r, x)) {
+        if (TOPO_OK != rx_init(b, &r, x)) {
             rx_free(&r);
             return -1;
         }
@@ -270,7 +282,7 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     return (int)K;
 }
 
-/* Solve step t at receiver x: fill r->lnk for the sources at distance t
+/* Solve step t at receiver x: fill r->cut for the sources at distance t
  * (in r->order). */
 static int solve(const bfb_t *b, bfb_rx_t *r, int t)
 {
@@ -345,23 +357,28 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     }
     int rc = total == (int64_t)K * nj ? TOPO_OK : TOPO_EINVAL;
     /* A group's flow on link k is the residual capacity of the reverse
-     * edge; its sources' parts, in rank order, go to its links in order. */
-    for (int g = 0; rc == TOPO_OK && g < G; g++) {
-        int k = 0;
-        int64_t left = CAP(1 + G + k, 1 + g);
-        for (int j = 0; j < nj; j++) {
-            if (eligible(b, r, r->order[j0 + j], t) != (unsigned)gm[g]) {
-                continue;
-            }
-            for (int p = 0; p < K; p++) {
-                while (left == 0 && k + 1 < r->nin) {
-                    k++;
-                    left = CAP(1 + G + k, 1 + g);
-                }
-                r->lnk[j * K + p] = k;
-                left--;
-            }
+     * edge.  Its sources' parts, in rank order, form a stream of K cnt
+     * parts that its links take in link order: link k gets stream
+     * positions [F_k, F_k+1), F_k the flow on the links before k, so the
+     * i-th source of the group gives link k its parts [F_k - i K,
+     * F_k+1 - i K) clipped to [0, K). */
+    int seen[BFB_MAX_MASK];
+    memset(seen, 0, sizeof(seen));
+    for (int j = 0; rc == TOPO_OK && j < nj; j++) {
+        const unsigned m = eligible(b, r, r->order[j0 + j], t);
+        int g = 0;
+        while (gm[g] != (int)m) {
+            g++;
         }
+        const int64_t base = (int64_t)K * seen[m]++;
+        int64_t F = 0;
+        int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
+        for (int k = 0; k < r->nin; k++) {
+            const int64_t c = F - base;
+            cut[k] = (int)(c < 0 ? 0 : c > K ? K : c);
+            F += CAP(1 + G + k, 1 + g);
+        }
+        cut[r->nin] = K;
     }
 #undef CAP
     free(cap);
@@ -378,20 +395,20 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
     const int j0 = r->first[t], nj = r->first[t + 1] - j0;
     int opened = 0;
     for (int j = 0; j < nj; j++) {
-        for (int p = 0; p < b->K; p++) {
-            if (r->lnk[j * b->K + p] != k) {
-                continue;
-            }
-            if (!opened) {
-                if (send) {
-                    topo_sched_send(s, peer, 0, 0);
-                } else {
-                    topo_sched_recv(s, peer, kind, 0, 0);
-                }
-                opened = 1;
-            }
-            topo_sched_range(s, r->order[j0 + j] * b->K + p, 1); /* merges runs */
+        const int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
+        if (cut[k + 1] <= cut[k]) {
+            continue;
         }
+        if (!opened) {
+            if (send) {
+                topo_sched_send(s, peer, 0, 0);
+            } else {
+                topo_sched_recv(s, peer, kind, 0, 0);
+            }
+            opened = 1;
+        }
+        /* adjacent runs of consecutive sources merge into one range */
+        topo_sched_range(s, r->order[j0 + j] * b->K + cut[k], cut[k + 1] - cut[k]);
     }
 }
 
@@ -464,7 +481,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
         b.diam += t->periodic[i] ? n / 2 : n - 1;
         b.maxnb += n > 2 ? 2 : n - 1;
     }
-    /* K first (rank 0's receiver side with K = 1 for a torus) */
+    /* K first (from rank 0's receiver side on a torus) */
     b.K = 1;
     rc = rx_init(&b, &self, 0);
     if (TOPO_OK == rc) {
