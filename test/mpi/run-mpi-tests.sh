@@ -273,6 +273,16 @@ for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
     done
 done
 
+# bfb on meshes and unequal tori too: shards cut into 2 (torus:3x5,
+# mesh:2x4), 3 (torus:2x8) or 6 (mesh:3x3) parts, so small counts leave
+# parts empty.
+for grid in 9:mesh:3x3 8:mesh:2x4 15:torus:3x5 16:torus:2x8; do
+    np=${grid%%:*}
+    topo=${grid#*:}
+    run_case "$np" uses=bfb "topology=$topo" -- \
+        coll_topo_topology="$topo" coll_topo_allreduce_algorithm=bfb -- "${mid[@]}"
+done
+
 # Small segments (coll_topo_segment_size, 200 bytes: messages of 25 doubles,
 # 1 of some derived types): many messages per transfer, each applied as it
 # arrives where the executor streams a step; the single-lane algorithms and
