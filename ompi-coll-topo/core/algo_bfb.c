@@ -415,8 +415,8 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
 /* One step of the allgather (step t), or of the reduce-scatter (rs: the
  * allgather's step t reversed).  self: this rank's receiver side; nbr:
  * its neighbours' (the receivers it feeds). */
-static int bfb_step(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t *nbr, int nnb,
-                    int t, int rs)
+static int bfb_step(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t *nbr, int nnb, int t,
+                    int rs)
 {
     int rc = solve(b, self, t);
     for (int i = 0; rc == TOPO_OK && i < nnb; i++) {
@@ -534,8 +534,10 @@ int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
         big += a->topo->dims[i] > 1;
     }
     if (big > BFB_MAX_DIMS) {
-        snprintf(why, len, "bfb balances links exactly on grids of at most %d dimensions larger "
-                 "than 1, not %d", BFB_MAX_DIMS, big);
+        snprintf(why, len,
+                 "bfb balances links exactly on grids of at most %d dimensions larger "
+                 "than 1, not %d",
+                 BFB_MAX_DIMS, big);
         return 0;
     }
     return 1;

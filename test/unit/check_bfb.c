@@ -72,8 +72,15 @@ START_TEST(test_bfb_rings)
         snprintf(str, sizeof(str), "mesh:%d", n);
         verify_grid(str);
     }
+    /* 4 dimensions; a dimension of 1; the tori of the cost tests; a mesh
+     * over 128 ranks (parts lcm(1..4) = 12, not the exact lcm) */
     verify_grid("torus:2x2x2x2");
+    verify_grid("mesh:2x3x2x2");
     verify_grid("mesh:3x1x4");
+    verify_grid("torus:3x5");
+    verify_grid("torus:2x8");
+    verify_grid("torus:3x3x6");
+    verify_grid("mesh:12x12");
 }
 END_TEST
 
@@ -198,16 +205,16 @@ static void check_loads(const char *str)
             }
             want = (double)n_t / d;
             /* every link carries exactly the optimum */
-            ck_assert_msg(fabs(min[s] - want) < 1e-12, "%s step %d: a link carries %g, not %g",
-                          str, s + 1, min[s], want);
+            ck_assert_msg(fabs(min[s] - want) < 1e-12, "%s step %d: a link carries %g, not %g", str,
+                          s + 1, min[s], want);
         } else {
             for (int u = 0; u < p; u++) {
                 double o = lp_optimum(&t, p, u, s + 1);
                 want = o > want ? o : want;
             }
         }
-        ck_assert_msg(fabs(max[s] - want) < 1e-12, "%s step %d: max link load %g, optimum %g",
-                      str, s + 1, max[s], want);
+        ck_assert_msg(fabs(max[s] - want) < 1e-12, "%s step %d: max link load %g, optimum %g", str,
+                      s + 1, max[s], want);
         sum += max[s];
     }
     if (torus) {
@@ -227,8 +234,8 @@ static void check_loads(const char *str)
 
 START_TEST(test_bfb_loads_torus)
 {
-    static const char *const s[] = {"torus:2",     "torus:7",     "torus:8",   "torus:3x5",
-                                    "torus:2x8",   "torus:4x4",   "torus:5x6", "torus:6x6",
+    static const char *const s[] = {"torus:2",     "torus:7",     "torus:8",    "torus:3x5",
+                                    "torus:2x8",   "torus:4x4",   "torus:5x6",  "torus:6x6",
                                     "torus:3x3x6", "torus:2x3x4", "torus:4x4x4"};
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
         check_loads(s[i]);
@@ -238,7 +245,7 @@ END_TEST
 
 START_TEST(test_bfb_loads_mesh)
 {
-    static const char *const s[] = {"mesh:5", "mesh:3x5", "mesh:2x8", "mesh:4x4",
+    static const char *const s[] = {"mesh:5",   "mesh:3x5",   "mesh:2x8",  "mesh:4x4",
                                     "mesh:6x6", "mesh:2x3x4", "mesh:3x3x3"};
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
         check_loads(s[i]);
@@ -246,15 +253,17 @@ START_TEST(test_bfb_loads_mesh)
 }
 END_TEST
 
-/* Parts per shard: the lcm of the steps' optimal denominators (3x5: loads
- * 1, 3/2, 1; 2x8: thirds). */
+/* Parts per shard: the lcm of the optimal loads' denominators (torus:3x5:
+ * loads 1, 3/2, 1; 2x8: thirds); 1 on a line; lcm(1..d) on a mesh of more
+ * than 128 ranks. */
 START_TEST(test_bfb_parts)
 {
     static const struct {
         const char *t;
         int parts;
-    } c[] = {{"torus:8", 2}, {"torus:7", 1}, {"torus:3x5", 2}, {"torus:2x8", 3},
-             {"torus:4x4", 4}};
+    } c[] = {{"torus:8", 2},     {"torus:7", 1},     {"torus:3x5", 2}, {"torus:2x8", 3},
+             {"torus:4x4", 4},   {"torus:3x3x6", 6}, {"mesh:9", 1},    {"mesh:3x3", 6},
+             {"mesh:4x4x4", 30}, {"mesh:12x12", 12}};
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         topo_topology_t t = ut_topo(c[i].t);
         const int p = topo_topology_size(&t);
@@ -280,8 +289,8 @@ START_TEST(test_bfb_vs_bucket)
             ut_affine(prims[k], "bfb", p, 0, &t, &ut_ports_only, &plat, &pbw);
             ut_affine(prims[k], "bucket", p, 0, &t, NULL, &blat, &bbw);
             /* bandwidth-optimal: (N-1)/(N d) M per half */
-            const double want = (prims[k] == TOPO_PRIM_ALLREDUCE ? 2.0 : 1.0) * (p - 1) /
-                                ((double)p * d);
+            const double want =
+                (prims[k] == TOPO_PRIM_ALLREDUCE ? 2.0 : 1.0) * (p - 1) / ((double)p * d);
             ck_assert_msg(fabs(bw - want) < 1e-9, "bfb %s on %s: bw %.12g, want %.12g",
                           topo_prim_name(prims[k]), s[i], bw, want);
             ut_assert_near(pbw, bw);
