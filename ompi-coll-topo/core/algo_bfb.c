@@ -487,6 +487,9 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
     if (TOPO_OK == rc) {
         b.K = parts(&b, &self);
         rc = b.K > 0 ? TOPO_OK : TOPO_ENOMEM;
+        if (TOPO_OK == rc && (int64_t)b.n * b.K > INT32_MAX) {
+            rc = TOPO_ENOTSUP; /* more blocks than a schedule can number */
+        }
     }
     rx_free(&self);
     memset(&self, 0, sizeof(self));
@@ -499,7 +502,8 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
             rc = TOPO_OK == rc ? rx_init(&b, &nbr[i], nb[i]) : rc;
         }
     }
-    topo_sched_init(s, b.n, a->rank, b.n * b.K);
+    const int64_t nblocks = (int64_t)b.n * b.K;
+    topo_sched_init(s, b.n, a->rank, nblocks <= INT32_MAX ? (int)nblocks : 1);
     if (mode != TOPO_PRIM_ALLREDUCE) {
         s->nparts = b.K;
     }
