@@ -69,6 +69,14 @@ int topo_gen_allgather_trivance(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_bucket(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_pat(topo_sched_t *s, const topo_gen_args_t *a);
 
+/* algo_bfb.c: breadth-first broadcast on a torus or mesh (allgather, its
+ * time reversal as reduce-scatter, both as allreduce); fits: at most 4
+ * dimensions larger than 1. */
+int topo_gen_allgather_bfb(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_reduce_scatter_bfb(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_gen_allreduce_bfb(topo_sched_t *s, const topo_gen_args_t *a);
+int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len);
+
 /* alltoall */
 int topo_gen_alltoall_pairwise(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_alltoall_linear(topo_sched_t *s, const topo_gen_args_t *a);

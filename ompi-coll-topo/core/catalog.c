@@ -33,6 +33,11 @@ static const topo_algo_t table[] = {
      "dimension, allgather in reverse; 2 sum(d_i - 1) steps, one lane per dimension and "
      "direction (parts in proportion to the lane's first dimension), neighbour messages only",
      "seed 000 sec. 3.4, 4.2; Swing sec. 2.3", topo_gen_allreduce_bucket, NULL, NULL},
+    {"bfb", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+     "breadth-first broadcast: the bfb reduce-scatter, then the bfb allgather: 2D steps (D the "
+     "diameter), neighbour messages only; on a torus of any shape every link carries "
+     "2(p-1)/(p d) M (d links per rank), bandwidth-optimal; up to 4 dimensions larger than 1",
+     "seed 003 sec. 6.1, 6.2, App. B, E.2", topo_gen_allreduce_bfb, topo_fits_bfb, NULL},
     {"dbt", TOPO_PRIM_ALLREDUCE, 0,
      "double binary tree: two complementary in-order trees, each reducing and broadcasting "
      "half the vector in 2 ceil(log2 p) pipelined segments; 4 ceil(log2 p) - 1 steps at most, "
@@ -75,6 +80,10 @@ static const topo_algo_t table[] = {
      "phases dimension by dimension, one lane per dimension and direction: sum(d_i - 1) "
      "steps, neighbour messages only",
      "seed 000 sec. 3.5, 4.2, 5.1", topo_gen_reduce_scatter_bucket, NULL, NULL},
+    {"bfb", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+     "the bfb allgather reversed in time: partial sums flow up each block's broadcast tree to "
+     "its owner (one tree per block): D steps, (p-1)/(p d) M per link on a torus",
+     "seed 003 sec. 6.1, App. B", topo_gen_reduce_scatter_bfb, topo_fits_bfb, NULL},
     {"swing", TOPO_PRIM_ALLGATHER, 0,
      "the allgather half of swing_bw (2D lanes, far peers first): sum ceil(log2 e_i) steps, "
      "every rank sends (p-1)/p of the vector",
@@ -88,6 +97,12 @@ static const topo_algo_t table[] = {
      "dimension by dimension, one lane per dimension and direction: sum(d_i - 1) steps, "
      "neighbour messages only",
      "seed 000 sec. 3.5, 4.2, 5.1", topo_gen_allgather_bucket, NULL, NULL},
+    {"bfb", TOPO_PRIM_ALLGATHER, TOPO_ALG_GRID,
+     "breadth-first broadcast: in step t every rank gets the shards of the ranks t hops away "
+     "from its neighbours on shortest paths, split over its in-links at the LP optimum (an "
+     "integer max-flow over parts of shards): D steps (the diameter), on a torus of any shape "
+     "(p-1)/(p d) M per link, bandwidth-optimal; up to 4 dimensions larger than 1",
+     "seed 003 sec. 6.1, 6.2, App. E.2", topo_gen_allgather_bfb, topo_fits_bfb, NULL},
     {"pairwise", TOPO_PRIM_ALLTOALL, 0,
      "pairwise exchange: p-1 steps, at step t send to r+t and receive from r-t",
      "seed 001 sec. 7.2", topo_gen_alltoall_pairwise, NULL, NULL},

@@ -263,7 +263,7 @@ run_case 8 uses=ring topology=torus:2x2x2 -- \
 
 # The torus algorithms forced on grids that match the communicator (issue 3's
 # matrix): each must serve the call, with correct results.
-GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket recursive_doubling_mp rabenseifner_mp"}
+GRID_ALGORITHMS=${GRID_ALGORITHMS:-"swing_lat swing_bw trivance_lat trivance_bw bruck dbt bucket bfb recursive_doubling_mp rabenseifner_mp"}
 for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
     np=${grid%%:*}
     topo=${grid#*:}
@@ -271,6 +271,16 @@ for grid in 16:torus:4x4 9:torus:3x3 6:torus:2x3 8:torus:2x2x2; do
         run_case "$np" "uses=$alg" "topology=$topo" -- \
             coll_topo_topology="$topo" coll_topo_allreduce_algorithm="$alg" -- "${mid[@]}"
     done
+done
+
+# bfb on meshes and unequal tori too: shards cut into 2 (torus:3x5,
+# mesh:2x4), 3 (torus:2x8) or 6 (mesh:3x3) parts, so small counts leave
+# parts empty.
+for grid in 9:mesh:3x3 8:mesh:2x4 15:torus:3x5 16:torus:2x8; do
+    np=${grid%%:*}
+    topo=${grid#*:}
+    run_case "$np" uses=bfb "topology=$topo" -- \
+        coll_topo_topology="$topo" coll_topo_allreduce_algorithm=bfb -- "${mid[@]}"
 done
 
 # Small segments (coll_topo_segment_size, 200 bytes: messages of 25 doubles,
@@ -312,7 +322,7 @@ for np in $SAME_BITS_SIZES; do
     run_case "$np" uses=any -- coll_topo_allreduce_algorithm=auto -- "${bits[@]}"
     [[ " $SAME_BITS_FORCED_SIZES " == *" $np "* ]] || continue
     for alg in $all_algorithms; do
-        [ "$alg" = bucket ] && continue # a grid's: below
+        case $alg in bucket | bfb) continue ;; esac # a grid's: below
         run_case "$np" "served=$alg" -- coll_topo_allreduce_algorithm="$alg" -- "${bits[@]}"
     done
 done

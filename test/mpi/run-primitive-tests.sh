@@ -194,6 +194,17 @@ for grid in 8:torus:2x2x2 6:torus:2x3 9:torus:3x3 8:mesh:2x4; do
         --prims bcast,reduce,reduce_scatter,reduce_scatter_block,allgather,alltoall --comms world \
         --max-count 1000 --all-roots-max 2
 done
+# bfb (allgather, reduce_scatter) forced on tori and meshes, unequal ones
+# among them: shards cut into parts (nparts 1 on 3x3, 2 on mesh:2x4, 3 on
+# 2x2x2 and 2x3, 6 on mesh:3x3), so blocks are empty or uneven at small
+# counts.
+for grid in 8:torus:2x2x2 6:torus:2x3 9:torus:3x3 8:mesh:2x4 9:mesh:3x3; do
+    np=${grid%%:*}
+    topo=${grid#*:}
+    run "$np" "reduce_scatter=bfb allgather=bfb coll_topo_topology=$topo" "" \
+        --prims reduce_scatter,reduce_scatter_block,allgather --comms world \
+        --max-count 1000 --all-roots-max 2
+done
 # Small segments (coll_topo_segment_size, 200 bytes): each alltoall
 # message becomes several, all posted in one step by linear.
 for alg in pairwise bruck linear; do

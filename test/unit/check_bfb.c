@@ -1,0 +1,321 @@
+/* Unit tests: bfb (breadth-first broadcast) allgather, reduce-scatter and
+ * allreduce on tori and meshes: verifier proofs over every 2-D shape up to
+ * 6x6, every 3-D shape up to 4x4x4 and rings and lines of 2..32; per-link
+ * loads against the LP optimum (Zhao et al., "Efficient Direct-Connect
+ * Topologies for Collective Communications", 2025, sec. 6.1), which on a
+ * torus is n_t / d per step and (N - 1) / d in all; and the bandwidth term
+ * of the cost model against bucket's on unequal tori. */
+#include "cost.h"
+#include "unit_common.h"
+#include "verify.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const topo_prim_t prims[] = {TOPO_PRIM_ALLGATHER, TOPO_PRIM_REDUCE_SCATTER,
+                                    TOPO_PRIM_ALLREDUCE};
+
+/* Every primitive of bfb on `str` through the verifier. */
+static void verify_grid(const char *str)
+{
+    topo_topology_t t = ut_topo(str);
+    const int p = topo_topology_size(&t);
+    char msg[512];
+    for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+        const topo_algo_t *al = ut_algo(prims[k], "bfb");
+        topo_gen_args_t a = {prims[k], p, 0, 0, &t};
+        int rc = topo_verify_algo(al, &a, msg, sizeof(msg));
+        ck_assert_msg(rc == TOPO_OK, "bfb %s on %s: %s", topo_prim_name(prims[k]), str, msg);
+    }
+}
+
+/* 2-D: a = loop index + 1, b = 1..6, torus and mesh. */
+START_TEST(test_bfb_2d)
+{
+    char str[64];
+    const int a = _i + 1;
+    for (int b = 1; b <= 6; b++) {
+        snprintf(str, sizeof(str), "torus:%dx%d", a, b);
+        verify_grid(str);
+        snprintf(str, sizeof(str), "mesh:%dx%d", a, b);
+        verify_grid(str);
+    }
+}
+END_TEST
+
+/* 3-D up to 4x4x4: a = loop index + 1. */
+START_TEST(test_bfb_3d)
+{
+    char str[64];
+    const int a = _i + 1;
+    for (int b = 1; b <= 4; b++) {
+        for (int c = 1; c <= 4; c++) {
+            snprintf(str, sizeof(str), "torus:%dx%dx%d", a, b, c);
+            verify_grid(str);
+            snprintf(str, sizeof(str), "mesh:%dx%dx%d", a, b, c);
+            verify_grid(str);
+        }
+    }
+}
+END_TEST
+
+/* Rings (and open lines) of 1..32. */
+START_TEST(test_bfb_rings)
+{
+    char str[64];
+    for (int n = 1; n <= 32; n++) {
+        snprintf(str, sizeof(str), "torus:%d", n);
+        verify_grid(str);
+        snprintf(str, sizeof(str), "mesh:%d", n);
+        verify_grid(str);
+    }
+    /* 4 dimensions; a dimension of 1; the tori of the cost tests; a mesh
+     * over 128 ranks (parts lcm(1..4) = 12, not the exact lcm) */
+    verify_grid("torus:2x2x2x2");
+    verify_grid("mesh:2x3x2x2");
+    verify_grid("mesh:3x1x4");
+    verify_grid("torus:3x5");
+    verify_grid("torus:2x8");
+    verify_grid("torus:3x3x6");
+    verify_grid("mesh:12x12");
+}
+END_TEST
+
+/* The restrictions: a grid of the communicator's size, at most 4
+ * dimensions larger than 1, commutative reductions. */
+START_TEST(test_bfb_restrictions)
+{
+    char why[256];
+    topo_topology_t star = ut_topo("star"), t = ut_topo("torus:3x5"),
+                    t5 = ut_topo("torus:2x2x2x2x2");
+    for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+        const topo_algo_t *al = ut_algo(prims[k], "bfb");
+        topo_gen_args_t a = {prims[k], 15, 0, 0, &t};
+        ck_assert(topo_algo_fits(al, &a, TOPO_OP_COMMUTATIVE, why, sizeof(why)));
+        ck_assert_int_eq(topo_algo_fits(al, &a, TOPO_OP_ORDERED, why, sizeof(why)),
+                         prims[k] == TOPO_PRIM_ALLGATHER);
+        a.size = 16;
+        ck_assert(!topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)));
+        a.topo = &star;
+        ck_assert(!topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)));
+        a.size = 32;
+        a.topo = &t5;
+        ck_assert(!topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)));
+        ck_assert_ptr_nonnull(strstr(why, "dimensions"));
+        topo_sched_t s;
+        ck_assert_int_eq(topo_algo_generate(al, &a, &s), TOPO_ENOTSUP);
+    }
+}
+END_TEST
+
+/* --- per-link loads ----------------------------------------------------- */
+
+/* The LP optimum of step t at receiver u (sec. 6.1 LP (1)), derived here
+ * from hop counts alone: max over sets Q of u's in-neighbours of the
+ * sources at distance t all of whose shortest-path in-neighbours lie in Q,
+ * divided by |Q|.  Returned as a double. */
+static double lp_optimum(const topo_topology_t *t, int p, int u, int step)
+{
+    int in[16], nin = 0;
+    for (int w = 0; w < p; w++) {
+        if (topo_topology_hops(t, w, u) == 1) {
+            in[nin++] = w;
+        }
+    }
+    ck_assert_int_le(nin, 16);
+    double best = 0;
+    for (int q = 1; q < (1 << nin); q++) {
+        int size = 0, jobs = 0;
+        for (int k = 0; k < nin; k++) {
+            size += (q >> k) & 1;
+        }
+        for (int v = 0; v < p; v++) {
+            if (topo_topology_hops(t, v, u) != step) {
+                continue;
+            }
+            int inside = 1;
+            for (int k = 0; k < nin; k++) {
+                int on_path = 1 == step ? in[k] == v : topo_topology_hops(t, v, in[k]) == step - 1;
+                if (on_path && !((q >> k) & 1)) {
+                    inside = 0;
+                }
+            }
+            jobs += inside;
+        }
+        best = (double)jobs / size > best ? (double)jobs / size : best;
+    }
+    return best;
+}
+
+/* Per step of the allgather (shards, i.e. blocks / nparts): the largest and
+ * smallest message (a message is one link's load), into max[] and min[]
+ * (depth entries); returns the depth. */
+static int ag_loads(const topo_sched_t *sc, int p, double *max, double *min, int cap)
+{
+    const int depth = topo_sched_depth(&sc[0]);
+    ck_assert_int_le(depth, cap);
+    for (int s = 0; s < depth; s++) {
+        max[s] = 0;
+        min[s] = 1e300;
+    }
+    for (int r = 0; r < p; r++) {
+        ck_assert_int_le(sc[r].nlanes, 1);
+        for (int s = 0; s < topo_sched_depth(&sc[r]); s++) {
+            const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, s);
+            for (int x = st->xfer0; x < st->xfer0 + st->nxfers; x++) {
+                if (sc[r].xfers[x].kind != TOPO_XFER_SEND) {
+                    continue;
+                }
+                const double l = (double)sc[r].xfers[x].nblk / sc[r].nparts;
+                max[s] = l > max[s] ? l : max[s];
+                min[s] = l < min[s] ? l : min[s];
+            }
+        }
+    }
+    return depth;
+}
+
+static void check_loads(const char *str)
+{
+    topo_topology_t t = ut_topo(str);
+    const int p = topo_topology_size(&t);
+    const int torus = t.kind == TOPO_NET_TORUS;
+    int d = 0;
+    for (int i = 0; i < t.ndims; i++) {
+        d += t.dims[i] > 2 ? 2 : t.dims[i] - 1; /* in-links of a rank */
+    }
+    double max[64], min[64], rmax[64], rmin[64], sum = 0;
+    topo_sched_t *sc = ut_gen_all(TOPO_PRIM_ALLGATHER, "bfb", p, 0, &t);
+    const int depth = ag_loads(sc, p, max, min, 64);
+    ut_free_all(sc, p);
+    int diam = 0;
+    for (int v = 0; v < p; v++) {
+        const int h = topo_topology_hops(&t, 0, v);
+        diam = h > diam ? h : diam;
+    }
+    for (int s = 0; s < depth; s++) {
+        double want = 0;
+        if (torus) {
+            int n_t = 0; /* nodes at distance s + 1: the same from every node */
+            for (int v = 0; v < p; v++) {
+                n_t += topo_topology_hops(&t, 0, v) == s + 1;
+            }
+            want = (double)n_t / d;
+            /* every link carries exactly the optimum */
+            ck_assert_msg(fabs(min[s] - want) < 1e-12, "%s step %d: a link carries %g, not %g", str,
+                          s + 1, min[s], want);
+        } else {
+            for (int u = 0; u < p; u++) {
+                double o = lp_optimum(&t, p, u, s + 1);
+                want = o > want ? o : want;
+            }
+        }
+        ck_assert_msg(fabs(max[s] - want) < 1e-12, "%s step %d: max link load %g, optimum %g", str,
+                      s + 1, max[s], want);
+        sum += max[s];
+    }
+    if (torus) {
+        ck_assert_int_eq(depth, diam);
+        /* BW-optimal: (N - 1) / d shards per link in all */
+        ck_assert_msg(fabs(sum - (double)(p - 1) / d) < 1e-9, "%s: %g shards per link", str, sum);
+    }
+    /* the reduce-scatter is the same loads in reverse order */
+    sc = ut_gen_all(TOPO_PRIM_REDUCE_SCATTER, "bfb", p, 0, &t);
+    ck_assert_int_eq(ag_loads(sc, p, rmax, rmin, 64), depth);
+    ut_free_all(sc, p);
+    for (int s = 0; s < depth; s++) {
+        ut_assert_near(rmax[s], max[depth - 1 - s]);
+        ut_assert_near(rmin[s], min[depth - 1 - s]);
+    }
+}
+
+START_TEST(test_bfb_loads_torus)
+{
+    static const char *const s[] = {"torus:2",     "torus:7",     "torus:8",    "torus:3x5",
+                                    "torus:2x8",   "torus:4x4",   "torus:5x6",  "torus:6x6",
+                                    "torus:3x3x6", "torus:2x3x4", "torus:4x4x4"};
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+        check_loads(s[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_bfb_loads_mesh)
+{
+    static const char *const s[] = {"mesh:5",   "mesh:3x5",   "mesh:2x8",  "mesh:4x4",
+                                    "mesh:6x6", "mesh:2x3x4", "mesh:3x3x3"};
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+        check_loads(s[i]);
+    }
+}
+END_TEST
+
+/* Parts per shard: the lcm of the optimal loads' denominators (torus:3x5:
+ * loads 1, 3/2, 1; 2x8: thirds); 1 on a line; lcm(1..d) on a mesh of more
+ * than 128 ranks. */
+START_TEST(test_bfb_parts)
+{
+    static const struct {
+        const char *t;
+        int parts;
+    } c[] = {{"torus:8", 2},     {"torus:7", 1},     {"torus:3x5", 2}, {"torus:2x8", 3},
+             {"torus:4x4", 4},   {"torus:3x3x6", 6}, {"mesh:9", 1},    {"mesh:3x3", 6},
+             {"mesh:4x4x4", 30}, {"mesh:12x12", 12}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        topo_topology_t t = ut_topo(c[i].t);
+        const int p = topo_topology_size(&t);
+        topo_sched_t *sc = ut_gen_all(TOPO_PRIM_ALLGATHER, "bfb", p, 0, &t);
+        ck_assert_msg(sc[0].nparts == c[i].parts, "%s: %d parts", c[i].t, sc[0].nparts);
+        ut_free_all(sc, p);
+    }
+}
+END_TEST
+
+/* --- the cost model: bfb against bucket --------------------------------- */
+
+START_TEST(test_bfb_vs_bucket)
+{
+    static const char *const s[] = {"torus:3x5", "torus:2x8", "torus:3x3x6"};
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+        topo_topology_t t = ut_topo(s[i]);
+        const int p = topo_topology_size(&t);
+        const int d = topo_topology_ports(&t, p);
+        for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+            double lat, bw, blat, bbw, plat, pbw;
+            ut_affine(prims[k], "bfb", p, 0, &t, NULL, &lat, &bw);
+            ut_affine(prims[k], "bfb", p, 0, &t, &ut_ports_only, &plat, &pbw);
+            ut_affine(prims[k], "bucket", p, 0, &t, NULL, &blat, &bbw);
+            /* bandwidth-optimal: (N-1)/(N d) M per half */
+            const double want =
+                (prims[k] == TOPO_PRIM_ALLREDUCE ? 2.0 : 1.0) * (p - 1) / ((double)p * d);
+            ck_assert_msg(fabs(bw - want) < 1e-9, "bfb %s on %s: bw %.12g, want %.12g",
+                          topo_prim_name(prims[k]), s[i], bw, want);
+            ut_assert_near(pbw, bw);
+            printf("%-12s %-15s bfb %.4f M (%d steps), bucket %.4f M (%d steps)\n", s[i],
+                   topo_prim_name(prims[k]), bw, (int)lround(lat), bbw, (int)lround(blat));
+            ck_assert_msg(bw < bbw - 1e-9, "bfb %s on %s: bw %g not below bucket's %g",
+                          topo_prim_name(prims[k]), s[i], bw, bbw);
+        }
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bfb");
+    TCase *sweep = ut_tcase(s, "bfb_sweep", 900);
+    tcase_add_loop_test(sweep, test_bfb_2d, 0, 6);
+    tcase_add_loop_test(sweep, test_bfb_3d, 0, 4);
+    tcase_add_test(sweep, test_bfb_rings);
+    TCase *loads = ut_tcase(s, "bfb_loads", 600);
+    tcase_add_test(loads, test_bfb_loads_torus);
+    tcase_add_test(loads, test_bfb_loads_mesh);
+    tcase_add_test(loads, test_bfb_parts);
+    TCase *cost = ut_tcase(s, "bfb_cost", 300);
+    tcase_add_test(cost, test_bfb_restrictions);
+    tcase_add_test(cost, test_bfb_vs_bucket);
+    return ut_run_suite(s);
+}
