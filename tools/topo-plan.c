@@ -152,45 +152,14 @@ static long parse_int(const char *opt, const char *s, long lo, long hi)
     return v;
 }
 
-/* "64k", "1M", "16MiB", "8" -> bytes */
+/* "64k", "1M", "16MiB", "8" -> bytes (topo_bytes_parse) */
 static double parse_bytes(const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v >= 0) || isinf(v)) {
-        die(EXIT_USAGE, "--sizes: '%s' is not a size", s);
-    }
-    double mul = 1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        mul = 1024.0;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        mul = 1024.0 * 1024;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        mul = 1024.0 * 1024 * 1024;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (mul > 1 && 'i' == *end) {
-        end++;
-    }
-    if ('B' == *end || 'b' == *end) {
-        end++;
-    }
-    if (*end) {
+    double v;
+    if (TOPO_OK != topo_bytes_parse(s, &v)) {
         die(EXIT_USAGE, "--sizes: '%s' is not a size (use 8, 1k, 64k, 1M, 2G)", s);
     }
-    return floor(v * mul);
+    return v;
 }
 
 static int parse_sizes(const char *list, double *out)

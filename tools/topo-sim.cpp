@@ -31,6 +31,7 @@
 #include "catalog.h"
 #include "cost.h"
 #include "decision.h"
+#include "rules.h"
 #include "schedule.h"
 #include "topology.h"
 
@@ -154,45 +155,14 @@ long parse_long(const char *opt, const char *s, long lo, long hi)
     return v;
 }
 
-/* "64k", "1M", "16MiB", "8" -> bytes (binary multiples) */
+/* "64k", "1M", "16MiB", "8" -> bytes (topo_bytes_parse) */
 uint64_t parse_bytes(const std::string &s)
 {
-    char *end;
-    errno = 0;
-    double v = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || errno || !(v >= 0) || v > 1e18) {
-        die(EXIT_USAGE, "--sizes: '%s' is not a size", s.c_str());
-    }
-    double mul = 1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        mul = 1024.0;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        mul = 1024.0 * 1024;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        mul = 1024.0 * 1024 * 1024;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (mul > 1 && 'i' == *end) {
-        end++;
-    }
-    if ('B' == *end || 'b' == *end) {
-        end++;
-    }
-    if (*end) {
+    double v;
+    if (TOPO_OK != topo_bytes_parse(s.c_str(), &v) || v > 1e18) {
         die(EXIT_USAGE, "--sizes: '%s' is not a size (use 8, 1k, 64k, 1M, 2G)", s.c_str());
     }
-    return (uint64_t)std::floor(v * mul);
+    return (uint64_t)v;
 }
 
 std::vector<std::string> split(const std::string &list, const char *opt)

@@ -334,3 +334,39 @@ int topo_prim_limits_parse(const char *str, size_t lim[TOPO_PRIM_COUNT], char *e
     memcpy(lim, out, sizeof(out));
     return TOPO_OK;
 }
+
+int topo_bytes_parse(const char *s, double *bytes)
+{
+    char *end;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0)) {
+        return TOPO_EINVAL;
+    }
+    double mul = 1;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        mul = 1024.0;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1024.0 * 1024;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1024.0 * 1024 * 1024;
+        break;
+    default:
+        break;
+    }
+    end += mul > 1;
+    end += mul > 1 && 'i' == *end;
+    end += 'B' == *end || 'b' == *end;
+    const double b = v * mul;
+    if ('\0' != *end || b > 9.2e18) {
+        return TOPO_EINVAL;
+    }
+    *bytes = (double)(uint64_t)b;
+    return TOPO_OK;
+}

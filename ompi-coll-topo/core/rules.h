@@ -86,6 +86,12 @@ const topo_algo_t *topo_rules_lookup(const topo_rules_t *rules, int size, size_t
  * with a one-line reason naming the offending item (lim unchanged). */
 int topo_prim_limits_parse(const char *str, size_t lim[TOPO_PRIM_COUNT], char *err, size_t errlen);
 
+/* A payload as the tools take it (topo-plan's and topo-sim's --sizes): a
+ * non-negative number with an optional k, M or G (binary multiples, "KiB"
+ * and "MB" alike), e.g. "8", "64k", "1.5M", "16MiB".  TOPO_OK with *bytes
+ * (rounded down to a whole byte), or TOPO_EINVAL. */
+int topo_bytes_parse(const char *s, double *bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -275,6 +275,30 @@ END_TEST
 /* A value of more ranges or groups than the limits (rules.h): the reason is
  * given in full however long the value, and quotes at most
  * TOPO_RULES_QUOTE characters of the item. */
+/* The tools' payload sizes (topo-plan and topo-sim --sizes). */
+START_TEST(test_bytes_parse)
+{
+    static const struct {
+        const char *s;
+        double want; /* < 0: refused */
+    } c[] = {{"8", 8},           {"0", 0},          {"64k", 65536},      {"64K", 65536},
+             {"1M", 1048576},    {"16MiB", 16777216}, {"1.5M", 1572864}, {"2G", 2147483648.0},
+             {"1kB", 1024},      {"100B", 100},     {"2.7", 2},          {"", -1},
+             {"k", -1},          {"-1", -1},        {"1x", -1},          {"1MiBs", -1},
+             {"nan", -1},        {"inf", -1},       {"1e30G", -1}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        double v = -7;
+        const int rc = topo_bytes_parse(c[i].s, &v);
+        if (c[i].want < 0) {
+            ck_assert_msg(TOPO_EINVAL == rc, "'%s' accepted as %g", c[i].s, v);
+            ck_assert(-7 == v);
+        } else {
+            ck_assert_msg(TOPO_OK == rc && v == c[i].want, "'%s': %d, %g", c[i].s, rc, v);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_limits_reason_in_full)
 {
     /* 64 ranges are fine, 65 are not */
@@ -341,6 +365,7 @@ int main(void)
     tcase_add_test(tc, test_format_size);
     tcase_add_test(tc, test_groups);
     tcase_add_test(tc, test_prim_limits);
+    tcase_add_test(tc, test_bytes_parse);
     tcase_add_test(tc, test_limits_reason_in_full);
     return ut_run_suite(s);
 }
