@@ -6,6 +6,7 @@
 #                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
 #                            [--no-topo-forced] [--out FILE] [--data DIR]
+#                            [--report-only]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
 # torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit)
@@ -37,6 +38,9 @@
 # of auto-cal against the best coll/topo algorithm forced, the algorithms
 # they chose and the model's predicted time beside the measured one.
 #
+# --report-only: no measurement; the report and plots again from --data's
+# times.csv and predicted.csv (the same options as the run that wrote them).
+#
 # --quick: torus:2x2@200mbit, allreduce, 64-256 KiB, one repetition, 0.2 s
 # per size (a check that everything runs, in about two minutes; its
 # numbers mean nothing).
@@ -52,7 +56,7 @@ build=${TOPO_BUILD:-$root/_build/test-werror}
 setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
-calibrate=1 tuned_forced=1 topo_forced=1
+calibrate=1 tuned_forced=1 topo_forced=1 report_only=0
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -75,6 +79,7 @@ while [ $# -gt 0 ]; do
     --no-calibrate) calibrate=0 ;;
     --no-tuned-forced) tuned_forced=0 ;;
     --no-topo-forced) topo_forced=0 ;;
+    --report-only) report_only=1 ;;
     --out) out=$2 && shift ;;
     --data) data=$2 && shift ;;
     -h | --help)
@@ -99,13 +104,13 @@ for p in $prims; do
     [[ $bench_names == *" $p "* ]] || die "unknown primitive '$p' (one of:$bench_names)"
 done
 
-[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, through scripts/testbed.sh)"
+[ $report_only = 1 ] || [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, through scripts/testbed.sh)"
 bench=$build/test/mpi/bench_allreduce
 comp=$build/_install/lib/openmpi
 plan=$build/tools/topo-plan
 cal=$build/tools/topo-calibrate
 for f in "$bench" "$plan" "$cal" "$comp/mca_coll_topo.so"; do
-    [ -e "$f" ] || die "$f not found: build first (bash scripts/test.sh, or TOPO_BUILD=DIR)"
+    [ $report_only = 1 ] || [ -e "$f" ] || die "$f not found: build first (bash scripts/test.sh, or TOPO_BUILD=DIR)"
 done
 command -v gnuplot >/dev/null || die "gnuplot not found (scripts/install-deps.sh installs it)"
 
@@ -115,10 +120,14 @@ mkdir -p "$data"
 times=$data/times.csv
 predicted=$data/predicted.csv
 logs=$data/logs
-rm -rf "$logs"
-mkdir -p "$logs"
-echo "setup,rate,primitive,config,rep,bytes,seconds" >"$times"
-echo "setup,rate,primitive,config,bytes,algorithm,predicted_seconds" >"$predicted"
+if [ $report_only = 1 ]; then
+    if [ ! -s "$times" ] || [ ! -s "$predicted" ]; then die "--report-only: no $times or $predicted"; fi
+else
+    rm -rf "$logs"
+    mkdir -p "$logs"
+    echo "setup,rate,primitive,config,rep,bytes,seconds" >"$times"
+    echo "setup,rate,primitive,config,bytes,algorithm,predicted_seconds" >"$predicted"
+fi
 
 # coll/topo's and coll/tuned's algorithm names for a primitive
 topo_param() { [ "$1" = reduce_scatter_block ] && echo reduce_scatter || echo "$1"; }
@@ -142,7 +151,8 @@ for ((b = min / 8 * 8; b <= max; b *= factor)); do sizes+=("$b"); done
 
 # bench_allreduce with its settings: the ranks start inside the testbed's
 # namespaces, where mpirun's environment does not reach
-wrapper=$data/bench.sh
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/evaluate.XXXXXX")
+wrapper=$tmp/bench.sh
 cat >"$wrapper" <<EOF
 #!/bin/sh
 BENCH_MIN_BYTES=$min BENCH_FACTOR=$factor BENCH_SECONDS=$seconds BENCH_BATCHES=3 exec "$bench" "\$@"
@@ -150,7 +160,7 @@ EOF
 chmod 755 "$wrapper"
 
 stop_testbed() { "${tb[@]}" stop --prefix "$prefix" >/dev/null 2>&1 || true; }
-trap stop_testbed EXIT
+trap 'stop_testbed; rm -rf "$tmp"' EXIT
 
 # the number of runs, for the progress line
 total=0
@@ -219,6 +229,7 @@ predict() {
 }
 
 for setup_rate in $setups; do
+    [ $report_only = 1 ] && break
     setup=${setup_rate%@*}
     rate=${setup_rate#*@}
     echo "evaluate: starting the testbed $setup at $rate per link" >&2
@@ -268,7 +279,7 @@ for setup_rate in $setups; do
     done
     stop_testbed
 done
-trap - EXIT
+trap 'rm -rf "$tmp"' EXIT
 
 # ---- the report ---------------------------------------------------------
 # medians over the repetitions: "setup,rate,prim,config,bytes median min max n"
@@ -285,6 +296,7 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
 {
     echo "# coll/topo on an emulated torus: evaluation against coll/tuned"
     echo
+    cmdline=${cmdline// --report-only/}; cmdline=${cmdline#--report-only}
     echo "Written by \`bash scripts/evaluate.sh${cmdline:+ $cmdline}\` (setups $setups;"
     echo "primitives $prims; $min to $max bytes, each $factor times the last; $reps repetitions; about $seconds s per size and run)."
     echo "Each setup is a testbed of network namespaces (scripts/testbed.sh) on one machine of $(nproc) cores,"
@@ -330,7 +342,7 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
                         row = row (bo == "" ? "-" : substr(bo, 6) " " function_ms(t[bo])) " |"
                         print row
                     }
-                    function ratio(x, y) { return (x > 0 && y > 0) ? sprintf("%.2f", x / y) : "-" }
+                    function ratio(x, y) { return (x > 0 && y > 0) ? sprintf(x / y < 0.1 ? "%.2g" : "%.2f", x / y) : "-" }
                     function function_ms(x) { return x > 0 ? sprintf("%.1f ms", x * 1e3) : "-" }
                 ' "$medians"
             done
