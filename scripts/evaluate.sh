@@ -21,8 +21,9 @@
 #   auto-cal       coll/topo with topo-calibrate's settings from this testbed
 #   topo:ALG       each coll/topo algorithm forced
 # at payloads from --min to --max (default 64 KiB to 16 MiB, each --factor,
-# default 4, times the last; bytes per rank for allgather, alltoall and
-# reduce_scatter_block, as bench_allreduce counts them).  Each time is the
+# default 4, times the last): the payload M the cost model prices, so for
+# allgather, alltoall and reduce_scatter_block all ranks' data (each rank
+# contributes M / p, as bench_allreduce is asked for).  Each time is the
 # median over batches of one bench_allreduce run that spends about
 # --seconds (default 1.5) per size; the report takes the median over the
 # repetitions and gives the spread (max - min) / median of auto.
@@ -155,9 +156,22 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/evaluate.XXXXXX")
 wrapper=$tmp/bench.sh
 cat >"$wrapper" <<EOF
 #!/bin/sh
-BENCH_MIN_BYTES=$min BENCH_FACTOR=$factor BENCH_SECONDS=$seconds BENCH_BATCHES=3 exec "$bench" "\$@"
+min=\$1
+shift
+BENCH_MIN_BYTES=\$min BENCH_FACTOR=$factor BENCH_SECONDS=$seconds BENCH_BATCHES=3 exec "$bench" "\$@"
 EOF
 chmod 755 "$wrapper"
+
+# bench_allreduce's bytes per M: the ranks for the primitives whose sizes
+# it takes per rank
+per_rank() {
+    case $1 in
+    allgather | reduce_scatter_block | alltoall)
+        echo "${2#*:}" | tr x '\n' | awk '{ n = (NR == 1 ? $1 : n * $1) } END { print n }'
+        ;;
+    *) echo 1 ;;
+    esac
+}
 
 stop_testbed() { "${tb[@]}" stop --prefix "$prefix" >/dev/null 2>&1 || true; }
 trap 'stop_testbed; rm -rf "$tmp"' EXIT
@@ -178,21 +192,22 @@ t_start=$SECONDS
 
 # run SETUP RATE PRIM CONFIG REP MCA...: one bench_allreduce run on the testbed
 run() {
-    local setup=$1 rate=$2 prim=$3 config=$4 rep=$5 log rc=0
+    local setup=$1 rate=$2 prim=$3 config=$4 rep=$5 log rc=0 per
     shift 5
+    per=$(per_rank "$prim" "$setup")
     log=$logs/${setup//[:x]/_}-$rate-$prim-${config//:/_}-$rep.log
     done_runs=$((done_runs + 1))
     printf 'evaluate: [%d/%d, %d s] %s@%s %s %s (repetition %d)\n' "$done_runs" "$total" \
         $((SECONDS - t_start)) "$setup" "$rate" "$prim" "$config" "$rep" >&2
     "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 1800 "$@" -- \
-        "$wrapper" "$max" "$prim" >"$log" 2>&1 || rc=$?
+        "$wrapper" $((min / per)) $((max / per)) "$prim" >"$log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then
         echo "evaluate: $setup@$rate $prim $config failed (status $rc): $log" >&2
         tail -n 5 "$log" >&2
         return 0
     fi
-    awk -v s="$setup" -v r="$rate" -v p="$prim" -v c="$config" -v k="$rep" \
-        '/^[0-9]+ [0-9.]+$/ { print s "," r "," p "," c "," k "," $1 "," $2 }' "$log" >>"$times"
+    awk -v s="$setup" -v r="$rate" -v p="$prim" -v c="$config" -v k="$rep" -v per="$per" \
+        '/^[0-9]+ [0-9.]+$/ { print s "," r "," p "," c "," k "," $1 * per "," $2 }' "$log" >>"$times"
 }
 
 # topo-plan's choice and prediction per size for PRIM on SHAPE, as the
@@ -213,19 +228,13 @@ predict() {
             ;;
         esac
     done < <(echo "$cal" | grep -o 'coll_topo_[a-z_]* [^ ]*' | sed 's/^coll_topo_//')
-    # the payload M the model prices: all ranks' data for the gathering and
-    # scattering primitives (bench_allreduce's sizes are per rank there)
-    local per=1 list="" b
-    case $prim in allgather | reduce_scatter_block | alltoall)
-        per=$(echo "${setup#*:}" | tr x '\n' | awk '{ n = (NR == 1 ? $1 : n * $1) } END { print n }')
-        ;;
-    esac
-    for b in "${sizes[@]}"; do list+="$((b * per)),"; done
+    local list="" b
+    for b in "${sizes[@]}"; do list+="$b,"; done
     "$plan" --topology "$setup" --primitive "$(topo_param "$prim")" --sizes "${list%,}" "${opts[@]}" 2>&1 |
-        sed -n '/^chosen:/,$p' | awk -v s="$setup" -v r="$rate" -v p="$prim" -v c="$config" -v per="$per" '
+        sed -n '/^chosen:/,$p' | awk -v s="$setup" -v r="$rate" -v p="$prim" -v c="$config" '
             NF >= 4 && $1 ~ /^[0-9.]+$/ {
                 u = $2; m = u == "B" ? 1 : u == "KiB" ? 1024 : u == "MiB" ? 1048576 : 1073741824
-                printf "%s,%s,%s,%s,%.0f,%s,%.9g\n", s, r, p, c, $1 * m / per, $3, $4 * 1e-6 }' >>"$predicted"
+                printf "%s,%s,%s,%s,%.0f,%s,%.9g\n", s, r, p, c, $1 * m, $3, $4 * 1e-6 }' >>"$predicted"
 }
 
 for setup_rate in $setups; do
@@ -301,8 +310,9 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
     echo "primitives $prims; $min to $max bytes, each $factor times the last; $reps repetitions; about $seconds s per size and run)."
     echo "Each setup is a testbed of network namespaces (scripts/testbed.sh) on one machine of $(nproc) cores,"
     echo "one rank per emulated node over TCP, the placement from coll/topo's coordinates file. Times are medians"
-    echo "over the repetitions of each run's median batch; bytes per rank for allgather, alltoall and"
-    echo "reduce_scatter_block. Raw data, logs and plots: \`${data#"$root"/}\`."
+    echo "over the repetitions of each run's median batch; sizes are the payload the cost model prices"
+    echo "(all ranks' data for allgather, alltoall and reduce_scatter_block). Raw data, logs and plots:"
+    echo "\`${data#"$root"/}\`."
     echo
     echo "Columns: **tuned/auto** coll/tuned's default time over coll/topo's at its defaults (> 1: coll/topo"
     echo "faster); **best tuned/auto** the fastest coll/tuned algorithm forced, over auto; **regret** auto"
