@@ -655,14 +655,7 @@ static int lat_coord(const lat_dim_t *ld, int n, int is_new)
  * not. */
 int topo_same_tree_swing_lat(const topo_gen_args_t *a)
 {
-    int dims[TOPO_MAX_DIMS];
-    const int nd = topo_topology_lane_dims(a->topo, a->size, dims);
-    for (int k = 0; k < nd; k++) {
-        if (dims[k] >= 8) {
-            return 0;
-        }
-    }
-    return 1;
+    return topo_topology_lane_max(a->topo, a->size) < 8;
 }
 
 int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)

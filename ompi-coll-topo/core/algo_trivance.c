@@ -629,14 +629,7 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
  * two ranks (then each step is a pairwise exchange). */
 int topo_same_tree_trivance_lat(const topo_gen_args_t *a)
 {
-    int dims[TOPO_MAX_DIMS];
-    const int nd = topo_topology_lane_dims(a->topo, a->size, dims);
-    for (int k = 0; k < nd; k++) {
-        if (dims[k] > 2) {
-            return 0;
-        }
-    }
-    return 1;
+    return topo_topology_lane_max(a->topo, a->size) <= 2;
 }
 
 int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a)

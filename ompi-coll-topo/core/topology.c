@@ -175,14 +175,16 @@ int topo_topology_rank(const topo_topology_t *t, const int *coords)
     return r;
 }
 
-int topo_topology_lane_dims(const topo_topology_t *t, int size, int *dims)
+int topo_topology_lane_max(const topo_topology_t *t, int size)
 {
-    if (topo_topology_is_grid_of(t, size)) {
-        memcpy(dims, t->dims, sizeof(int) * (size_t)t->ndims);
-        return t->ndims;
+    if (!topo_topology_is_grid_of(t, size)) {
+        return size;
     }
-    dims[0] = size;
-    return 1;
+    int max = 1;
+    for (int k = 0; k < t->ndims; k++) {
+        max = t->dims[k] > max ? t->dims[k] : max;
+    }
+    return max;
 }
 
 int topo_topology_is_grid_of(const topo_topology_t *t, int size)

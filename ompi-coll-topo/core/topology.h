@@ -67,11 +67,10 @@ static inline int topo_topology_node(const topo_topology_t *t, int r)
 /* Is the communicator of `size` ranks the whole grid, rank r at position r
  * (what grid algorithms need)? */
 int topo_topology_is_grid_of(const topo_topology_t *t, int size);
-/* The rings the multiport algorithms (Swing, Trivance, the mirrored
- * recursive doubling) run on for `size` ranks: the grid's dimensions when
- * t is a grid of `size`, else one ring of `size`.  Returns their number;
- * dims gets TOPO_MAX_DIMS entries at most. */
-int topo_topology_lane_dims(const topo_topology_t *t, int size, int *dims);
+/* The largest of the rings the multiport algorithms (Swing, Trivance) run
+ * on for `size` ranks: the grid's largest dimension when t is a grid of
+ * `size`, else `size` (one ring). */
+int topo_topology_lane_max(const topo_topology_t *t, int size);
 /* Does the cost model route messages on the grid for `size` ranks: the
  * whole grid, or a placement on it?  (Never for a star: see
  * topo_topology_placed.) */
