@@ -25,7 +25,7 @@
 # scripts/model-vs-measured.sh (keep BENCH_SYNC=1 runs in a file of their
 # own: they time something else).  BENCH_SYNC and BENCH_ROTATE_ROOT as in
 # scripts/bench.sh.
-# Example (README "Benchmark", 16 ranks):
+# Example (docs/benchmarks.md, 16 ranks):
 #
 #   bash scripts/bench-algorithms.sh --primitive bcast 16 262144 binomial dbt pipelined_chain
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build coll/topo inside an Open MPI 4.1 source tree, as ompi/mca/coll/topo
-# (README, "Building inside an Open MPI source tree"), and run the MPI
+# (docs/building.md, "Inside an Open MPI source tree"), and run the MPI
 # tests against that build:
 #
 #   bash scripts/check-intree.sh OPENMPI_SOURCE [WORKDIR]

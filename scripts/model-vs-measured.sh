@@ -8,7 +8,7 @@
 #
 # FILE: lines "NP PRIMITIVE ALGORITHM BYTES US" (bytes per rank for
 # allgather, reduce_scatter_block and alltoall; ALGORITHM `tuned` for
-# coll/tuned), e.g. docs/bench/2026-11-26-16-cores/forced.txt.  Every
+# coll/tuned), e.g. docs/bench/xeon16-auto-forced-calibrate/forced.txt.  Every
 # (NP, primitive) is priced as NP ranks on one host (--topology star
 # --nodes 0*NP --eager-limit 4032, the shared-memory eager limit), with the
 # topo-plan options given (a model to try: --msg-overhead 2e-7, ...).

@@ -2,8 +2,9 @@
 #
 # run-intercomm-tests.sh: collectives over an intercommunicator
 # (test_intercomm) with exactly the coll selection list that the README's
-# "Selection" section recommends, read from the README itself (its one line
-# "    mpirun --mca coll LIST ..."), so that the two cannot drift apart.
+# "Selecting the component" section recommends, read from the README
+# itself (its one line "    mpirun --mca coll LIST ..."), so that the two
+# cannot drift apart.
 # coll/topo serves no intercommunicator, but a list must still leave a
 # component that does: without coll/inter, Open MPI 4.1.4 took
 # MPI_Scatter over an intercommunicator to coll/basic, which crashed
@@ -44,7 +45,7 @@ readme=${TOPO_SRCDIR:-$here/../..}/README
 [ -f "$readme" ] || { echo "ERROR: $readme not found (set TOPO_SRCDIR)"; exit 99; }
 lines=$(grep -E '^    mpirun --mca coll [^ ]+ \.\.\.$' "$readme")
 if [ "$(printf '%s\n' "$lines" | grep -c .)" != 1 ]; then
-    echo "ERROR: $readme must hold exactly one line '    mpirun --mca coll LIST ...' (Selection); found:"
+    echo "ERROR: $readme must hold exactly one line '    mpirun --mca coll LIST ...' (Selecting the component); found:"
     printf '%s\n' "$lines" | sed 's/^/    /'
     exit 99
 fi

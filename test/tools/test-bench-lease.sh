@@ -2,7 +2,8 @@
 # scripts/bench-lease.sh on 2 ranks with tiny payloads: the benchmark
 # harness a lent machine's time is spent on (bench_allreduce in both of
 # its timings, bench.sh, bench-algorithms.sh, bench-lease.sh) produces the
-# files and lines that the README's tables and model-vs-measured.sh read.
+# files and lines that docs/benchmarks.md's tables and model-vs-measured.sh
+# read.
 # No assertion is on a measured time, only that each is a positive number.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 build=${TOPO_BUILDDIR:-$top}
 [ -x "$build/tools/topo-plan" ] || { echo "SKIP: no topo-plan in $build/tools"; exit 77; }
-data=$top/docs/bench/2026-11-26-16-cores/forced.txt
+data=$top/docs/bench/xeon16-auto-forced-calibrate/forced.txt
 [ -r "$data" ] || { echo "SKIP: no recorded runs at $data"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# The README's algorithm table must be the catalog's (topo-plan --catalog):
-# a new or changed algorithm without `bash scripts/update-readme.sh` fails.
+# The generated documentation must match the code:
+#  - docs/algorithms.md's table is the catalog's (topo-plan --catalog): a new
+#    or changed algorithm without `bash scripts/update-docs.sh` fails;
+#  - docs/parameters.md gives the component's defaults and ranges;
+#  - every help text is one line of at most 640 characters.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 plan=${TOPO_PLAN:-${TOPO_BUILDDIR:-$here/../..}/tools/topo-plan}
-readme="$here/../../README"
+algorithms="$here/../../docs/algorithms.md"
+parameters="$here/../../docs/parameters.md"
 [ -x "$plan" ] || { echo "SKIP: no topo-plan at $plan"; exit 77; }
 want=$("$plan" --catalog)
-have=$(sed -n '/<!-- ALGORITHM TABLE -->/,/<!-- \/ALGORITHM TABLE -->/p' "$readme" | sed '1d;$d')
+have=$(sed -n '/<!-- ALGORITHM TABLE -->/,/<!-- \/ALGORITHM TABLE -->/p' "$algorithms" | sed '1d;$d')
 if [ "$want" != "$have" ]; then
-    echo "FAIL: README's algorithm table differs from topo-plan --catalog; run scripts/update-readme.sh"
+    echo "FAIL: docs/algorithms.md's table differs from topo-plan --catalog; run scripts/update-docs.sh"
     diff <(echo "$want") <(echo "$have") || true
     exit 1
 fi
-echo "PASS: README's algorithm table matches the catalog ($(echo "$want" | wc -l) lines)"
+echo "PASS: docs/algorithms.md's table matches the catalog ($(echo "$want" | wc -l) lines)"
 
-# The defaults of the cost model in README's parameter table must be the
+# The defaults of the cost model in docs/parameters.md must be the
 # component's: its help texts print them from the values ("Default: X").
 comp=${TOPO_COMPONENT_DIR:-$here/../../ompi-coll-topo/.libs}
 pkglibdir=$(ompi_info --parsable --path pkglibdir 2>/dev/null | sed -n 's/^path:pkglibdir://p') || true
@@ -30,18 +34,18 @@ defaults=$(OMPI_MCA_mca_component_path="$comp:$pkglibdir" ompi_info --param coll
     { echo "FAIL: ompi_info shows fewer than 8 cost parameters with 'Default: '"; exit 1; }
 bad=0
 while read -r name value; do
-    row=$(grep -F "| \`$name\` |" "$readme" | head -n 1)
-    [ -n "$row" ] || { echo "FAIL: $name is not in README's parameter table"; bad=1; continue; }
+    row=$(grep -F "| \`$name\` |" "$parameters" | head -n 1)
+    [ -n "$row" ] || { echo "FAIL: $name is not in docs/parameters.md"; bad=1; continue; }
     doc=$(echo "$row" | awk -F'|' '{ gsub(/[ `]/, "", $3); print $3 }')
     awk -v a="$doc" -v b="$value" 'BEGIN { exit !(a + 0 == b + 0 && a ~ /^[-0-9.e+]+$/) }' ||
-        { echo "FAIL: README gives $name the default '$doc', the component $value"; bad=1; }
+        { echo "FAIL: docs/parameters.md gives $name the default '$doc', the component $value"; bad=1; }
 done <<<"$defaults"
 [ $bad = 0 ] || exit 1
-echo "PASS: README's parameter table gives the component's defaults ($(echo "$defaults" | wc -l) numeric parameters)"
+echo "PASS: docs/parameters.md gives the component's defaults ($(echo "$defaults" | wc -l) numeric parameters)"
 
 # Every numeric parameter's range (its help text's "Range: X (outside it:
-# ...") must end the parameter's row of the README's table as "Range: X"
-# (scripts/update-readme.sh writes them).
+# ...") must end the parameter's row of docs/parameters.md as "Range: X"
+# (scripts/update-docs.sh writes them).
 info=$(OMPI_MCA_mca_component_path="$comp:$pkglibdir" ompi_info --param coll topo --level 9 \
     --parsable 2>/dev/null)
 ranges=$(echo "$info" |
@@ -57,14 +61,14 @@ for name in $numeric; do
     grep -q "^$name " <<<"$ranges" || { echo "FAIL: $name's help text gives no 'Range: '"; bad=1; }
 done
 while read -r name range; do
-    row=$(grep -F "| \`$name\` |" "$readme" | head -n 1)
+    row=$(grep -F "| \`$name\` |" "$parameters" | head -n 1)
     case $row in
     *".  Range: $range |") ;;
-    *) echo "FAIL: README's row of $name does not end with 'Range: $range' (run scripts/update-readme.sh)"; bad=1 ;;
+    *) echo "FAIL: docs/parameters.md's row of $name does not end with 'Range: $range' (run scripts/update-docs.sh)"; bad=1 ;;
     esac
 done <<<"$ranges"
 [ $bad = 0 ] || exit 1
-echo "PASS: README's parameter table gives the component's ranges ($(echo "$ranges" | wc -l) parameters)"
+echo "PASS: docs/parameters.md gives the component's ranges ($(echo "$ranges" | wc -l) parameters)"
 
 # Help texts: one line each (a line break would start a line of --parsable
 # output without its mca: prefix, and one at column 0 in the readable
