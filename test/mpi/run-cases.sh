@@ -87,7 +87,10 @@ set -u
 MPIRUN=${MPIRUN:-mpirun}
 here=$(cd "$(dirname "$0")" && pwd)
 table=${1:-}
-[ -n "$table" ] && [ -f "$table" ] || { echo "usage: $0 TABLE.cases"; exit 99; }
+if [ -z "$table" ] || [ ! -f "$table" ]; then
+    echo "usage: $0 TABLE.cases"
+    exit 99
+fi
 table_name=$(basename "$table" .cases)
 command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP: $MPIRUN not found (set MPIRUN)"; exit 77; }
 
@@ -102,18 +105,24 @@ find_first() {
 }
 
 # ---- what the cases run ------------------------------------------------------
+# (DATA, BUILD_DIR, NPROC, SCRATCH: for the tables)
+# shellcheck disable=SC2034
 SRC_DIR=${TOPO_SRCDIR:-$(cd "$here/../.." && pwd)}
+# shellcheck disable=SC2034
 DATA=$SRC_DIR/test/data
 PROGRAM_DIR=$(find_first test_allreduce "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: the test programs (test_allreduce) not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
+# shellcheck disable=SC2034
 BUILD_DIR=${TOPO_BUILDDIR:-$(cd "$PROGRAM_DIR/../.." && pwd)}
 comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
     { echo "ERROR: mca_coll_topo.so not found (set TOPO_COMPONENT_DIR)"; exit 99; }
 pkglibdir=${TOPO_OMPI_PKGLIBDIR:-$(ompi_info --parsable --path pkglibdir 2>/dev/null |
     sed -n 's/^path:pkglibdir://p')}
-[ -n "$pkglibdir" ] && [ -d "$pkglibdir" ] ||
-    { echo "ERROR: Open MPI's component directory not found (set TOPO_OMPI_PKGLIBDIR)"; exit 99; }
+if [ -z "$pkglibdir" ] || [ ! -d "$pkglibdir" ]; then
+    echo "ERROR: Open MPI's component directory not found (set TOPO_OMPI_PKGLIBDIR)"
+    exit 99
+fi
 # The first directory holding a component wins: ours first, so that an
 # older copy installed in Open MPI's directory does not shadow it.
 export OMPI_MCA_mca_component_path="$comp_dir:$pkglibdir"
@@ -299,9 +308,9 @@ check_case() {
     IFS=$SEP read -ra exps <<<"${C_EXP[$i]}"
     for e in "${exps[@]}"; do [[ $e != exit=* ]] || want_rc=${e#exit=}; done
     [ "$rc" = "$want_rc" ] || why+=("exit status $rc, not $want_rc$([ "$rc" = 124 ] && echo ": timed out after ${C_TIME[$i]} s")")
-    local prog=${C_PROG[$i]%% *}
-    local sum=${SUMMARY[$prog]:-$SUMMARY_DEFAULT}
-    sum=${sum//@PROG@/$prog}
+    local pname=${C_PROG[$i]%% *}
+    local sum=${SUMMARY[$pname]:-$SUMMARY_DEFAULT}
+    sum=${sum//@PROG@/$pname}
     sum=${sum//@NP@/$NP}
     grep -Eq -- "$sum" "$log" || why+=("no passing summary")
     ! grep -q "You were supposed to get help about" "$log" ||
@@ -347,7 +356,7 @@ check_case() {
             rest=${e#same:}
             dep=$logdir/${C_INDEX[${rest%%:*}]}.log
             re=${rest#*:}
-            [ -n "$(grep -E -- "$re" "$dep")" ] || why+=("no line matches '$re' in ${rest%%:*}")
+            grep -Eq -- "$re" "$dep" || why+=("no line matches '$re' in ${rest%%:*}")
             [ "$(grep -E -- "$re" "$log" | sort)" = "$(grep -E -- "$re" "$dep" | sort)" ] ||
                 why+=("the lines matching '$re' differ from ${rest%%:*}'s")
             ;;
