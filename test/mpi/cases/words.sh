@@ -8,9 +8,11 @@
 W_LINE="coll:topo: comm "
 # "<primitive> uses <algorithm> (<reason>)": coll/topo served the call.
 W_USES="uses"
+# The module below coll/topo, as the verbose lines and reasons name it.
+W_PREVIOUS="the previous module"
 # "<primitive> falls back to the previous module (<reason>)": the call went
-# to the module below coll/topo.
-W_PREV="falls back to the previous module"
+# to it.
+W_PREV="falls back to $W_PREVIOUS"
 # the reason of a forced algorithm that does not fit a call:
 # "(coll_topo_<primitive>_algorithm=<algorithm> does not fit ...)"
 W_NOFIT="does not fit"
