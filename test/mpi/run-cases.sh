@@ -66,7 +66,8 @@
 # times in all, with a note on stdout.
 #
 # Environment (all optional; "make check" sets the TOPO_* paths):
-#   TOPO_TEST_ONLY       a shell pattern: only the cases it names (and the
+#   TOPO_TEST_ONLY       a bash pattern, extended ones too ('rules*',
+#                        '@(grid|bfb)-*'): only the cases it names (and the
 #                        cases theirs compare with)
 #   TOPO_TEST_JOBS       cases run at once (default: processors / 4, at
 #                        least 1)
