@@ -17,11 +17,13 @@
 # the external hwloc, libevent and PMIx that Debian's libopenmpi-dev brings;
 # no Fortran, OpenSHMEM or ROMIO, which coll/topo does not touch); make;
 # make install.  Then ompi_info must list coll/topo with its parameters,
-# the MPI test programs are built with that Open MPI's mpicc, and the four
-# MPI test runners run with only the in-tree component on the path
-# (TOPO_IN_TREE=1: this build has no PMIx topology source).  About 10
+# the MPI test programs are built with that Open MPI's mpicc (and
+# topo-plan, which the decision cases read, from the core's source list
+# ompi-coll-topo/core/sources.am), and every table of MPI test cases
+# (test/mpi/cases/*.cases) runs with only the in-tree component on the
+# path (TOPO_IN_TREE=1: this build has no PMIx topology source).  About 10
 # minutes of build on 2 cores, then 3 of tests (SIZES: the communicator
-# sizes of run-mpi-tests.sh and run-primitive-tests.sh, default
+# sizes of the allreduce, primitives and intercomm tables, default
 # "1 2 3 4 5 8").
 #
 # Not part of CI (the build alone would take a third of its time).  Exit
@@ -108,22 +110,31 @@ echo "$nparams coll_topo_ parameters"
 step "MPI test programs (this Open MPI's mpicc)"
 bin=$work/tests/mpi
 mkdir -p "$bin"
-for p in test_allreduce test_primitives test_cart test_intercomm; do
-    mpicc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
+for p in test_allreduce test_primitives test_cart test_intercomm test_threads test_mixed_types \
+    test_first_call; do
+    mpicc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -pthread \
         "$root/test/mpi/$p.c" "$root/test/mpi/test_common.c" -o "$bin/$p" -lm ||
         fail "cannot build $p"
 done
+mkdir -p "$work/tests/tools"
+core=$(sed -n 's|^[[:space:]]*%reldir%/\([a-z0-9_]*\.c\).*|\1|p' "$root/ompi-coll-topo/core/sources.am")
+# shellcheck disable=SC2046 # one word per file on purpose
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I"$root/ompi-coll-topo/core" "$root/tools/topo-plan.c" \
+    $(for f in $core; do echo "$root/ompi-coll-topo/core/$f"; done) -o "$work/tests/tools/topo-plan" -lm ||
+    fail "cannot build topo-plan"
 
 status=0
-for runner in run-mpi-tests.sh run-primitive-tests.sh run-decision-tests.sh run-intercomm-tests.sh; do
-    step "$runner (log: $log/$runner.log)"
+for table in "$root"/test/mpi/cases/*.cases; do
+    name=$(basename "$table" .cases)
+    step "MPI test cases: $name (log: $log/$name.log)"
     if TOPO_COMPONENT_DIR=$comp TOPO_OMPI_PKGLIBDIR=$comp TOPO_MPI_TEST_DIR=$bin \
+        TOPO_BUILDDIR=$work/tests TOPO_SRCDIR=$root \
         TOPO_IN_TREE=1 SIZES=${SIZES:-1 2 3 4 5 8} BIG_SIZES="" \
-        bash "$root/test/mpi/$runner" >"$log/$runner.log" 2>&1; then
-        tail -n 1 "$log/$runner.log"
+        bash "$root/test/mpi/run-cases.sh" "$table" >"$log/$name.log" 2>&1; then
+        tail -n 1 "$log/$name.log"
     else
-        grep -E '^FAIL' "$log/$runner.log" | cut -c1-300 || true
-        tail -n 1 "$log/$runner.log"
+        grep -E '^FAIL' "$log/$name.log" | cut -c1-300 || true
+        tail -n 1 "$log/$name.log"
         status=1
     fi
 done

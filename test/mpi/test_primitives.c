@@ -639,10 +639,10 @@ static void run_interleaved(const tt_comm_t *c, int ci)
  * that entries are replaced, found again and their plans (compiled for
  * one call, or recompiled elsewhere for the other windows) reused.
  * --memo-check: only 40 counts from root 0, three times around, which the
- * memo holds (run-decision-tests checks its report: 40 calls of each
- * decided, 80 found).  --memo-grow: 200 counts from root 0, four times
- * around, more than the memo first holds, so that it grows and holds them
- * (run-decision-tests checks that most calls of the last rounds are
+ * memo holds (mpi/cases/decision.cases checks its report: 40 calls of
+ * each decided, 80 found).  --memo-grow: 200 counts from root 0, four
+ * times around, more than the memo first holds, so that it grows and holds
+ * them (decision.cases checks that most calls of the last rounds are
  * found).  Results are checked as everywhere. */
 static void run_cycling(const tt_comm_t *c, int ci, int ncounts, int rounds, int roots)
 {

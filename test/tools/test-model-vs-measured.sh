@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# scripts/model-vs-measured.sh on the recorded 16-core runs: every measured
-# size gets the model's choice and its measured time, and the summary
-# counts them all.  (The numbers follow the model's defaults; the shape is
+# scripts/model-vs-measured.sh on recorded 16-rank runs (the fixture
+# test/data/forced-16-ranks.txt): every measured size gets the model's
+# choice and its measured time, and the summary counts them all.  (The numbers follow the model's defaults; the shape is
 # what is tested, and that a different model changes the choices.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 build=${TOPO_BUILDDIR:-$top}
 [ -x "$build/tools/topo-plan" ] || { echo "SKIP: no topo-plan in $build/tools"; exit 77; }
-data=$top/docs/bench/xeon16-auto-forced-calibrate/forced.txt
-[ -r "$data" ] || { echo "SKIP: no recorded runs at $data"; exit 77; }
+data=$here/../data/forced-16-ranks.txt
+[ -r "$data" ] || { echo "ERROR: the fixture $data is missing"; exit 99; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: model-vs-measured: $*"; exit 1; }
