@@ -130,7 +130,6 @@ static void check_runtime_version(void)
     }
 }
 
-
 /*
  * Prints a help message of ours on this process's stderr.  Formatting it
  * here and writing it ourselves avoids forwarding it through mpirun, which
@@ -184,7 +183,7 @@ static int topo_open(void)
         return OMPI_SUCCESS; /* init_query takes us out of selection */
     }
     mca_coll_topo_params_open(); /* parse and check the parameters (coll_topo_params.c) */
-    mca_coll_topo_publish(); /* before MPI_Init's modex fence (coll_topo_agree.c) */
+    mca_coll_topo_publish();     /* before MPI_Init's modex fence (coll_topo_agree.c) */
     return OMPI_SUCCESS;
 }
 

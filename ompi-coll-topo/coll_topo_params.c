@@ -49,27 +49,27 @@ struct param_t {
     const char *name; /* after "coll_topo_" (per primitive: after "coll_topo_<prim>_") */
     param_type_t type;
     mca_base_var_info_lvl_t level;
-    void *var;     /* the registered storage in mca_coll_topo_component (per
-                      primitive: an array of TOPO_PRIM_COUNT) */
-    double *value; /* PARAM_SECONDS: the parsed number */
-    double def;    /* default of the numeric, boolean and enumerated types */
-    const char *def_text;                      /* PARAM_STRING's default */
+    void *var;            /* the registered storage in mca_coll_topo_component (per
+                             primitive: an array of TOPO_PRIM_COUNT) */
+    double *value;        /* PARAM_SECONDS: the parsed number */
+    double def;           /* default of the numeric, boolean and enumerated types */
+    const char *def_text; /* PARAM_STRING's default */
     const mca_base_var_enum_value_t *values; /* PARAM_ENUM's enumerators */
-    bool ranged;                               /* lo, hi, lo_open hold (core/params.h) */
+    bool ranged;                             /* lo, hi, lo_open hold (core/params.h) */
     double lo, hi;
     bool lo_open;
     const char *help;
     char *(*help_of)(topo_prim_t prim); /* per primitive: the help text (malloc'ed) */
-    bool per_byte;                       /* PARAM_SECONDS per byte: help gives GB/s too */
-    bool per_prim;                       /* one parameter per served primitive */
-    bool agree;                          /* in the agreement hash */
-    param_agree_fn agree_value;          /* NULL: the stored value is hashed */
+    bool per_byte;                      /* PARAM_SECONDS per byte: help gives GB/s too */
+    bool per_prim;                      /* one parameter per served primitive */
+    bool agree;                         /* in the agreement hash */
+    param_agree_fn agree_value;         /* NULL: the stored value is hashed */
 };
 
 #define COMP mca_coll_topo_component
 #define RANGE(l, h) .ranged = true, .lo = (l), .hi = (h)
-#define SECONDS(field) .type = PARAM_SECONDS, .level = OPAL_INFO_LVL_6, \
-                       .var = &COMP.field##_text, .value = &COMP.field
+#define SECONDS(field) \
+    .type = PARAM_SECONDS, .level = OPAL_INFO_LVL_6, .var = &COMP.field##_text, .value = &COMP.field
 #define TOPO_BYTES_MAX 1099511627776.0 /* 2^40: 1 TiB */
 
 static char *algorithm_help(topo_prim_t prim);
@@ -82,6 +82,7 @@ static uint64_t agree_rndv(uint64_t h, const param_t *p, int prim);
 static uint64_t agree_handoff(uint64_t h, const param_t *p, int prim);
 static uint64_t agree_host_handoff(uint64_t h, const param_t *p, int prim);
 
+/* clang-format off */
 static const mca_base_var_enum_value_t locality_values[] = {
     {COLL_TOPO_LOCALITY_OFF, "off"},
     {COLL_TOPO_LOCALITY_AUTO, "auto"},
@@ -92,10 +93,12 @@ static const mca_base_var_enum_value_t autotune_values[] = {
     {COLL_TOPO_AUTOTUNE_EXACT, "exact"},
     {COLL_TOPO_AUTOTUNE_ALL, "all"},
     {0, NULL}};
+/* clang-format on */
 
 /* In registration order, which is the order ompi_info lists them in.
  * Consecutive per-primitive rows register primitive by primitive
  * (allreduce's algorithm and rules, then reduce_scatter's, ...). */
+/* clang-format off */
 static const param_t params[] = {
     {.name = "priority", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.priority,
      .def = 40, RANGE(INT_MIN, 1000), /* negative: never selected */
@@ -303,6 +306,7 @@ static const param_t params[] = {
              "a difference is reported (coll:topo: coll_topo_check_plans: ...) and the call "
              "returns an error.  Slow; for tests (default false)"},
 };
+/* clang-format on */
 #define NPARAMS ((int)(sizeof(params) / sizeof(params[0])))
 
 /* The rows with a range as core/params.c checks them, in table order
@@ -323,8 +327,12 @@ static void build_ranges(void)
         }
         topo_param_t *r = &ranges[nranges];
         snprintf(range_names[nranges], sizeof(range_names[0]), "coll_topo_%s", p->name);
-        *r = (topo_param_t){.name = range_names[nranges], .var = p->var, .lo = p->lo,
-                            .hi = p->hi, .lo_open = p->lo_open, .def = p->def};
+        *r = (topo_param_t){.name = range_names[nranges],
+                            .var = p->var,
+                            .lo = p->lo,
+                            .hi = p->hi,
+                            .lo_open = p->lo_open,
+                            .def = p->def};
         switch (p->type) {
         case PARAM_LONG:
             r->type = TOPO_PARAM_LONG;
@@ -385,9 +393,9 @@ static char *algorithm_help(topo_prim_t prim)
                      "A forced algorithm that does not fit a call (for example one needing a "
                      "commutative operation) hands that call to the previous module",
                      topo_prim_name(prim),
-                     NULL == names        ? "?"
+                     NULL == names      ? "?"
                      : '\0' != names[0] ? names
-                                          : "(none yet: every call goes to the previous module)")) {
+                                        : "(none yet: every call goes to the previous module)")) {
         help = NULL;
     }
     free(names);
