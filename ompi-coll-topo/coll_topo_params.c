@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/topo's MCA parameters as data: one table, one row per parameter
  * {name, type, level, default, range, help, storage, in the agreement
