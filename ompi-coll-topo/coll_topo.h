@@ -84,7 +84,7 @@ typedef struct mca_coll_topo_component_t {
     size_t segment_size;              /* 0 = never split a transfer */
     /* The cost model's seconds: MCA string parameters (their text, so that
      * ompi_info shows 1e-10 as such), parsed at open into the doubles
-     * below, which everything else reads (mca_coll_topo_params). */
+     * below, which everything else reads (coll_topo_params.c). */
     char *alpha_text, *beta_text, *gamma_text, *hop_text, *intra_alpha_text, *intra_beta_text,
         *intra_beta_written_text, *copy_text, *msg_overhead_text, *rndv_alpha_text;
     double alpha, beta, gamma;        /* cost model of `auto` */
@@ -160,6 +160,12 @@ enum {
 
 OMPI_DECLSPEC extern mca_coll_topo_component_t mca_coll_topo_component;
 
+/* coll_topo_params.c: the MCA parameters as one table.  Register every
+ * one with its default (the component's register hook); parse and check
+ * them (at open: a bad value gets its default, reported later). */
+int mca_coll_topo_params_register(void);
+void mca_coll_topo_params_open(void);
+
 /* Show the help messages about bad MCA values found at open (once per
  * process, first process of the job only). */
 void mca_coll_topo_report_params(void);
@@ -170,9 +176,10 @@ void mca_coll_topo_report_params(void);
 const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim);
 
 /* A 64-bit hash of every parameter value the decisions depend on (the
- * effective algorithms, the rules, the cost model, segment_size, the
- * topology and coordinates file parameters, the handoff set): the same on
- * every rank of a job that was given the same values. */
+ * rows of coll_topo_params.c flagged `agree`, each by its effective value:
+ * the algorithms, the rules, the cost model, segment_size, the topology
+ * and coordinates file parameters, the handoff set): the same on every
+ * rank of a job that was given the same values. */
 uint64_t mca_coll_topo_params_hash(void);
 /* Continue an FNV-1a hash over n bytes. */
 uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the glue's defaults (coll_topo_component.c) */
+/* the glue's defaults (coll_topo_params.c) */
 static const topo_cost_params_t defaults = {2e-6, 1e-10, 2e-10};
 
 /* The affine cost of allreduce `name` on p ranks of t at ut_unit, the network
