@@ -105,6 +105,13 @@ int topo_gen_allgather_ring(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_bruck(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_scatter_ring(topo_sched_t *s, const topo_gen_args_t *a);
+/* The ring phases (algo_ring.c), p - 1 steps on s's ranks: in step t
+ * (1-based) rank r sends to r + 1 and receives from r - 1.  Reduce-scatter:
+ * send block (r - t + shift), reduce block (r - t - 1 + shift), mod p.
+ * Allgather at ring position v: send block (v - t + 1 + shift) to `right`,
+ * copy block (v - t + shift) from `left` (either -1: none). */
+void topo_ring_reduce_scatter(topo_sched_t *s, int shift);
+void topo_ring_allgather(topo_sched_t *s, int v, int shift, int right, int left);
 int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_alltoall_bruck(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_alltoall_bucket(topo_sched_t *s, const topo_gen_args_t *a);

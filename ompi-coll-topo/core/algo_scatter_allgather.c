@@ -38,15 +38,8 @@ int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a)
             topo_sched_recv(s, (int)((v - m + root) % p), TOPO_XFER_RECV_COPY, v, n);
         }
     }
+    /* the ring allgather, minus the messages into the root */
     const int right = (r + 1) % p, left = (r + p - 1) % p;
-    for (int t = 1; t < p; t++) {
-        topo_sched_step(s);
-        if (right != root) {
-            topo_sched_send(s, right, (v - t + 1 + p) % p, 1);
-        }
-        if (r != root) {
-            topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (v - t + p) % p, 1);
-        }
-    }
+    topo_ring_allgather(s, v, 0, right != root ? right : -1, r != root ? left : -1);
     return topo_sched_finish(s);
 }
