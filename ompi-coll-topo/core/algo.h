@@ -128,13 +128,17 @@ typedef struct {
     int p2;     /* power of two taking part */
     int rem;    /* size - p2 */
     int newrank;/* this rank's number among the p2, or -1 if it sits out */
+    int even;   /* the pair (2i, 2i + 1) whose even rank stays instead, or -1 */
 } topo_fold_t;
 
 void topo_fold_init(topo_fold_t *f, int size, int rank);
+/* The same, except that in the pair holding `root` the root stays. */
+void topo_fold_init_rooted(topo_fold_t *f, int size, int rank, int root);
 /* The communicator rank of new rank n. */
 int topo_fold_old(const topo_fold_t *f, int n);
-/* Step 0: even ranks below 2*rem send blocks [0, nblocks) to rank + 1, which
- * reduces them (lower ranks first).  Always opens one step when rem > 0. */
+/* Step 0: in each pair below 2*rem the rank that sits out sends blocks
+ * [0, nblocks) to the one that stays, which reduces them (lower rank first).
+ * Always opens one step when rem > 0. */
 void topo_fold_in(topo_sched_t *s, const topo_fold_t *f);
 /* Last step: the result goes back to the ranks that sat out. */
 void topo_fold_out(topo_sched_t *s, const topo_fold_t *f);

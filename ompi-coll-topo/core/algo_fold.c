@@ -5,13 +5,19 @@
 
 void topo_fold_init(topo_fold_t *f, int size, int rank)
 {
+    topo_fold_init_rooted(f, size, rank, -1);
+}
+
+void topo_fold_init_rooted(topo_fold_t *f, int size, int rank, int root)
+{
     f->p2 = 1;
     while (f->p2 * 2 <= size) {
         f->p2 *= 2;
     }
     f->rem = size - f->p2;
+    f->even = root >= 0 && root < 2 * f->rem && 0 == root % 2 ? root / 2 : -1;
     if (rank < 2 * f->rem) {
-        f->newrank = (rank % 2) ? rank / 2 : -1;
+        f->newrank = rank == topo_fold_old(f, rank / 2) ? rank / 2 : -1;
     } else {
         f->newrank = rank - f->rem;
     }
@@ -19,7 +25,7 @@ void topo_fold_init(topo_fold_t *f, int size, int rank)
 
 int topo_fold_old(const topo_fold_t *f, int n)
 {
-    return n < f->rem ? 2 * n + 1 : n + f->rem;
+    return n < f->rem ? (n == f->even ? 2 * n : 2 * n + 1) : n + f->rem;
 }
 
 void topo_fold_in(topo_sched_t *s, const topo_fold_t *f)
@@ -28,11 +34,14 @@ void topo_fold_in(topo_sched_t *s, const topo_fold_t *f)
         return;
     }
     topo_sched_step(s);
-    if (s->rank < 2 * f->rem) {
-        if (s->rank % 2) {
-            topo_sched_recv(s, s->rank - 1, TOPO_XFER_RECV_REDUCE, 0, s->nblocks);
+    const int r = s->rank, partner = r ^ 1;
+    if (r < 2 * f->rem) {
+        if (f->newrank >= 0) {
+            topo_sched_recv(s, partner,
+                            partner < r ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST, 0,
+                            s->nblocks);
         } else {
-            topo_sched_send(s, s->rank + 1, 0, s->nblocks);
+            topo_sched_send(s, partner, 0, s->nblocks);
         }
     }
 }
@@ -43,11 +52,12 @@ void topo_fold_out(topo_sched_t *s, const topo_fold_t *f)
         return;
     }
     topo_sched_step(s);
-    if (s->rank < 2 * f->rem) {
-        if (s->rank % 2) {
-            topo_sched_send(s, s->rank - 1, 0, s->nblocks);
+    const int r = s->rank, partner = r ^ 1;
+    if (r < 2 * f->rem) {
+        if (f->newrank >= 0) {
+            topo_sched_send(s, partner, 0, s->nblocks);
         } else {
-            topo_sched_recv(s, s->rank + 1, TOPO_XFER_RECV_COPY, 0, s->nblocks);
+            topo_sched_recv(s, partner, TOPO_XFER_RECV_COPY, 0, s->nblocks);
         }
     }
 }
