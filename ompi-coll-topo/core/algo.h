@@ -29,7 +29,8 @@ int topo_gen_allreduce_dbt(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_trivance_lat(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_trivance_bw(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_bruck(topo_sched_t *s, const topo_gen_args_t *a);
-/* algo_rd_mp.c: multiport (mirrored) recursive doubling and Rabenseifner */
+/* algo_halving_doubling_multiport.c: multiport (mirrored) recursive
+ * doubling and Rabenseifner */
 int topo_gen_allreduce_recursive_doubling_mp(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_rabenseifner_mp(topo_sched_t *s, const topo_gen_args_t *a);
 /* When the latency variants (TOPO_ALG_RANK_TREES) give every rank the same
@@ -57,6 +58,22 @@ int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shi
  * barrier (lat): the unfolded latency pattern, one knowledge block. */
 int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat,
                    topo_prim_t prim);
+
+/*
+ * The geometry of the multiport algorithms (algo_lane_geometry.c; swing,
+ * recursive_doubling_mp, rabenseifner_mp): a torus or mesh whose size is
+ * the communicator's gives the dimensions (row-major coordinates); anything
+ * else is one ring of `size` ranks.  Their lanes start in the dimensions of
+ * size > 1.
+ */
+typedef struct {
+    int nd, D; /* dimensions, and those of size > 1 */
+    int dims[TOPO_MAX_DIMS], coords[TOPO_MAX_DIMS]; /* coords: a->rank's */
+    int first[TOPO_MAX_DIMS];    /* the dimensions of size > 1, in order */
+    const topo_topology_t *grid; /* NULL: one ring of `size` ranks */
+} topo_geom_t;
+
+void topo_geom_init(topo_geom_t *g, const topo_gen_args_t *a);
 
 /* reduce_scatter */
 int topo_gen_reduce_scatter_swing(topo_sched_t *s, const topo_gen_args_t *a);

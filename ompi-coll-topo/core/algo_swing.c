@@ -404,33 +404,7 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
 
 /* --- geometry and lanes ----------------------------------------------- */
 
-typedef struct {
-    int nd, D; /* dimensions, and those of size > 1 */
-    int dims[TOPO_MAX_DIMS], coords[TOPO_MAX_DIMS];
-    int start[TOPO_MAX_DIMS];    /* the dimensions of size > 1, in order */
-    const topo_topology_t *grid; /* NULL: one ring of `size` ranks */
-} geom_t;
-
-static void geom_init(geom_t *g, const topo_gen_args_t *a)
-{
-    memset(g, 0, sizeof(*g));
-    const topo_topology_t *t = a->topo;
-    if (topo_topology_is_grid_of(t, a->size)) {
-        g->grid = t;
-        g->nd = t->ndims;
-        memcpy(g->dims, t->dims, sizeof(int) * (size_t)t->ndims);
-        topo_topology_coords(t, a->rank, g->coords);
-    } else {
-        g->nd = 1;
-        g->dims[0] = a->size;
-        g->coords[0] = a->rank;
-    }
-    for (int k = 0; k < g->nd; k++) {
-        if (g->dims[k] > 1) {
-            g->start[g->D++] = k;
-        }
-    }
-}
+typedef topo_geom_t geom_t;
 
 /* The rank at our coordinates with dimension k set to c. */
 static int geom_peer(const geom_t *g, int k, int c)
@@ -561,7 +535,7 @@ static int unit_of(const geom_t *g, const lane_layout_t *ll, const ring_t *rg, i
 static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim)
 {
     geom_t g;
-    geom_init(&g, a);
+    topo_geom_init(&g, a);
     const int p = a->size, nl = 2 * g.D, unit = prim != TOPO_PRIM_ALLREDUCE;
     const int rs = prim != TOPO_PRIM_ALLGATHER, ag = prim != TOPO_PRIM_REDUCE_SCATTER;
     topo_sched_init(s, p, a->rank, nl > 0 ? nl * p : 1);
@@ -585,9 +559,9 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     for (int l = 0; l < nl && TOPO_OK == rc; l++) {
         const int o = l >= g.D;
         int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0}, base = unit ? 0 : l * p;
-        int n = lane_dims(&g, g.start[l % g.D], steps, seq);
+        int n = lane_dims(&g, g.first[l % g.D], steps, seq);
         lane_layout_t ll;
-        layout_init(&ll, &g, g.start[l % g.D]);
+        layout_init(&ll, &g, g.first[l % g.D]);
         for (int idx = 0; unit && idx < p; idx++) {
             umap[idx] = unit_of(&g, &ll, rg[o], o, idx) * nl + l;
         }
@@ -661,7 +635,7 @@ int topo_same_tree_swing_lat(const topo_gen_args_t *a)
 int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
 {
     geom_t g;
-    geom_init(&g, a);
+    topo_geom_init(&g, a);
     const int nl = 2 * g.D;
     topo_sched_init(s, a->size, a->rank, nl > 0 ? nl : 1);
     lat_dim_t ld[2][TOPO_MAX_DIMS];
@@ -677,7 +651,7 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
         }
     }
     for (int l = 0; l < nl; l++) {
-        const int o = l >= g.D, first = g.start[l % g.D];
+        const int o = l >= g.D, first = g.first[l % g.D];
         const lat_dim_t *dl = ld[o];
         int folds[TOPO_MAX_DIMS], nf = 0, seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
         for (int i = 0; i < g.nd; i++) {
@@ -767,7 +741,7 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
 int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a)
 {
     geom_t g;
-    geom_init(&g, a);
+    topo_geom_init(&g, a);
     topo_sched_init(s, a->size, a->rank, 1);
     s->sync = 1;
     int steps[TOPO_MAX_DIMS], seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
@@ -777,7 +751,7 @@ int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a)
     if (0 == g.D) {
         return topo_sched_finish(s);
     }
-    int n = lane_dims(&g, g.start[0], steps, seq);
+    int n = lane_dims(&g, g.first[0], steps, seq);
     topo_sched_lane(s);
     for (int i = 0; i < n; i++) {
         const int k = seq[i], d = g.dims[k], c = g.coords[k], t = cnt[k]++;

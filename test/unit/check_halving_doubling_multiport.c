@@ -1,5 +1,5 @@
 /* Unit tests: multiport (mirrored) recursive doubling and Rabenseifner
- * (recursive_doubling_mp, rabenseifner_mp; core/algo_rd_mp.c) through the
+ * (recursive_doubling_mp, rabenseifner_mp; core/algo_halving_doubling_multiport.c) through the
  * verifier on rings and tori, their partners (plain and mirrored lanes go
  * opposite ways), step counts, and per-step link loads against the
  * digest's congestion target for mirrored RD (B) (4.3: 1.5 / 1.167 /
@@ -145,8 +145,8 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("rd_mp");
-    TCase *tc = ut_tcase(s, "rd_mp", 600);
+    Suite *s = suite_create("halving_doubling_multiport");
+    TCase *tc = ut_tcase(s, "halving_doubling_multiport", 600);
     tcase_add_loop_test(tc, test_tori, 0, 2 * (int)(sizeof(shapes) / sizeof(shapes[0])));
     tcase_add_test(tc, test_grid_of_other_size);
     tcase_add_test(tc, test_partners_ring);
