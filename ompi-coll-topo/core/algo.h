@@ -1,7 +1,7 @@
 /*
- * Schedule generators, one file each (algo_<name>.c).  Only catalog.c and
- * the generators include this header; everyone else goes through the
- * catalog.
+ * Schedule generators, one file per algorithm or family (algo_<name>.c).
+ * Only catalog.c and the generators include this header; everyone else goes
+ * through the catalog.  Papers are cited as catalog.h lists them.
  */
 #ifndef TOPO_ALGO_H
 #define TOPO_ALGO_H
@@ -103,15 +103,16 @@ int topo_gen_barrier_dissemination(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_barrier_trivance(topo_sched_t *s, const topo_gen_args_t *a);
 
-/* The classic schedules of the other primitives (seed 001 sec. 3, 4, 6, 7,
+/* The classic schedules of the other primitives (Lu 2026a sec. 3, 4, 6, 7,
  * App. B.4, B.5): algo_binomial.c, algo_chain.c, algo_scatter_allgather.c,
- * algo_reduce_rabenseifner.c, algo_ring_agrs.c, algo_recursive_agrs.c,
- * algo_bruck_allgather.c, algo_bruck_alltoall.c. */
+ * algo_halving_doubling.c, algo_ring.c, algo_bruck_allgather.c,
+ * algo_bruck_alltoall.c. */
 int topo_gen_bcast_binomial(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_bcast_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_bcast_bucket(topo_sched_t *s, const topo_gen_args_t *a); /* algo_bucket_rooted.c */
-int topo_gen_bcast_dbt(topo_sched_t *s, const topo_gen_args_t *a);    /* algo_dbt.c */
+/* algo_double_binary_tree.c */
+int topo_gen_bcast_dbt(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_bcast_knomial(topo_sched_t *s, const topo_gen_args_t *a); /* algo_binomial.c */
 int topo_gen_reduce_binomial(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a);
@@ -134,7 +135,7 @@ int topo_gen_alltoall_bruck(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_alltoall_bucket(topo_sched_t *s, const topo_gen_args_t *a);
 
 /*
- * Folding a communicator of any size onto a power of two (seed 001 B.3,
+ * Folding a communicator of any size onto a power of two (Lu 2026a App. B.3,
  * "reduction-first embedding"): with p2 the largest power of two <= size and
  * rem = size - p2, each even rank r < 2*rem hands its data to r + 1 and sits
  * out; the other ranks are renumbered 0..p2-1 in rank order, so a group of

@@ -1,8 +1,7 @@
 /*
  * Multiport ("mirrored") recursive doubling and Rabenseifner on rings and
- * tori (seed 004 sec. 5: the mirrored recursive doubling Swing is compared
- * against; digest 2.3 "bidirectional design", 4.2 table row RD (B), 4.3
- * sanity target 1.5 / 1.167 / 1.071).
+ * tori (De Sensi et al. 2024 sec. 4.1, 5.1: the mirrored recursive doubling
+ * Swing is compared against).
  *
  * As for swing_lat / swing_bw, the vector is cut into 2D parts (D: the
  * dimensions of size > 1; one ring of `size` ranks when the topology is not
@@ -17,20 +16,19 @@
  *    growing every D steps;
  *  - otherwise: mixed radix over the dimensions from the lane's first (the
  *    lane's first dimension varies fastest), folded onto the largest power
- *    of two as the single-port algorithms are (seed 001 B.3).
+ *    of two as the single-port algorithms are (Lu 2026a App. B.3).
  * Mirrored lanes talk the other way around each ring.  With powers of two
- * (the seeds' case), where the plain partner of coordinate c at distance
- * 2^b is c XOR 2^b (c + 2^b if bit b of c is clear, else c - 2^b), the
- * mirrored one is c - 2^b if bit b is clear, else c + 2^b (mod d): every
- * node then sends one way in the plain lane and the other way in the
- * mirrored one, so the two together load each directed link with 2^b
- * messages, as one lane alone does (digest 4.3: Xi -> 1.5 / 1.167 / 1.071
- * for D = 2 / 3 / 4).  It is still a recursive doubling: partners share
- * every lower bit of their coordinates (adding 2^b changes none), so they
- * hold the same block range, and after step b a node holds a cyclic
- * interval of 2^(b+1) nodes whose halves its partner and it held before.
- * Otherwise (mixed radix) mirrored lanes number the reflected coordinates
- * c -> -c (mod d).
+ * (the papers' case), where the plain partner of coordinate c at distance 2^b
+ * is c XOR 2^b (c + 2^b if bit b of c is clear, else c - 2^b), the mirrored
+ * one is c - 2^b if bit b is clear, else c + 2^b (mod d): every node then
+ * sends one way in the plain lane and the other way in the mirrored one, so
+ * the two together load each directed link with 2^b messages, as one lane
+ * alone does (the congestion factor then tends to 1.5 / 1.167 / 1.071 for D =
+ * 2 / 3 / 4).  It is still a recursive doubling: partners share every lower
+ * bit of their coordinates (adding 2^b changes none), so they hold the same
+ * block range, and after step b a node holds a cyclic interval of 2^(b+1)
+ * nodes whose halves its partner and it held before.  Otherwise (mixed radix)
+ * mirrored lanes number the reflected coordinates c -> -c (mod d).
  * Any bijection keeps recursive doubling and Rabenseifner correct, and so
  * does the mirrored pairing above (the verifier proves every case); the
  * combination order is not the rank order, so commutative operations only.

@@ -1,8 +1,8 @@
 /*
- * Scatter-allgather broadcast (van de Geijn; seed 001 sec. 3, 6; the
+ * Scatter-allgather broadcast (van de Geijn; Lu 2026a sec. 3, 6; the
  * bandwidth-bound broadcast of MPI libraries): the root's vector is cut
  * into p blocks, block r destined for rank r; a binomial scatter hands each
- * rank its block in ceil(log2 p) steps, then a ring allgather (seed 001
+ * rank its block in ceil(log2 p) steps, then a ring allgather (Lu 2026a
  * sec. 6) circulates the blocks in p - 1 steps.  For p = 2^k:
  * (log2 p + p - 1) alpha + 2 (p - 1) / p M / BW.  Any size, any root.
  *
@@ -15,7 +15,7 @@
  * the step of distance m (largest first) every v that is a multiple of 2m
  * sends the blocks [v + m, v + 2m) to v + m.
  *
- * Allgather: the ring of seed 001 sec. 6 over communicator ranks, minus the
+ * Allgather: the ring of Lu 2026a sec. 6 over communicator ranks, minus the
  * messages into the root, which has every block already.
  */
 #include "algo.h"

@@ -1,8 +1,8 @@
 /*
- * Swing allreduce (seed 004; shared/notes/swing-trivance-bfb-digest.md
- * part 1), latency-optimal (swing_lat) and bandwidth-optimal (swing_bw).
+ * Swing allreduce (De Sensi et al. 2024), latency-optimal (swing_lat) and
+ * bandwidth-optimal (swing_bw).
  *
- * Peers (Swing eq. 2, with the digest's corrections): on a ring of m nodes,
+ * Peers (Swing eq. 2, rho read as below): on a ring of m nodes,
  * rho(s) = sum_{i<=s} (-2)^i = 1, -1, 3, -5, 11, ...; at step s an even node
  * r talks to r + rho(s) and an odd one to r - rho(s) (mod m).  For even m
  * this is a perfect matching at every step (rho is odd).
@@ -13,7 +13,7 @@
  * each: D plain collectives, collective j starting in the j-th dimension,
  * and D mirrored ones (rho negated, i.e. the plain algorithm conjugated by
  * the reflection c -> -c of each ring).  A lane takes its steps round-robin
- * over the dimensions that still have steps left (sec. 4.2, digest 1.6), so
+ * over the dimensions that still have steps left (sec. 4.2), so
  * on unequal tori the lanes end up sharing the long dimension.  Dimensions
  * of size 1 have no steps; on dimensions of size 2 plain and mirrored talk
  * to the same neighbour, which is still correct (only the port use
@@ -28,13 +28,13 @@
  * the allgather is the exact time reverse of the reduce-scatter (every
  * transfer reversed, receive-reduce becoming receive-copy).  The 1-D
  * reduce-scatter on a ring of d nodes:
- *  - d a power of two: digest 1.3 (the corrected Listing 1): at step s node
+ *  - d a power of two: Listing 1, corrected: at step s node
  *    r sends S(r,s) = {q} + R(q, s+1), q = pi(r,s), where R(x,t) is every
  *    node x reaches through steps t..L-1; it keeps its own block and what
  *    it will send later; sizes halve.
  *  - d even, not a power of two: L = ceil(log2 d) steps of the same
  *    pattern, where a block that appears in several of a node's S(r,s) is
- *    sent only at its latest step (sec. 3.2, App. A.2; digest 1.5:
+ *    sent only at its latest step (sec. 3.2, App. A.2:
  *    keep-latest; keep-earliest is wrong), and a node never sends its own
  *    block: for some sizes (10, 18, 20, 34..42, 66..84, 130, ...) the
  *    literal S(r,s) contains r itself (a path of later steps leads back to
@@ -60,7 +60,7 @@
  *    maximum is one block (n/d) above the even algorithm's in each step,
  *    at most 2L/d in all (the paper says +1/p).  Folding instead would
  *    add two whole-vector steps.
- * The block order inside a dimension follows the digest's laminar order
+ * The block order inside a dimension follows a laminar order
  * (the step tree of node 0), so for powers of two every 1-D set is one
  * contiguous range and a lane's transfers are boxes of few ranges; any
  * order is correct, other sizes just get more ranges.
@@ -68,25 +68,25 @@
  * swing_lat: at every step each lane exchanges its whole part with the
  * same peers (sec. 3.1.2).  Whole-part exchange double-counts at sizes that
  * are not powers of two, so every dimension that is not a power of two is
- * first folded onto the largest power of two (algo.h, seed 001 B.3), one
+ * first folded onto the largest power of two (algo.h, Lu 2026a App. B.3), one
  * fold-in step per such dimension before the Swing steps and one fold-out
  * step after (mirrored lanes fold the reflected ring, so they use the other
  * links).  A rank that sits out in one dimension sits out entirely: its
  * partners in the other dimensions share that coordinate and sit out too.
  *
- * Reduce-scatter and allgather (`swing`, digest 1.6: Swing replaces
- * recursive halving/doubling anywhere): swing_bw's reduce-scatter half and
- * its allgather half alone, same lanes, peers and block sets, but the
- * blocks numbered as the primitives own them, unit-major: rank u's unit is
- * blocks [u*2D, (u+1)*2D) and lane l owns part l of every unit (block
- * u*2D + l), so a lane's box is a list of single-block ranges.  The
- * reduce-scatter ends with every rank holding its own unit reduced; the
- * allgather starts from it.  Every rank sends p-1 blocks per lane in each
- * (the 1-D live sets shrink by exactly what is sent, so the product's do).
+ * Reduce-scatter and allgather (`swing`: Swing replaces recursive
+ * halving/doubling anywhere, sec. 6): swing_bw's reduce-scatter half and its
+ * allgather half alone, same lanes, peers and block sets, but the blocks
+ * numbered as the primitives own them, unit-major: rank u's unit is blocks
+ * [u*2D, (u+1)*2D) and lane l owns part l of every unit (block u*2D + l), so
+ * a lane's box is a list of single-block ranges.  The reduce-scatter ends
+ * with every rank holding its own unit reduced; the allgather starts from
+ * it.  Every rank sends p-1 blocks per lane in each (the 1-D live sets
+ * shrink by exactly what is sent, so the product's do).
  * Barrier (`swing`): below.
  *
  * Swing combines partial results of cyclic (not linear) rank intervals:
- * commutative operations only (digest 1.3 note).
+ * commutative operations only.
  */
 #include "algo.h"
 
@@ -219,7 +219,7 @@ static void add_xfer(ring_t *g, int peer, int recv, int n)
     x->nrun = add_runs(g, g->tmp, n);
 }
 
-/* Every node x reaches through steps t..L-1 (digest 1.3, R(x,t)), with
+/* Every node x reaches through steps t..L-1 (R(x,t)), with
  * repetitions, appended to g->buf. */
 static void reach(ring_t *g, int x, int t, int *n)
 {
@@ -262,7 +262,7 @@ static int send_set(ring_t *g, int x, int t, int *out)
     return k;
 }
 
-/* The block order: the step tree of node 0 (digest 1.3, laminar for powers
+/* The block order: the step tree of node 0 (laminar for powers
  * of two), first occurrences, then the extra node. */
 static void tree_order(ring_t *g, int r, int s, int *n)
 {
@@ -418,7 +418,7 @@ static int geom_peer(const geom_t *g, int k, int c)
     return topo_topology_rank(g->grid, co);
 }
 
-/* A lane's dimension sequence (digest 1.6): round-robin from `first` over
+/* A lane's dimension sequence (sec. 4.2): round-robin from `first` over
  * the dimensions with steps left; steps[k] per dimension.  Returns the
  * length. */
 static int lane_dims(const geom_t *g, int first, const int *steps, int *seq)

@@ -1,9 +1,9 @@
 /* Unit tests: multiport (mirrored) recursive doubling and Rabenseifner
- * (recursive_doubling_mp, rabenseifner_mp; core/algo_halving_doubling_multiport.c) through the
- * verifier on rings and tori, their partners (plain and mirrored lanes go
- * opposite ways), step counts, and per-step link loads against the
- * digest's congestion target for mirrored RD (B) (4.3: 1.5 / 1.167 /
- * 1.071 as the torus grows). */
+ * (recursive_doubling_mp, rabenseifner_mp;
+ * core/algo_halving_doubling_multiport.c) through the verifier on rings and
+ * tori, their partners (plain and mirrored lanes go opposite ways), step
+ * counts, and per-step link loads against the congestion of mirrored
+ * recursive doubling (1.5 / 1.167 / 1.071 as the torus grows). */
 #include "catalog.h"
 #include "cost.h"
 #include "links.h"
@@ -132,7 +132,7 @@ START_TEST(test_congestion)
 {
     congestion("torus:64x64", 2, 12);
     congestion("torus:16x16x16", 3, 12);
-    /* the limits of the digest: 1.5 for D = 2, 7/6 for D = 3 */
+    /* the limits: 1.5 for D = 2, 7/6 for D = 3 */
     double x2 = 0, x3 = 0;
     for (int s = 0; s < 60; s++) {
         x2 += (double)(1ll << (s / 2)) / (double)(2ll << s);

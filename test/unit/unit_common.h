@@ -12,7 +12,7 @@
 #include <math.h>
 
 /* alpha = 1, 1/BW = 1, no reduction cost: costs read in units of alpha and
- * M/BW, as the seeds write them */
+ * M/BW, as the papers write them */
 extern const topo_cost_params_t ut_unit;
 /* the contention-free closed forms: ports only, no link sharing (cost.h) */
 extern const topo_cost_net_t ut_ports_only;
