@@ -160,5 +160,12 @@ int topo_fold_old(const topo_fold_t *f, int n);
 void topo_fold_in(topo_sched_t *s, const topo_fold_t *f);
 /* Last step: the result goes back to the ranks that sat out. */
 void topo_fold_out(topo_sched_t *s, const topo_fold_t *f);
+/* The transfer of a fold step for position me < 2*rem on the folded ring,
+ * whose pair partner (position me XOR 1) is communicator rank `partner`:
+ * in (in = 1), the one that sits out sends blocks [first, first + count)
+ * to the one that stays, which reduces them (lower position first); out,
+ * the one that stays sends them back. */
+void topo_fold_xfer(topo_sched_t *s, const topo_fold_t *f, int me, int partner, int in, int first,
+                    int count);
 
 #endif

@@ -245,14 +245,10 @@ int topo_gen_reduce_scatter_recursive_halving(topo_sched_t *s, const topo_gen_ar
                         0);
         strided(s, &f, k, n);
     }
-    if (f.rem > 0) {
+    if (f.rem > 0) { /* fold out: the sitting-out rank's block only */
         topo_sched_step(s);
         if (r < 2 * f.rem) {
-            if (r % 2) {
-                topo_sched_send(s, r - 1, r - 1, 1);
-            } else {
-                topo_sched_recv(s, r + 1, TOPO_XFER_RECV_COPY, r, 1);
-            }
+            topo_fold_xfer(s, &f, r, r ^ 1, 0, r & ~1, 1);
         }
     }
     return topo_sched_finish(s);

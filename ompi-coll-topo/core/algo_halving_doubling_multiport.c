@@ -189,11 +189,7 @@ static void lane(topo_sched_t *s, const mp_geom_t *g, int p, int r, int base, in
     if (f.rem > 0) { /* fold in: even virtual ranks below 2 rem hand over */
         topo_sched_step(s);
         if (v < 2 * f.rem) {
-            if (v % 2) {
-                topo_sched_recv(s, from_virtual(g, v - 1), TOPO_XFER_RECV_REDUCE, base, B);
-            } else {
-                topo_sched_send(s, from_virtual(g, v + 1), base, B);
-            }
+            topo_fold_xfer(s, &f, v, from_virtual(g, v ^ 1), 1, base, B);
         }
     }
     const int K = topo_ceil_log2(f.p2);
@@ -231,11 +227,7 @@ static void lane(topo_sched_t *s, const mp_geom_t *g, int p, int r, int base, in
     if (f.rem > 0) { /* fold out */
         topo_sched_step(s);
         if (v < 2 * f.rem) {
-            if (v % 2) {
-                topo_sched_send(s, from_virtual(g, v - 1), base, B);
-            } else {
-                topo_sched_recv(s, from_virtual(g, v + 1), TOPO_XFER_RECV_COPY, base, B);
-            }
+            topo_fold_xfer(s, &f, v, from_virtual(g, v ^ 1), 0, base, B);
         }
     }
 }

@@ -671,14 +671,9 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
             const lat_dim_t *e = &dl[folds[i]];
             int me = e->mirror ? e->d - 1 - g.coords[folds[i]] : g.coords[folds[i]];
             topo_sched_step(s);
-            if (!active[i] || me >= 2 * e->f.rem) {
-                continue;
-            }
-            if (me % 2) {
-                topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me - 1, 0)),
-                                TOPO_XFER_RECV_REDUCE, l, 1);
-            } else {
-                topo_sched_send(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)), l, 1);
+            if (active[i] && me < 2 * e->f.rem) {
+                topo_fold_xfer(s, &e->f, me, geom_peer(&g, folds[i], lat_coord(e, me ^ 1, 0)), 1,
+                               l, 1);
             }
         }
         int n = lane_dims(&g, first, steps, seq);
@@ -697,14 +692,9 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
             const lat_dim_t *e = &dl[folds[i]];
             int me = e->mirror ? e->d - 1 - g.coords[folds[i]] : g.coords[folds[i]];
             topo_sched_step(s);
-            if (!active[i] || me >= 2 * e->f.rem) {
-                continue;
-            }
-            if (me % 2) {
-                topo_sched_send(s, geom_peer(&g, folds[i], lat_coord(e, me - 1, 0)), l, 1);
-            } else {
-                topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)),
-                                TOPO_XFER_RECV_COPY, l, 1);
+            if (active[i] && me < 2 * e->f.rem) {
+                topo_fold_xfer(s, &e->f, me, geom_peer(&g, folds[i], lat_coord(e, me ^ 1, 0)), 0,
+                               l, 1);
             }
         }
     }
