@@ -60,8 +60,8 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
                    topo_prim_t prim);
 
 /*
- * The geometry of the multiport algorithms (algo_lane_geometry.c; swing,
- * recursive_doubling_mp, rabenseifner_mp): a torus or mesh whose size is
+ * The geometry of the multiport algorithms (algo_lane_geometry.c; Swing,
+ * Trivance, Bruck, the mirrored multiport halving/doubling): a torus or mesh whose size is
  * the communicator's gives the dimensions (row-major coordinates); anything
  * else is one ring of `size` ranks.  Their lanes start in the dimensions of
  * size > 1.

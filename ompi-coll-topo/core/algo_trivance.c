@@ -556,28 +556,25 @@ int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shi
 int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat,
                    topo_prim_t prim)
 {
-    const topo_topology_t *t = a->topo;
     eng_t e;
     memset(&e, 0, sizeof(e));
     e.s = s;
     e.prim = prim;
     e.lat = lat;
     e.n = a->size;
-    int grid = topo_topology_is_grid_of(t, a->size);
-    e.nd = grid ? t->ndims : 1;
+    topo_geom_t g;
+    topo_geom_init(&g, a);
+    e.nd = g.nd;
     int total = 0;
     for (int i = e.nd - 1, stride = 1; i >= 0; i--) {
-        e.d[i].n = grid ? t->dims[i] : a->size;
+        e.d[i].n = g.dims[i];
         e.d[i].stride = stride;
-        e.c[i] = (a->rank / stride) % e.d[i].n;
+        e.c[i] = g.coords[i];
         stride *= e.d[i].n;
         total += e.d[i].n;
     }
-    for (int i = 0; i < e.nd; i++) {
-        if (e.d[i].n > 1) {
-            e.act[e.nact++] = i;
-        }
-    }
+    e.nact = g.D;
+    memcpy(e.act, g.first, sizeof(int) * (size_t)g.D);
     const int nl = e.nact > 0 ? e.nact : 1, barrier = prim == TOPO_PRIM_BARRIER;
     e.nl = nl;
     topo_sched_init(s, a->size, a->rank, barrier ? 1 : lat ? nl : nl * a->size);
