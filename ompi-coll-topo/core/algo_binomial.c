@@ -1,6 +1,6 @@
 /*
- * Binomial- and k-nomial-tree broadcast and reduce (seed 001 sec. 3.2, 4.2;
- * digest 2.8): one generator per primitive for a tree of radix k, the
+ * Binomial- and k-nomial-tree broadcast and reduce (Lu 2026a sec. 3.2, 4.2):
+ * one generator per primitive for a tree of radix k, the
  * binomial tree being radix 2 (ceil(log2 p) steps, one new rank per holder
  * and step) and `knomial` radix 4 (ceil(log4 p) steps, up to 3 at once, as
  * coll/tuned's knomial bcast: fewer steps for k - 1 messages per step
@@ -10,7 +10,7 @@
  *
  * Broadcast: with v = (rank - root) mod p and m = k^s, at step s every
  * holder v < m sends to v + j m for j = 1 .. k-1 (those below p); for
- * k = 2 the seed's N = 4: step 1 R0->R1, step 2 R0->R2, R1->R3.
+ * k = 2 the paper's N = 4: step 1 R0->R1, step 2 R0->R2, R1->R3.
  *
  * Reduce: the same tree run backwards, but built on rank intervals so that
  * it preserves the combination order (non-commutative operations): at
@@ -21,7 +21,7 @@
  * merged interval's survivor, which applies the higher subintervals after
  * its own data in ascending order, then the lower ones before it in
  * descending order (the executor applies a step's receives in transfer
- * order).  With k = 2 and root 0 this is the seed's schedule (N = 4: step
+ * order).  With k = 2 and root 0 this is the paper's schedule (N = 4: step
  * 1 R1->R0, R3->R2; step 2 R2->R0); another root just survives in place
  * of its interval's lowest rank, so the depth stays ceil(log_k p).
  */

@@ -1,13 +1,13 @@
 /*
- * Bruck allgather (Bruck et al. 1997, the concatenation; seed 001 App. A
- * and B.4 name it as the offset family i + 2^k; digest 2.4): ceil(log2 p)
+ * Bruck allgather (Bruck et al. 1997, the concatenation; Lu 2026a App. A
+ * and B.4 name it as the offset family i + 2^k): ceil(log2 p)
  * steps for any p; at step k rank r sends the min(2^k, p - 2^k) blocks
  * r, r + 1, ... (mod p) to r - 2^k and receives blocks r + 2^k, ... from
  * r + 2^k.  Before step k a rank holds the 2^k blocks from its own on, so
  * after the last it holds all p; every rank sends p - 1 blocks in all:
  * ceil(log2 p) alpha + (p - 1) / p M / BW.
  *
- * Layout (digest 8.4 item 31): the textbook version works in a buffer
+ * Layout: the textbook version works in a buffer
  * rotated by r and rotates it back at the end; here blocks are addressed
  * by their owner, so each transfer names the owners' blocks directly (one
  * or two ranges, as the run wraps around p) and no rotation is needed.

@@ -1,5 +1,5 @@
 /*
- * Bruck alltoall (seed 001 App. B.5; digest 2.5, 2.8, worked example A24):
+ * Bruck alltoall (Lu 2026a App. B.5, worked example A24):
  * ceil(log2 p) rounds for any p.  Rank i works on slots j = 0..p-1, slot j
  * starting with its data for rank i + j (the pre-rotation: slot j =
  * chunk (i + j) mod p); in round k it sends the slots whose index has bit k
@@ -11,8 +11,8 @@
  * ceil(log2 p) alpha + ceil(log2 p) M / (2 BW) (B.5).
  *
  * Blocks (verify.h): [0, p) the send region, [p, 2p) the receive region;
- * uniform, so blocks move between positions.  The rotations cost no copies
- * (digest 8.4 item 31): slot j of rank i lives in send block (i + j) mod p,
+ * uniform, so blocks move between positions.  The rotations cost no copies:
+ * slot j of rank i lives in send block (i + j) mod p,
  * which initially holds exactly the pre-rotated chunk, and is overwritten
  * in place by the rounds that bring new chunks into the slot; the round of
  * j's highest set bit is the last to touch slot j, so that round receives

@@ -1,7 +1,7 @@
 /*
  * Bucket allreduce: dimension-decomposed ring on a k-D torus or open line
- * (bucket brigade) on a k-D mesh (seed 000 sec. 3.1, 3.4, 4.2; Swing
- * sec. 2.3, shared/notes/swing-trivance-bfb-digest.md 4.2).
+ * (bucket brigade) on a k-D mesh (Lu 2026b sec. 3.1, 3.4, 4.2; De Sensi
+ * et al. 2024 sec. 2.3.4).
  *
  * A lane reduce-scatters along its dimensions one after the other, then
  * allgathers in the reverse order.  Each RS phase splits the range the rank
@@ -9,22 +9,21 @@
  * lane's N blocks are indexed in mixed radix over its dimension order (the
  * first dimension is the most significant digit) and every chunk is one
  * contiguous run of blocks.  Phases: d_i - 1 steps each, 2 sum(d_i - 1) in
- * all; the bytes telescope to 2 (N-1)/N of the lane's share (seed 000
+ * all; the bytes telescope to 2 (N-1)/N of the lane's share (Lu 2026b
  * sec. 3.4).
  *
- * Multiport: the vector is split over several lanes that run
- * concurrently, each starting at a different dimension (the digest's "2D
- * bucket instances ... each starting at a different dimension and
- * direction"): on a periodic dimension two lanes, one running every ring
- * in + direction and one in - direction; on a mesh dimension one lane,
- * whose open lines already use both directions.  On a square torus the
- * lanes are then in different dimensions and directions at every step, so
- * each directed link carries one message per step.  On unequal dimensions
- * (Swing sec. 5.2 pads phases to d_max instead; we do not, the step count
- * stays 2 sum(d_i - 1)) the lanes meet in the long dimensions: a lane that
- * starts in a short dimension a reaches the long one b while the lanes
- * that started there are still in it, and a directed link carries one
- * message of each.  Dimensions of size 1 take no steps.
+ * Multiport: the vector is split over several lanes that run concurrently,
+ * each starting at a different dimension and direction (De Sensi et al. 2024
+ * sec. 2.3.4): on a periodic dimension two lanes, one running every ring in +
+ * direction and one in - direction; on a mesh dimension one lane, whose open
+ * lines already use both directions.  On a square torus the lanes are then in
+ * different dimensions and directions at every step, so each directed link
+ * carries one message per step.  On unequal dimensions (Swing sec. 5.2 pads
+ * phases to d_max instead; we do not, the step count stays 2 sum(d_i - 1))
+ * the lanes meet in the long dimensions: a lane that starts in a short
+ * dimension a reaches the long one b while the lanes that started there are
+ * still in it, and a directed link carries one message of each.  Dimensions
+ * of size 1 take no steps.
  *
  * Lane shares (allreduce).  Lanes get parts in proportion to the size of
  * the dimension they start in, so every lane's first-phase messages (its

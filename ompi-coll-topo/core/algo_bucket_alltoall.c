@@ -1,12 +1,12 @@
 /*
- * Dimension-decomposed alltoall on a torus or mesh (seed 000 sec. 3.6, 4.2,
- * 5.1; cost-model digest 2.5 "Dim-decomposed A2A (per-dim bidirectional
- * ring relay)"): one phase per dimension of size > 1; in phase k every
- * chunk moves along dimension k to its destination's coordinate, relayed
- * hop by hop around the ring (the shorter way: floor(d/2) one way, the
- * rest the other) or along the open line of a mesh.  After the last phase
- * every chunk is at its destination.  Steps: sum floor(d_i/2) on a torus,
- * sum (d_i - 1) on a mesh; every message crosses one link.
+ * Dimension-decomposed alltoall on a torus or mesh (Lu 2026b sec. 3.6, 4.2,
+ * 5.1; per-dimension bidirectional ring relay): one phase per dimension of
+ * size > 1; in phase k every chunk moves along dimension k to its
+ * destination's coordinate, relayed hop by hop around the ring (the shorter
+ * way: floor(d/2) one way, the rest the other) or along the open line of a
+ * mesh.  After the last phase every chunk is at its destination.  Steps: sum
+ * floor(d_i/2) on a torus, sum (d_i - 1) on a mesh; every message crosses one
+ * link.
  *
  * Chunks and slots.  Between phases a rank holds p chunks; chunk (src, dst)
  * held before phase k has its coordinates z = (src in the dimensions

@@ -1,14 +1,14 @@
 /*
  * Bucket broadcast and reduce: dimension-decomposed ring (torus) or open
- * line (mesh), pipelined in segments (seed 000 sec. 3.2, 3.3, 4.2, 5.1;
- * seed 001 App. C).
+ * line (mesh), pipelined in segments (Lu 2026b sec. 3.2, 3.3, 4.2, 5.1;
+ * Lu 2026a App. C).
  *
  * Broadcast.  The root's data spreads along dimension 0, then every rank
  * that holds it spreads it along dimension 1, and so on ("X then Y then
  * Z").  Along a ring of d ranks it goes both ways from the holder: floor(d/2)
  * links in the + direction and floor((d-1)/2) in the - direction, so every
- * position is reached once in floor(d/2) steps, the ring's diameter (seed
- * 000 sec. 3.2, bidirectional); along an open line it goes both ways from
+ * position is reached once in floor(d/2) steps, the ring's diameter (Lu
+ * 2026b sec. 3.2, bidirectional); along an open line it goes both ways from
  * the root's position x: x links down, d-1-x up, max(x, d-1-x) steps (sec.
  * 4.2, the source-placement case).  These paths form a spanning tree: a
  * rank's parent is its neighbour one link back toward the root in the last
@@ -26,9 +26,9 @@
  * step (each rank has one parent); the root, the busiest sender, sends one
  * segment on each of its up to 2k links per step.
  *
- * Schedules do not depend on the count, so S cannot follow the seed's
+ * Schedules do not depend on the count, so S cannot follow the paper's
  * P* = sqrt((L - 1) M / (alpha BW)); S = max(8, 4H) keeps the bandwidth
- * term (S + H - 1)/S M under 5/4 M (the seed's "telescopes to one M/BW",
+ * term (S + H - 1)/S M under 5/4 M (the paper's "telescopes to one M/BW",
  * sec. 3.2) for S + H - 1 steps, at most 5H - 1 (the executor splits large
  * messages further, per message; small counts leave blocks empty).
  *

@@ -1,21 +1,21 @@
 /*
- * Pipelined chain broadcast and reduce (seed 001 sec. 3.1, 4.1, App. C):
+ * Pipelined chain broadcast and reduce (Lu 2026a sec. 3.1, 4.1, App. C):
  * the vector is cut into TOPO_CHAIN_SEGMENTS blocks that stream along a
  * chain, one block per link per step: p + S - 2 steps of M / S each, the
  * master formula (L + P - 1)(alpha + M / (P BW)) with L = p - 1, P = S.
  *
- * Schedules do not depend on the count, so S cannot follow the seed's
+ * Schedules do not depend on the count, so S cannot follow the paper's
  * P* = sqrt((p - 2) M / (alpha BW)); it is fixed at 8 (the executor splits
  * large messages further, per message), which puts the bandwidth term at
  * (p + 6) / 8 M / BW: near the M / BW floor for small p, while the decision
  * prices the extra p + 6 alphas.  Counts below S leave blocks empty, which
  * both ends skip.
  *
- * Broadcast: the seed's ring chain from the root, rank (root + i) mod p
+ * Broadcast: the paper's ring chain from the root, rank (root + i) mod p
  * forwarding to (root + i + 1) mod p; block j leaves position i at step
  * j + i.
  *
- * Reduce: the seed's chain R_{p-1} -> ... -> R_0 accumulates toward the
+ * Reduce: the paper's chain R_{p-1} -> ... -> R_0 accumulates toward the
  * root from above, each rank putting its own contribution first (the
  * incoming data covers higher ranks).  For any root the ranks below it form
  * a second chain R_0 -> ... -> R_root that puts the incoming data (lower

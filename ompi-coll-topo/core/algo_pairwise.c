@@ -1,5 +1,5 @@
 /*
- * The direct-send alltoall of seed 001 sec. 7.2, where rank r sends its
+ * The direct-send alltoall of Lu 2026a sec. 7.2, where rank r sends its
  * block for r + t to rank r + t and receives the block from r - t, for
  * t = 1 .. p - 1; its own block is copied locally first.  Any size.
  * Blocks: [0, p) send region, [p, 2p) receive region (verify.h); every

@@ -1,28 +1,59 @@
 /*
- * Ring allreduce (seed 001 sec. 5.1; Patarasuk-Yuan): a ring reduce-scatter
- * of size-1 steps followed by a ring allgather of size-1 steps, over `size`
- * blocks.  Works for every size; the partial sums travel around the ring, so
+ * Ring reduce-scatter, ring allgather, and ring allreduce as the two in
+ * turn (Patarasuk and Yuan 2009; Lu 2026a sec. 5.1, 6): p - 1 steps each
+ * of one block to the right neighbour, (p - 1) alpha + (p - 1) / p M / BW
+ * per phase, exact.  Any size.  The partial sums travel around the ring, so
  * the combination order is cyclic: commutative operations only.
  */
 #include "algo.h"
 
+void topo_ring_reduce_scatter(topo_sched_t *s, int shift)
+{
+    const int p = s->size, r = s->rank;
+    for (int t = 1; t < p; t++) {
+        topo_sched_step(s);
+        topo_sched_send(s, (r + 1) % p, (r - t + shift + 2 * p) % p, 1);
+        topo_sched_recv(s, (r + p - 1) % p, TOPO_XFER_RECV_REDUCE, (r - t - 1 + shift + 2 * p) % p,
+                        1);
+    }
+}
+
+void topo_ring_allgather(topo_sched_t *s, int v, int shift, int right, int left)
+{
+    const int p = s->size;
+    for (int t = 1; t < p; t++) {
+        topo_sched_step(s);
+        if (right >= 0) {
+            topo_sched_send(s, right, (v - t + 1 + shift + 2 * p) % p, 1);
+        }
+        if (left >= 0) {
+            topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (v - t + shift + 2 * p) % p, 1);
+        }
+    }
+}
+
+int topo_gen_reduce_scatter_ring(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    topo_sched_init(s, a->size, a->rank, a->size);
+    topo_ring_reduce_scatter(s, 0);
+    return topo_sched_finish(s);
+}
+
+int topo_gen_allgather_ring(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    const int p = a->size, r = a->rank;
+    topo_sched_init(s, p, r, p);
+    topo_ring_allgather(s, r, 0, (r + 1) % p, (r + p - 1) % p);
+    return topo_sched_finish(s);
+}
+
+/* The reduce-scatter shifted by one block, so that rank r ends owning block
+ * r + 1, which the allgather then passes on first. */
 int topo_gen_allreduce_ring(topo_sched_t *s, const topo_gen_args_t *a)
 {
     const int p = a->size, r = a->rank;
-    const int right = (r + 1) % p, left = (r + p - 1) % p;
     topo_sched_init(s, p, r, p);
-    /* Reduce-scatter: at step t (1-based) send block (r - t + 1) and reduce
-     * block (r - t) from the left; rank r ends owning block (r + 1). */
-    for (int t = 1; t < p; t++) {
-        topo_sched_step(s);
-        topo_sched_send(s, right, (r - t + 1 + p) % p, 1);
-        topo_sched_recv(s, left, TOPO_XFER_RECV_REDUCE, (r - t + p) % p, 1);
-    }
-    /* Allgather: pass the finished blocks along, starting with (r + 1). */
-    for (int t = 1; t < p; t++) {
-        topo_sched_step(s);
-        topo_sched_send(s, right, (r - t + 2 + p) % p, 1);
-        topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (r - t + 1 + p) % p, 1);
-    }
+    topo_ring_reduce_scatter(s, 1);
+    topo_ring_allgather(s, r, 1, (r + 1) % p, (r + p - 1) % p);
     return topo_sched_finish(s);
 }

@@ -1,8 +1,8 @@
 /*
- * Scatter-allgather broadcast (van de Geijn; seed 001 sec. 3, 6; the
+ * Scatter-allgather broadcast (van de Geijn; Lu 2026a sec. 3, 6; the
  * bandwidth-bound broadcast of MPI libraries): the root's vector is cut
  * into p blocks, block r destined for rank r; a binomial scatter hands each
- * rank its block in ceil(log2 p) steps, then a ring allgather (seed 001
+ * rank its block in ceil(log2 p) steps, then a ring allgather (Lu 2026a
  * sec. 6) circulates the blocks in p - 1 steps.  For p = 2^k:
  * (log2 p + p - 1) alpha + 2 (p - 1) / p M / BW.  Any size, any root.
  *
@@ -15,7 +15,7 @@
  * the step of distance m (largest first) every v that is a multiple of 2m
  * sends the blocks [v + m, v + 2m) to v + m.
  *
- * Allgather: the ring of seed 001 sec. 6 over communicator ranks, minus the
+ * Allgather: the ring of Lu 2026a sec. 6 over communicator ranks, minus the
  * messages into the root, which has every block already.
  */
 #include "algo.h"
@@ -38,15 +38,8 @@ int topo_gen_bcast_scatter_allgather(topo_sched_t *s, const topo_gen_args_t *a)
             topo_sched_recv(s, (int)((v - m + root) % p), TOPO_XFER_RECV_COPY, v, n);
         }
     }
+    /* the ring allgather, minus the messages into the root */
     const int right = (r + 1) % p, left = (r + p - 1) % p;
-    for (int t = 1; t < p; t++) {
-        topo_sched_step(s);
-        if (right != root) {
-            topo_sched_send(s, right, (v - t + 1 + p) % p, 1);
-        }
-        if (r != root) {
-            topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (v - t + p) % p, 1);
-        }
-    }
+    topo_ring_allgather(s, v, 0, right != root ? right : -1, r != root ? left : -1);
     return topo_sched_finish(s);
 }

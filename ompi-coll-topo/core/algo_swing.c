@@ -1,8 +1,8 @@
 /*
- * Swing allreduce (seed 004; shared/notes/swing-trivance-bfb-digest.md
- * part 1), latency-optimal (swing_lat) and bandwidth-optimal (swing_bw).
+ * Swing allreduce (De Sensi et al. 2024), latency-optimal (swing_lat) and
+ * bandwidth-optimal (swing_bw).
  *
- * Peers (Swing eq. 2, with the digest's corrections): on a ring of m nodes,
+ * Peers (Swing eq. 2, rho read as below): on a ring of m nodes,
  * rho(s) = sum_{i<=s} (-2)^i = 1, -1, 3, -5, 11, ...; at step s an even node
  * r talks to r + rho(s) and an odd one to r - rho(s) (mod m).  For even m
  * this is a perfect matching at every step (rho is odd).
@@ -13,7 +13,7 @@
  * each: D plain collectives, collective j starting in the j-th dimension,
  * and D mirrored ones (rho negated, i.e. the plain algorithm conjugated by
  * the reflection c -> -c of each ring).  A lane takes its steps round-robin
- * over the dimensions that still have steps left (sec. 4.2, digest 1.6), so
+ * over the dimensions that still have steps left (sec. 4.2), so
  * on unequal tori the lanes end up sharing the long dimension.  Dimensions
  * of size 1 have no steps; on dimensions of size 2 plain and mirrored talk
  * to the same neighbour, which is still correct (only the port use
@@ -28,13 +28,13 @@
  * the allgather is the exact time reverse of the reduce-scatter (every
  * transfer reversed, receive-reduce becoming receive-copy).  The 1-D
  * reduce-scatter on a ring of d nodes:
- *  - d a power of two: digest 1.3 (the corrected Listing 1): at step s node
+ *  - d a power of two: Listing 1, corrected: at step s node
  *    r sends S(r,s) = {q} + R(q, s+1), q = pi(r,s), where R(x,t) is every
  *    node x reaches through steps t..L-1; it keeps its own block and what
  *    it will send later; sizes halve.
  *  - d even, not a power of two: L = ceil(log2 d) steps of the same
  *    pattern, where a block that appears in several of a node's S(r,s) is
- *    sent only at its latest step (sec. 3.2, App. A.2; digest 1.5:
+ *    sent only at its latest step (sec. 3.2, App. A.2:
  *    keep-latest; keep-earliest is wrong), and a node never sends its own
  *    block: for some sizes (10, 18, 20, 34..42, 66..84, 130, ...) the
  *    literal S(r,s) contains r itself (a path of later steps leads back to
@@ -60,7 +60,7 @@
  *    maximum is one block (n/d) above the even algorithm's in each step,
  *    at most 2L/d in all (the paper says +1/p).  Folding instead would
  *    add two whole-vector steps.
- * The block order inside a dimension follows the digest's laminar order
+ * The block order inside a dimension follows a laminar order
  * (the step tree of node 0), so for powers of two every 1-D set is one
  * contiguous range and a lane's transfers are boxes of few ranges; any
  * order is correct, other sizes just get more ranges.
@@ -68,25 +68,25 @@
  * swing_lat: at every step each lane exchanges its whole part with the
  * same peers (sec. 3.1.2).  Whole-part exchange double-counts at sizes that
  * are not powers of two, so every dimension that is not a power of two is
- * first folded onto the largest power of two (algo.h, seed 001 B.3), one
+ * first folded onto the largest power of two (algo.h, Lu 2026a App. B.3), one
  * fold-in step per such dimension before the Swing steps and one fold-out
  * step after (mirrored lanes fold the reflected ring, so they use the other
  * links).  A rank that sits out in one dimension sits out entirely: its
  * partners in the other dimensions share that coordinate and sit out too.
  *
- * Reduce-scatter and allgather (`swing`, digest 1.6: Swing replaces
- * recursive halving/doubling anywhere): swing_bw's reduce-scatter half and
- * its allgather half alone, same lanes, peers and block sets, but the
- * blocks numbered as the primitives own them, unit-major: rank u's unit is
- * blocks [u*2D, (u+1)*2D) and lane l owns part l of every unit (block
- * u*2D + l), so a lane's box is a list of single-block ranges.  The
- * reduce-scatter ends with every rank holding its own unit reduced; the
- * allgather starts from it.  Every rank sends p-1 blocks per lane in each
- * (the 1-D live sets shrink by exactly what is sent, so the product's do).
+ * Reduce-scatter and allgather (`swing`: Swing replaces recursive
+ * halving/doubling anywhere, sec. 6): swing_bw's reduce-scatter half and its
+ * allgather half alone, same lanes, peers and block sets, but the blocks
+ * numbered as the primitives own them, unit-major: rank u's unit is blocks
+ * [u*2D, (u+1)*2D) and lane l owns part l of every unit (block u*2D + l), so
+ * a lane's box is a list of single-block ranges.  The reduce-scatter ends
+ * with every rank holding its own unit reduced; the allgather starts from
+ * it.  Every rank sends p-1 blocks per lane in each (the 1-D live sets
+ * shrink by exactly what is sent, so the product's do).
  * Barrier (`swing`): below.
  *
  * Swing combines partial results of cyclic (not linear) rank intervals:
- * commutative operations only (digest 1.3 note).
+ * commutative operations only.
  */
 #include "algo.h"
 
@@ -219,7 +219,7 @@ static void add_xfer(ring_t *g, int peer, int recv, int n)
     x->nrun = add_runs(g, g->tmp, n);
 }
 
-/* Every node x reaches through steps t..L-1 (digest 1.3, R(x,t)), with
+/* Every node x reaches through steps t..L-1 (R(x,t)), with
  * repetitions, appended to g->buf. */
 static void reach(ring_t *g, int x, int t, int *n)
 {
@@ -262,7 +262,7 @@ static int send_set(ring_t *g, int x, int t, int *out)
     return k;
 }
 
-/* The block order: the step tree of node 0 (digest 1.3, laminar for powers
+/* The block order: the step tree of node 0 (laminar for powers
  * of two), first occurrences, then the extra node. */
 static void tree_order(ring_t *g, int r, int s, int *n)
 {
@@ -404,33 +404,7 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
 
 /* --- geometry and lanes ----------------------------------------------- */
 
-typedef struct {
-    int nd, D; /* dimensions, and those of size > 1 */
-    int dims[TOPO_MAX_DIMS], coords[TOPO_MAX_DIMS];
-    int start[TOPO_MAX_DIMS];    /* the dimensions of size > 1, in order */
-    const topo_topology_t *grid; /* NULL: one ring of `size` ranks */
-} geom_t;
-
-static void geom_init(geom_t *g, const topo_gen_args_t *a)
-{
-    memset(g, 0, sizeof(*g));
-    const topo_topology_t *t = a->topo;
-    if (topo_topology_is_grid_of(t, a->size)) {
-        g->grid = t;
-        g->nd = t->ndims;
-        memcpy(g->dims, t->dims, sizeof(int) * (size_t)t->ndims);
-        topo_topology_coords(t, a->rank, g->coords);
-    } else {
-        g->nd = 1;
-        g->dims[0] = a->size;
-        g->coords[0] = a->rank;
-    }
-    for (int k = 0; k < g->nd; k++) {
-        if (g->dims[k] > 1) {
-            g->start[g->D++] = k;
-        }
-    }
-}
+typedef topo_geom_t geom_t;
 
 /* The rank at our coordinates with dimension k set to c. */
 static int geom_peer(const geom_t *g, int k, int c)
@@ -444,7 +418,7 @@ static int geom_peer(const geom_t *g, int k, int c)
     return topo_topology_rank(g->grid, co);
 }
 
-/* A lane's dimension sequence (digest 1.6): round-robin from `first` over
+/* A lane's dimension sequence (sec. 4.2): round-robin from `first` over
  * the dimensions with steps left; steps[k] per dimension.  Returns the
  * length. */
 static int lane_dims(const geom_t *g, int first, const int *steps, int *seq)
@@ -561,7 +535,7 @@ static int unit_of(const geom_t *g, const lane_layout_t *ll, const ring_t *rg, i
 static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim)
 {
     geom_t g;
-    geom_init(&g, a);
+    topo_geom_init(&g, a);
     const int p = a->size, nl = 2 * g.D, unit = prim != TOPO_PRIM_ALLREDUCE;
     const int rs = prim != TOPO_PRIM_ALLGATHER, ag = prim != TOPO_PRIM_REDUCE_SCATTER;
     topo_sched_init(s, p, a->rank, nl > 0 ? nl * p : 1);
@@ -585,9 +559,9 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     for (int l = 0; l < nl && TOPO_OK == rc; l++) {
         const int o = l >= g.D;
         int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0}, base = unit ? 0 : l * p;
-        int n = lane_dims(&g, g.start[l % g.D], steps, seq);
+        int n = lane_dims(&g, g.first[l % g.D], steps, seq);
         lane_layout_t ll;
-        layout_init(&ll, &g, g.start[l % g.D]);
+        layout_init(&ll, &g, g.first[l % g.D]);
         for (int idx = 0; unit && idx < p; idx++) {
             umap[idx] = unit_of(&g, &ll, rg[o], o, idx) * nl + l;
         }
@@ -661,7 +635,7 @@ int topo_same_tree_swing_lat(const topo_gen_args_t *a)
 int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
 {
     geom_t g;
-    geom_init(&g, a);
+    topo_geom_init(&g, a);
     const int nl = 2 * g.D;
     topo_sched_init(s, a->size, a->rank, nl > 0 ? nl : 1);
     lat_dim_t ld[2][TOPO_MAX_DIMS];
@@ -677,7 +651,7 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
         }
     }
     for (int l = 0; l < nl; l++) {
-        const int o = l >= g.D, first = g.start[l % g.D];
+        const int o = l >= g.D, first = g.first[l % g.D];
         const lat_dim_t *dl = ld[o];
         int folds[TOPO_MAX_DIMS], nf = 0, seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
         for (int i = 0; i < g.nd; i++) {
@@ -697,14 +671,9 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
             const lat_dim_t *e = &dl[folds[i]];
             int me = e->mirror ? e->d - 1 - g.coords[folds[i]] : g.coords[folds[i]];
             topo_sched_step(s);
-            if (!active[i] || me >= 2 * e->f.rem) {
-                continue;
-            }
-            if (me % 2) {
-                topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me - 1, 0)),
-                                TOPO_XFER_RECV_REDUCE, l, 1);
-            } else {
-                topo_sched_send(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)), l, 1);
+            if (active[i] && me < 2 * e->f.rem) {
+                topo_fold_xfer(s, &e->f, me, geom_peer(&g, folds[i], lat_coord(e, me ^ 1, 0)), 1,
+                               l, 1);
             }
         }
         int n = lane_dims(&g, first, steps, seq);
@@ -723,14 +692,9 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
             const lat_dim_t *e = &dl[folds[i]];
             int me = e->mirror ? e->d - 1 - g.coords[folds[i]] : g.coords[folds[i]];
             topo_sched_step(s);
-            if (!active[i] || me >= 2 * e->f.rem) {
-                continue;
-            }
-            if (me % 2) {
-                topo_sched_send(s, geom_peer(&g, folds[i], lat_coord(e, me - 1, 0)), l, 1);
-            } else {
-                topo_sched_recv(s, geom_peer(&g, folds[i], lat_coord(e, me + 1, 0)),
-                                TOPO_XFER_RECV_COPY, l, 1);
+            if (active[i] && me < 2 * e->f.rem) {
+                topo_fold_xfer(s, &e->f, me, geom_peer(&g, folds[i], lat_coord(e, me ^ 1, 0)), 0,
+                               l, 1);
             }
         }
     }
@@ -767,7 +731,7 @@ int topo_gen_allreduce_swing_lat(topo_sched_t *s, const topo_gen_args_t *a)
 int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a)
 {
     geom_t g;
-    geom_init(&g, a);
+    topo_geom_init(&g, a);
     topo_sched_init(s, a->size, a->rank, 1);
     s->sync = 1;
     int steps[TOPO_MAX_DIMS], seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0};
@@ -777,7 +741,7 @@ int topo_gen_barrier_swing(topo_sched_t *s, const topo_gen_args_t *a)
     if (0 == g.D) {
         return topo_sched_finish(s);
     }
-    int n = lane_dims(&g, g.start[0], steps, seq);
+    int n = lane_dims(&g, g.first[0], steps, seq);
     topo_sched_lane(s);
     for (int i = 0; i < n; i++) {
         const int k = seq[i], d = g.dims[k], c = g.coords[k], t = cnt[k]++;

@@ -1,21 +1,21 @@
 /*
- * Trivance allreduce (seed 002 sec. 4, 5; shared/notes/swing-trivance-bfb-
- * digest.md 2.4-2.7, 4.2-4.5), latency-optimal (trivance_lat) and
- * bandwidth-optimal (trivance_bw), and the engine Bruck (algo_bruck.c)
- * shares: both are "shift" algorithms that differ only in the peers of a
- * step (Trivance r -/+ d_k, Bruck r + 3^k and r + 2*3^k).
+ * Trivance allreduce (Juerss et al. 2025 sec. 4, 5), latency-optimal
+ * (trivance_lat) and bandwidth-optimal (trivance_bw), and the engine Bruck
+ * (algo_bruck_allreduce.c) shares: both are "shift" algorithms that differ
+ * only in the peers of a step (Trivance r -/+ d_k, Bruck r + 3^k and r +
+ * 2*3^k).
  *
  * Geometry: a torus or mesh whose size is the communicator's gives the
  * dimensions (row-major coordinates; a mesh just routes the wraparound
  * messages the long way, which the cost model prices); anything else is
- * one ring of `size` ranks.  Multiport (sec. 5, digest 2.7): one lane per
+ * one ring of `size` ranks.  Multiport (sec. 5): one lane per
  * dimension of size > 1, each owning 1/D of the vector; lane c takes its
  * step j in dimension (c + j) mod D, or the next dimension that still has
  * steps left, so on equal tori the lanes never share a dimension in a step.
  *
  * trivance_bw: reduce-scatter then allgather, one block per rank in each
  * lane.  In a dimension of n ranks with s = ceil(log3 n) steps, the distances
- * are 1, 3, ..., 3^(s-2) and d_f = ceil((n - 3^(s-1)) / 2), the digest's
+ * are 1, 3, ..., 3^(s-2) and d_f = ceil((n - 3^(s-1)) / 2), a
  * correction of sec. 4.4's printed formula (the smallest distance for which
  * the offsets sum_k e_k d_k, e_k in {-1,0,1}, cover Z_n; 3^(s-1) when
  * n = 3^s).  The paper takes d_f last; here the distances run in ascending
@@ -26,8 +26,8 @@
  * The sets come from the allgather's broadcast tree, built
  * backwards from the last step: H_s = {0}; at step k every offset of
  * H_(k+1) + {+d_k, -d_k} not yet in H_(k+1) joins H_k, reached through ONE
- * shift.  An offset reachable twice is taken once, at its latest step: the
- * digest's keep-latest rule (2.6), here by construction.  The allgather
+ * shift.  An offset reachable twice is taken once, at its latest step
+ * (keep-latest), here by construction.  The allgather
  * sends block o from the rank at offset f - shift to the one at offset f =
  * rank - o; the reduce-scatter is its exact time reverse, so every
  * contribution is counted once for every n, and each rank sends n - 1
@@ -47,7 +47,7 @@
  * at distance 3^k (sec. 4.2).  Whole-part windows tile the ring exactly only
  * when n = 3^s, or n = 2*3^(s-1) where the last step's two peers coincide
  * and one exchange completes the ring; for any other n they overlap and
- * would count contributions twice (digest 2.6, 2.9).  Such a dimension is
+ * would count contributions twice.  Such a dimension is
  * folded (documented extension): its n ranks form P = 3^(s-1) groups of
  * 1-3 consecutive ranks; one fold-in step sends the other members' parts
  * to the group leader (the middle rank, one per port), the leaders run
@@ -128,7 +128,7 @@ int topo_trivance_shifts(int n, int s, int t, int lat, int *shift)
         for (int i = 1; i < s; i++) {
             w *= 3;
         }
-        long df = (n - w + 1) / 2; /* ceil((n - 3^(s-1)) / 2): digest 2.6 */
+        long df = (n - w + 1) / 2; /* ceil((n - 3^(s-1)) / 2) */
         int j = 0; /* d_f's place among 1, 3, ..., 3^(s-2), ascending */
         for (long p = 1; p < w && p < df; p *= 3) {
             j++;
@@ -556,28 +556,25 @@ int topo_gen_shift_allreduce(topo_sched_t *s, const topo_gen_args_t *a, topo_shi
 int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, int lat,
                    topo_prim_t prim)
 {
-    const topo_topology_t *t = a->topo;
     eng_t e;
     memset(&e, 0, sizeof(e));
     e.s = s;
     e.prim = prim;
     e.lat = lat;
     e.n = a->size;
-    int grid = topo_topology_is_grid_of(t, a->size);
-    e.nd = grid ? t->ndims : 1;
+    topo_geom_t g;
+    topo_geom_init(&g, a);
+    e.nd = g.nd;
     int total = 0;
     for (int i = e.nd - 1, stride = 1; i >= 0; i--) {
-        e.d[i].n = grid ? t->dims[i] : a->size;
+        e.d[i].n = g.dims[i];
         e.d[i].stride = stride;
-        e.c[i] = (a->rank / stride) % e.d[i].n;
+        e.c[i] = g.coords[i];
         stride *= e.d[i].n;
         total += e.d[i].n;
     }
-    for (int i = 0; i < e.nd; i++) {
-        if (e.d[i].n > 1) {
-            e.act[e.nact++] = i;
-        }
-    }
+    e.nact = g.D;
+    memcpy(e.act, g.first, sizeof(int) * (size_t)g.D);
     const int nl = e.nact > 0 ? e.nact : 1, barrier = prim == TOPO_PRIM_BARRIER;
     e.nl = nl;
     topo_sched_init(s, a->size, a->rank, barrier ? 1 : lat ? nl : nl * a->size);

@@ -3,6 +3,30 @@
  * the name users type (the MCA value), its restrictions and its schedule
  * generator.  The MCA enumerations, ompi_info help, the candidates of the
  * decision, the README table and the test matrices all come from it.
+ *
+ * The papers the algorithms follow, as the source column and the comments
+ * cite them:
+ *   Lu 2026a: Yue Lu, "Collective Algorithms: A Network Topology-Free
+ *     Introduction", 2026.
+ *   Lu 2026b: Yue Lu, "Mapping Collective Algorithms to Physical
+ *     Topologies", 2026.
+ *   De Sensi et al. 2024: Daniele De Sensi, Tommaso Bonato, David Saam,
+ *     Torsten Hoefler, "Swing: Short-cutting Rings for Higher Bandwidth
+ *     Allreduce", NSDI 2024.
+ *   Juerss et al. 2025: Anton Juerss, Vamsi Addanki, Stefan Schmid,
+ *     "Trivance: Latency-Optimal AllReduce by Shortcutting Multiport
+ *     Networks", 2025.
+ *   Zhao et al. 2025: Liangyu Zhao, Siddharth Pal, Tapan Chugh, Weiyang
+ *     Wang, Jason Fantl, Prithwish Basu, Joud Khoury, Arvind Krishnamurthy,
+ *     "Efficient Direct-Connect Topologies for Collective Communications",
+ *     2025.
+ *   Bruck et al. 1997: Jehoshua Bruck, Ching-Tien Ho, Shlomo Kipnis, Eli
+ *     Upfal, Derrick Weathersby, "Efficient Algorithms for All-to-All
+ *     Communications in Multiport Message-Passing Systems", IEEE TPDS 1997.
+ *   Patarasuk and Yuan 2009: Pitch Patarasuk, Xin Yuan, "Bandwidth Optimal
+ *     All-reduce Algorithms for Clusters of Workstations", JPDC 2009.
+ *   Hensgen-Finkel-Manber 1988: Debra Hensgen, Raphael Finkel, Udi Manber, "Two
+ *     Algorithms for Barrier Synchronization", IJPP 1988.
  */
 #ifndef TOPO_CATALOG_H
 #define TOPO_CATALOG_H
@@ -81,7 +105,7 @@ typedef struct {
     topo_prim_t prim;
     unsigned flags;      /* TOPO_ALG_* */
     const char *summary; /* one line for ompi_info and the README */
-    const char *source;  /* the seed section it follows */
+    const char *source;  /* the papers it follows (see above) */
     topo_gen_fn gen;
     topo_fits_fn fits;   /* may be NULL */
     topo_same_tree_fn same_tree; /* TOPO_ALG_RANK_TREES only; NULL: the

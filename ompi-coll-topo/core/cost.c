@@ -154,7 +154,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
             for (int i = 0; i < step->nxfers; i++) {
                 const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
                 double bytes = x->nblk * share;
-                /* Local copies are not on the wire (seed 001 B.5), but take
+                /* Local copies are not on the wire (Lu 2026a App. B.5), but take
                  * the rank's time, as the executor does them: a COPY, a
                  * send of several ranges packed, a receive of several
                  * ranges (or not received in place) unpacked. */

@@ -92,13 +92,13 @@ typedef struct {
      * intra_beta. */
     double intra_beta_written;
     /* Seconds per byte a rank copies locally (see above); 0: copies are
-     * free, as in the seeds' closed forms. */
+     * free, as in the papers' closed forms. */
     double copy;
     /* Seconds of a rank's time per message it sends or receives in a step
      * (posting, matching and completing it; LogP's o, which both ends
      * pay), beyond the step's latency: a step where a rank sends and
      * receives S messages together costs S of them.  0: none, as in the
-     * seeds. */
+     * papers. */
     double msg_overhead;
     /* Price at most this many ranks' schedules (0 or less: every rank) where
      * every rank's would hold more than 2^21 steps, transfers, ranges and

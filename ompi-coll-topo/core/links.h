@@ -4,7 +4,7 @@
  * Messages are routed minimally in dimension order (dimension 0 first); on
  * a torus each dimension takes the shorter way around, and a tie (exactly
  * half way) is split evenly over both directions, as minimal adaptive
- * routing does (shared/notes/swing-trivance-bfb-digest.md 4.3).  Loads are
+ * routing does (De Sensi et al. 2024 sec. 2.2, 6).  Loads are
  * in units of the payload M: a block of an evenly split vector weighs
  * 1 / nblocks.  Star and fullmesh have one private link per message.
  */

@@ -1,8 +1,8 @@
 /* Unit tests: bucket (dimension-decomposed ring / open line on tori and
  * meshes) and dbt (pipelined double binary tree) allreduce: verifier proofs
  * over every size and many grid shapes, the restrictions, step counts,
- * derived costs against the seeds' closed forms
- * (shared/notes/cost-model-digest.md 1.9, 2.3, 5.2, 5.3) and link loads. */
+ * derived costs against the closed forms of Lu 2026a and Lu 2026b, and
+ * link loads. */
 #include "cost.h"
 #include "links.h"
 #include "unit_common.h"
@@ -64,7 +64,7 @@ START_TEST(test_dbt_steps)
         ck_assert_int_le(topo_sched_depth(&sc[0]), 4 * ut_clog2(p) - 1);
         ut_free_all(sc, p);
     }
-    /* seed 001 sec. 5.2's N = 4: trees of depth 2, S = 4: 4 + 4 - 1 */
+    /* Lu 2026a sec. 5.2's N = 4: trees of depth 2, S = 4: 4 + 4 - 1 */
     topo_sched_t *sc = ut_gen_allreduce("dbt", 4, &star);
     ck_assert_int_eq(topo_sched_depth(&sc[0]), 7);
     ut_free_all(sc, 4);
@@ -160,10 +160,10 @@ START_TEST(test_dbt_order_mutation)
 }
 END_TEST
 
-/* Cost.  The seeds (digest 2.3, seed 001 sec. 5.2) give DBT pipelined as
+/* Cost.  Lu 2026a (sec. 5.2) gives DBT pipelined as
  * 2 ceil(log2 N) alpha + M/BW at the optimal P*, which is the App. C master
  * formula t = (L + P - 1)(alpha + (M/2P)/BW) with L = 2H and the per-segment
- * payload M/(2P) that sec. 5.2 prescribes (digest 8.1 item 5).  Our P = S is
+ * payload M/(2P) that sec. 5.2 prescribes.  Our P = S is
  * fixed (schedules are count-independent), so the exact form is the master
  * formula itself: on a fabric with ports for every concurrent message
  * (fullmesh, p >= 5) every step costs alpha + one segment. */
@@ -176,7 +176,7 @@ START_TEST(test_dbt_cost_master_formula)
         int L = 2 * ut_flog2(p + 1), P = 2 * ut_clog2(p);
         ut_assert_near(lat, L + P - 1);
         ut_assert_near(bw, (double)(L + P - 1) / (2.0 * P));
-        /* within (L - 1)/(2P) < 1/2 of the seeds' asymptotic M/BW floor;
+        /* within (L - 1)/(2P) < 1/2 of the papers' asymptotic M/BW floor;
          * at P* the correction is 2 sqrt((L-1) alpha M/BW) instead */
         ck_assert(bw < 1.0);
     }
@@ -185,7 +185,7 @@ END_TEST
 
 /* On a one-port star a rank's sends serialise: an interior rank sends its
  * half up once and down twice, a leaf its other half up once, 2M in all
- * (seed 001 C.5: "near 2 M/BW in practice"), so the derived bandwidth term
+ * (Lu 2026a C.5: "near 2 M/BW in practice"), so the derived bandwidth term
  * lies between the per-rank volume and 4 segments per step. */
 START_TEST(test_dbt_cost_star)
 {
@@ -292,7 +292,7 @@ START_TEST(test_bucket_named_shapes)
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
         verify_grid(s[i]);
     }
-    /* the seeds' counts: 2x2x2 -> 6, 4x4x4 -> 18, 8x8x8 -> 42 (seed 000 3.4) */
+    /* the papers' counts: 2x2x2 -> 6, 4x4x4 -> 18, 8x8x8 -> 42 (Lu 2026b 3.4) */
     ck_assert_int_eq(verify_grid("torus:2x2x2"), 6);
     ck_assert_int_eq(verify_grid("torus:4x4x4"), 18);
     ck_assert_int_eq(verify_grid("torus:8x8x8"), 42);
@@ -388,8 +388,8 @@ START_TEST(test_bucket_restrictions)
 }
 END_TEST
 
-/* Costs vs digest 2.3 (dim-decomposed ring: 2 sum(d_i - 1) alpha +
- * 2 (N-1)/N M/BW, single port) and the Swing digest's multiport form
+/* Costs vs Lu 2026b (dim-decomposed ring: 2 sum(d_i - 1) alpha +
+ * 2 (N-1)/N M/BW, single port) and the multiport form of De Sensi et al.
  * (2D lanes on a D-torus: 2 (N-1)/N (M/2D) beta). */
 START_TEST(test_bucket_cost)
 {
@@ -413,7 +413,7 @@ START_TEST(test_bucket_cost)
      * and direction, so each step costs one lane's message: the closed form
      * divided by the ports (2D on a torus with d >= 3, one per d = 2 axis);
      * an open line sends both ways at once, so a mesh gets D, not 2D
-     * (seed 000 4.2: the mesh has the unidirectional torus' cost) */
+     * (Lu 2026b 4.2: the mesh has the unidirectional torus' cost) */
     static const struct {
         const char *t;
         double div;
@@ -449,7 +449,7 @@ END_TEST
 /* The reduce-scatter and allgather halves (`bucket` of those primitives)
  * through the verifier on tori and meshes, with sum(d_i - 1) steps, one
  * lane per dimension and direction, and, single-ported, exactly the
- * dimension-decomposed ring's closed form (cost-model digest 2.4:
+ * dimension-decomposed ring's closed form (Lu 2026b:
  * n_alpha = sum(d_i - 1), n_beta = (N-1)/N). */
 START_TEST(test_bucket_halves)
 {

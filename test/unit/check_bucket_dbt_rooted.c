@@ -1,9 +1,9 @@
 /* Unit tests: the rooted bucket broadcast and reduce (dimension-decomposed,
- * pipelined, on tori and meshes: algo_bucket_rooted.c) and the double binary
- * tree broadcast (algo_dbt.c): verifier proofs for every root at small
- * sizes and samples beyond, step and block counts, derived costs against
- * the seeds' closed forms (shared/notes/cost-model-digest.md 1.9, 2.1,
- * 2.2), link loads, the combination order, restrictions and mutations the
+ * pipelined, on tori and meshes: algo_bucket_rooted.c) and the double
+ * binary tree broadcast (algo_double_binary_tree.c): verifier proofs for
+ * every root at small sizes and samples beyond, step and block counts,
+ * derived costs against the closed forms of Lu 2026a and Lu 2026b (sec.
+ * 5.1), link loads, the combination order, restrictions and mutations the
  * verifier must reject. */
 #include "cost.h"
 #include "links.h"
@@ -163,7 +163,7 @@ END_TEST
  * a rank sends and receives at most two per step).  On a one-port star a
  * rank moves both halves through its port: between M (the root's floor)
  * and (L + P - 1)/P M <= 5/4 M, against the pipelined binomial tree's
- * ceil(log2 N) alpha + M/BW (digest 2.1) at P*. */
+ * ceil(log2 N) alpha + M/BW (Lu 2026a App. C) at P*. */
 START_TEST(test_dbt_bcast_cost)
 {
     topo_topology_t star = ut_topo("star"), fm = ut_topo("fullmesh");
@@ -304,7 +304,7 @@ START_TEST(test_bucket_small_every_root)
 }
 END_TEST
 
-/* The brief's and the seeds' shapes, 3-D and 4-D ones, and 1 x N: every
+/* The papers' shapes, 3-D and 4-D ones, and 1 x N: every
  * root up to 36 ranks, else a sample of roots. */
 START_TEST(test_bucket_shapes)
 {
@@ -331,16 +331,16 @@ START_TEST(test_bucket_shapes)
 }
 END_TEST
 
-/* Step counts of the seeds' examples (seed 000 sec. 3.2: 3x3 torus, 2
+/* Step counts of the papers' examples (Lu 2026b sec. 3.2: 3x3 torus, 2
  * latency steps, 1 per dimension; 2x2x2: 3): S + H - 1 with S = 8. */
-START_TEST(test_bucket_seed_examples)
+START_TEST(test_bucket_paper_examples)
 {
     topo_topology_t t = ut_topo("torus:3x3");
     ck_assert_int_eq(bucket_H(&t, 0), 2);
     topo_sched_t *sc = ut_gen_all(TOPO_PRIM_BCAST, "bucket", 9, 0, &t);
     ck_assert_int_eq(topo_sched_depth(&sc[0]), 8 + 2 - 1);
     /* step 0: a sends segment 0 both ways along X and both ways along Y
-     * (seed 000 sec. 3.2's picture, pipelined) */
+     * (Lu 2026b sec. 3.2's picture, pipelined) */
     const topo_step_t *st = topo_sched_lane_step(&sc[0], 0, 0);
     ck_assert_int_eq(st->nxfers, 4);
     ut_free_all(sc, 9);
@@ -361,8 +361,8 @@ END_TEST
  * per step and sends at most one per link, and the root, the busiest,
  * sends on every link it has (as many as the grid's default ports), so
  * each of the S + H - 1 steps costs alpha + M/S: the master formula
- * (L + P - 1)(alpha + M/(P BW)) with L = H, P = S.  Against digest 2.1 /
- * 2.2 (torus: sum floor(d_i/2) alpha + M/BW; mesh: the open line's
+ * (L + P - 1)(alpha + M/(P BW)) with L = H, P = S.  Against Lu 2026b sec. 5.1
+ * (torus: sum floor(d_i/2) alpha + M/BW; mesh: the open line's
  * max(x_i, d_i-1-x_i) per dimension): the latency is H plus the pipeline's
  * S - 1 segments, the bandwidth term between M and 5/4 M.  With the links
  * modelled the cost is the same: one hop per message, one message per
@@ -566,7 +566,7 @@ int main(void)
     tcase_add_loop_test(sweep, test_bucket_small_every_root, 0, 16);
     tcase_add_test(sweep, test_bucket_shapes);
     TCase *bucket = ut_tcase(s, "bucket", 300);
-    tcase_add_test(bucket, test_bucket_seed_examples);
+    tcase_add_test(bucket, test_bucket_paper_examples);
     tcase_add_test(bucket, test_bucket_cost);
     tcase_add_test(bucket, test_bucket_links);
     tcase_add_test(bucket, test_bucket_reduce_order);

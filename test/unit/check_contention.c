@@ -25,7 +25,7 @@ static void affine(const char *name, const topo_topology_t *t, int p, const topo
 
 START_TEST(test_star_unchanged)
 {
-    /* digest A7, A19, A20 (N = 4), whatever the hop latency: one algorithm
+    /* the closed forms at N = 4, whatever the hop latency: one algorithm
      * hop on a star is one alpha */
     topo_topology_t star = ut_topo("star"), star2 = ut_topo("star,ports=2"),
                     fm = ut_topo("fullmesh");
@@ -168,7 +168,7 @@ START_TEST(test_decision_torus_8x8)
     /* torus:8x8, 64 ranks, the glue's default parameters, commutative
      * operation.  8 B: latency dominates, so the whole-vector exchanges
      * (recursive doubling, 6 steps) beat the 2(p-1) = 126 steps of ring and
-     * the 12 of Rabenseifner (seed 001 B.3).  64 MiB: bandwidth dominates;
+     * the 12 of Rabenseifner (Lu 2026a B.3).  64 MiB: bandwidth dominates;
      * recursive doubling moves M per step over links shared by up to 4
      * messages (8x8: 1, 2, then 2 split both ways per dimension), so the
      * bandwidth-optimal ones (ring, Rabenseifner, bucket, ...) beat it. */

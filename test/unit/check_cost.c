@@ -1,6 +1,5 @@
-/* Unit tests: the derived cost model against the seeds' closed forms
- * (shared/notes/cost-model-digest.md sec. 2.3 and worked examples A7, A19,
- * A20).  The closed forms are tests of the derived cost, not a second
+/* Unit tests: the derived cost model against the closed forms of Lu 2026a
+ * and Lu 2026b.  The closed forms are tests of the derived cost, not a second
  * implementation. */
 #include "cost.h"
 #include "unit_common.h"
@@ -50,7 +49,7 @@ END_TEST
 START_TEST(test_non_power_of_two)
 {
     /* folding adds a step in and a step out, each moving the whole vector
-     * (seed 001 B.3: "+2 alpha hops plus an asymmetric BW term") */
+     * (Lu 2026a B.3: "+2 alpha hops plus an asymmetric BW term") */
     expect("recursive_doubling", 6, 2.0 + 2.0, 2.0 + 2.0);
     expect("rabenseifner", 6, 4.0 + 2.0, 2.0 * 3.0 / 4.0 + 2.0);
 }

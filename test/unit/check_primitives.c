@@ -1,9 +1,8 @@
 /* Unit tests: the schedules of bcast, reduce, allgather, reduce-scatter and
  * alltoall (algo_binomial.c, algo_chain.c, algo_scatter_allgather.c,
- * algo_reduce_rabenseifner.c, algo_ring_agrs.c, algo_recursive_agrs.c,
- * algo_bruck_allgather.c, algo_bruck_alltoall.c): every root through the
- * verifier, step counts and derived costs against the seeds' formulas
- * (shared/notes/cost-model-digest.md sec. 2.1-2.5, 2.8), the Bruck
+ * algo_halving_doubling.c, algo_ring.c, algo_bruck_allgather.c,
+ * algo_bruck_alltoall.c): every root through the verifier, step counts and
+ * derived costs against the formulas of Lu 2026a, the Bruck
  * alltoall trace of worked example A24, and mutations the verifier must
  * reject.  Every size 1..130 at root 0 is check_algorithms.c's catalog
  * test. */
@@ -99,7 +98,7 @@ START_TEST(test_order)
 }
 END_TEST
 
-/* --- step counts (digest 2.1-2.5, 2.8) ----------------------------------- */
+/* --- step counts ---------------------------------------------------------- */
 
 START_TEST(test_step_counts)
 {
@@ -313,7 +312,7 @@ START_TEST(test_bruck_alltoall_concrete)
 }
 END_TEST
 
-/* --- derived costs vs closed forms (digest 2.1-2.5) ----------------------- */
+/* --- derived costs vs closed forms ---------------------------------------- */
 
 static void affine(topo_prim_t prim, const char *name, int p, int root, double *lat, double *bw)
 {

@@ -1,6 +1,5 @@
-/* Unit tests: Trivance (trivance_lat, trivance_bw) and Bruck (bruck), seed
- * 002 and shared/notes/swing-trivance-bfb-digest.md part 2 and 4.2-4.5:
- * verifier proofs on rings 1..130 and tori, the digest's property tests,
+/* Unit tests: Trivance (trivance_lat, trivance_bw) and Bruck (bruck), Juerss
+ * et al. 2025: verifier proofs on rings 1..130 and tori, property tests,
  * per-step link loads against the congestion the paper derives, and the
  * derived cost against its closed forms.  The shift engine is reached
  * through algo.h in one test (a wrong distance rule must be refused). */
@@ -141,7 +140,7 @@ START_TEST(test_joint_reduction_needed)
 END_TEST
 
 /* Whole-vector exchange at the paper's n = 7 distances (1, then 2: sec.
- * 4.4, fig. 4) counts contributions twice (digest 2.6): the reason
+ * 4.4, fig. 4) counts contributions twice: the reason
  * trivance_lat folds such sizes. */
 START_TEST(test_lat_unfolded_double_counts)
 {
@@ -167,7 +166,7 @@ START_TEST(test_lat_unfolded_double_counts)
 END_TEST
 
 /* Sec. 4.4's printed final distance ceil((3^ceil(log3 n) - n) / 2) does not
- * cover the ring (digest 2.6; it is even 0 for n = 3^s): the engine refuses
+ * cover the ring (it is even 0 for n = 3^s): the engine refuses
  * it instead of emitting a wrong schedule; the corrected rule works.  (Some
  * sizes survive it by luck: n = 32 gets 25 = -7 mod 32, which covers.) */
 static int printed_shifts(int n, int s, int t, int lat, int *sh)
@@ -196,7 +195,7 @@ START_TEST(test_printed_distance_rejected)
 }
 END_TEST
 
-/* --- the digest's property tests ------------------------------------- */
+/* --- property tests -------------------------------------------------- */
 
 /* The peers of a step, from one rank's schedule (distinct, send side). */
 static int step_peers(const topo_sched_t *s, int lane, int step, int *peers)
@@ -326,7 +325,7 @@ START_TEST(test_rs_block_sets)
 }
 END_TEST
 
-/* Non-powers of three (digest 2.6): the distances are 1, 3, ..., 3^(s-2)
+/* Non-powers of three: the distances are 1, 3, ..., 3^(s-2)
  * and d_f = ceil((n - 3^(s-1)) / 2) (n = 7 -> 2, 32 -> 3, 8 -> 3, 16 -> 4,
  * 64 -> 19), in ascending order (algo_trivance.c: the paper puts d_f last),
  * and every rank still sends exactly n - 1 blocks per phase (keep-latest:
@@ -758,7 +757,7 @@ static void affine(const char *name, const char *shape, double *lat, double *bw)
     ut_affine(TOPO_PRIM_ALLREDUCE, name, topo_topology_size(&t), 0, &t, &ut_ports_only, lat, bw);
 }
 
-/* Table 1 / digest 2.7 alpha-beta forms, on a ring with its two ports
+/* Table 1 alpha-beta forms, on a ring with its two ports
  * (cost.h prices ports, not link sharing, so Theta is tested above):
  *  (B) 2s alpha + m (1 - 1/n) beta (Lemma 4.1: m (1 - 1/n) per phase over
  *      two ports): Lambda = 2, Delta = 1; Bruck (B) the same;

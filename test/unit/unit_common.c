@@ -140,6 +140,19 @@ void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, cons
     ck_assert_msg(rc == TOPO_OK, "%s on %s (p=%d): %s", name, label, p, msg);
 }
 
+void ut_verify_allreduce_grid(const char *name, const char *shape)
+{
+    topo_topology_t t = ut_topo(shape);
+    ut_verify_allreduce(name, topo_topology_size(&t), &t, shape);
+}
+
+void ut_verify_allreduce_off_grid(const char *name)
+{
+    topo_topology_t t = ut_topo("torus:4x4");
+    ut_verify_allreduce(name, 12, &t, "torus:4x4 (12 ranks)");
+    ut_verify_allreduce(name, 17, &t, "torus:4x4 (17 ranks)");
+}
+
 void ut_expect_windows_agree(const topo_algo_t *algo, const topo_gen_args_t *a,
                              const topo_cost_params_t *p, const topo_cost_net_t *net)
 {

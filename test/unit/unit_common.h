@@ -12,7 +12,7 @@
 #include <math.h>
 
 /* alpha = 1, 1/BW = 1, no reduction cost: costs read in units of alpha and
- * M/BW, as the seeds write them */
+ * M/BW, as the papers write them */
 extern const topo_cost_params_t ut_unit;
 /* the contention-free closed forms: ports only, no link sharing (cost.h) */
 extern const topo_cost_net_t ut_ports_only;
@@ -63,6 +63,11 @@ void ut_expect_windows_agree(const topo_algo_t *algo, const topo_gen_args_t *a,
 /* Allreduce `name` on p ranks of t through the verifier, failing with
  * `label` (the topology as the test names it) and the verifier's reason. */
 void ut_verify_allreduce(const char *name, int p, const topo_topology_t *t, const char *label);
+/* The same on every rank of the grid `shape` (as ut_topo parses it). */
+void ut_verify_allreduce_grid(const char *name, const char *shape);
+/* The same on 12 and 17 ranks of torus:4x4, a grid of another size than
+ * the communicator (the multiport algorithms then run on one ring). */
+void ut_verify_allreduce_off_grid(const char *name);
 
 /* ceil(log2 n) and floor(log2 n) (0 for n <= 1). */
 int ut_clog2(int n);

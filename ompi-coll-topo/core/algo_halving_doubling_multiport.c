@@ -1,8 +1,7 @@
 /*
  * Multiport ("mirrored") recursive doubling and Rabenseifner on rings and
- * tori (seed 004 sec. 5: the mirrored recursive doubling Swing is compared
- * against; digest 2.3 "bidirectional design", 4.2 table row RD (B), 4.3
- * sanity target 1.5 / 1.167 / 1.071).
+ * tori (De Sensi et al. 2024 sec. 4.1, 5.1: the mirrored recursive doubling
+ * Swing is compared against).
  *
  * As for swing_lat / swing_bw, the vector is cut into 2D parts (D: the
  * dimensions of size > 1; one ring of `size` ranks when the topology is not
@@ -17,20 +16,19 @@
  *    growing every D steps;
  *  - otherwise: mixed radix over the dimensions from the lane's first (the
  *    lane's first dimension varies fastest), folded onto the largest power
- *    of two as the single-port algorithms are (seed 001 B.3).
+ *    of two as the single-port algorithms are (Lu 2026a App. B.3).
  * Mirrored lanes talk the other way around each ring.  With powers of two
- * (the seeds' case), where the plain partner of coordinate c at distance
- * 2^b is c XOR 2^b (c + 2^b if bit b of c is clear, else c - 2^b), the
- * mirrored one is c - 2^b if bit b is clear, else c + 2^b (mod d): every
- * node then sends one way in the plain lane and the other way in the
- * mirrored one, so the two together load each directed link with 2^b
- * messages, as one lane alone does (digest 4.3: Xi -> 1.5 / 1.167 / 1.071
- * for D = 2 / 3 / 4).  It is still a recursive doubling: partners share
- * every lower bit of their coordinates (adding 2^b changes none), so they
- * hold the same block range, and after step b a node holds a cyclic
- * interval of 2^(b+1) nodes whose halves its partner and it held before.
- * Otherwise (mixed radix) mirrored lanes number the reflected coordinates
- * c -> -c (mod d).
+ * (the papers' case), where the plain partner of coordinate c at distance 2^b
+ * is c XOR 2^b (c + 2^b if bit b of c is clear, else c - 2^b), the mirrored
+ * one is c - 2^b if bit b is clear, else c + 2^b (mod d): every node then
+ * sends one way in the plain lane and the other way in the mirrored one, so
+ * the two together load each directed link with 2^b messages, as one lane
+ * alone does (the congestion factor then tends to 1.5 / 1.167 / 1.071 for D =
+ * 2 / 3 / 4).  It is still a recursive doubling: partners share every lower
+ * bit of their coordinates (adding 2^b changes none), so they hold the same
+ * block range, and after step b a node holds a cyclic interval of 2^(b+1)
+ * nodes whose halves its partner and it held before.  Otherwise (mixed radix)
+ * mirrored lanes number the reflected coordinates c -> -c (mod d).
  * Any bijection keeps recursive doubling and Rabenseifner correct, and so
  * does the mirrored pairing above (the verifier proves every case); the
  * combination order is not the rank order, so commutative operations only.
@@ -46,43 +44,24 @@
 #include <string.h>
 
 typedef struct {
-    int nd;                        /* dimensions */
-    int dims[TOPO_MAX_DIMS];
-    const topo_topology_t *grid;   /* NULL: one ring of `size` ranks */
-    int D, first[TOPO_MAX_DIMS];   /* the dimensions of size > 1 */
-    int pow2;                      /* every dimension a power of two */
+    topo_geom_t geo; /* geo.D >= 1: one rank has a single (empty) lane pair */
+    int pow2;        /* every dimension a power of two */
     /* the lane's virtual numbering */
     int mirrored;
     int nbits, bit_dim[32], bit_pos[32]; /* pow2: virtual bit -> (dim, bit) */
     int order[TOPO_MAX_DIMS];            /* otherwise: dims, fastest first */
 } mp_geom_t;
 
-static int is_pow2(int d)
-{
-    return d > 0 && 0 == (d & (d - 1));
-}
-
 static void geom_init(mp_geom_t *g, const topo_gen_args_t *a)
 {
     memset(g, 0, sizeof(*g));
-    const topo_topology_t *t = a->topo;
-    if (topo_topology_is_grid_of(t, a->size)) {
-        g->grid = t;
-        g->nd = t->ndims;
-        memcpy(g->dims, t->dims, sizeof(int) * (size_t)t->ndims);
-    } else {
-        g->nd = 1;
-        g->dims[0] = a->size;
-    }
+    topo_geom_init(&g->geo, a);
     g->pow2 = 1;
-    for (int k = 0; k < g->nd; k++) {
-        if (g->dims[k] > 1) {
-            g->first[g->D++] = k;
-        }
-        g->pow2 = g->pow2 && is_pow2(g->dims[k]);
+    for (int k = 0; k < g->geo.nd; k++) {
+        g->pow2 = g->pow2 && g->geo.dims[k] > 0 && 0 == (g->geo.dims[k] & (g->geo.dims[k] - 1));
     }
-    if (0 == g->D) {
-        g->first[g->D++] = 0; /* one rank: a single (empty) lane pair */
+    if (0 == g->geo.D) {
+        g->geo.first[g->geo.D++] = 0;
     }
 }
 
@@ -90,8 +69,8 @@ int topo_same_tree_recursive_doubling_mp(const topo_gen_args_t *a)
 {
     mp_geom_t g;
     geom_init(&g, a);
-    for (int k = 0; k < g.nd && g.pow2; k++) {
-        if (g.dims[k] > 4) {
+    for (int k = 0; k < g.geo.nd && g.pow2; k++) {
+        if (g.geo.dims[k] > 4) {
             return 0;
         }
     }
@@ -104,14 +83,14 @@ static void lane_init(mp_geom_t *g, int j, int mirrored)
     g->mirrored = mirrored;
     if (g->pow2) {
         int left[TOPO_MAX_DIMS], used[TOPO_MAX_DIMS] = {0};
-        for (int k = 0; k < g->nd; k++) {
-            left[k] = topo_ceil_log2(g->dims[k]);
+        for (int k = 0; k < g->geo.nd; k++) {
+            left[k] = topo_ceil_log2(g->geo.dims[k]);
         }
         g->nbits = 0;
         for (int more = 1; more;) {
             more = 0;
-            for (int i = 0; i < g->D; i++) {
-                int k = g->first[(j + i) % g->D];
+            for (int i = 0; i < g->geo.D; i++) {
+                int k = g->geo.first[(j + i) % g->geo.D];
                 if (left[k] > 0) {
                     g->bit_dim[g->nbits] = k;
                     g->bit_pos[g->nbits++] = used[k]++;
@@ -122,11 +101,11 @@ static void lane_init(mp_geom_t *g, int j, int mirrored)
         }
     } else {
         int n = 0;
-        for (int i = 0; i < g->D; i++) {
-            g->order[n++] = g->first[(j + i) % g->D];
+        for (int i = 0; i < g->geo.D; i++) {
+            g->order[n++] = g->geo.first[(j + i) % g->geo.D];
         }
-        for (int k = 0; k < g->nd; k++) {
-            if (g->dims[k] <= 1) {
+        for (int k = 0; k < g->geo.nd; k++) {
+            if (g->geo.dims[k] <= 1) {
                 g->order[n++] = k;
             }
         }
@@ -135,22 +114,22 @@ static void lane_init(mp_geom_t *g, int j, int mirrored)
 
 static void coords_of(const mp_geom_t *g, int r, int *c)
 {
-    if (NULL != g->grid) {
-        topo_topology_coords(g->grid, r, c);
+    if (NULL != g->geo.grid) {
+        topo_topology_coords(g->geo.grid, r, c);
     } else {
         c[0] = r;
     }
-    for (int k = 0; k < g->nd && g->mirrored && !g->pow2; k++) {
-        c[k] = (g->dims[k] - c[k]) % g->dims[k];
+    for (int k = 0; k < g->geo.nd && g->mirrored && !g->pow2; k++) {
+        c[k] = (g->geo.dims[k] - c[k]) % g->geo.dims[k];
     }
 }
 
 static int rank_of(const mp_geom_t *g, int *c)
 {
-    for (int k = 0; k < g->nd && g->mirrored && !g->pow2; k++) {
-        c[k] = (g->dims[k] - c[k]) % g->dims[k];
+    for (int k = 0; k < g->geo.nd && g->mirrored && !g->pow2; k++) {
+        c[k] = (g->geo.dims[k] - c[k]) % g->geo.dims[k];
     }
-    return NULL != g->grid ? topo_topology_rank(g->grid, c) : c[0];
+    return NULL != g->geo.grid ? topo_topology_rank(g->geo.grid, c) : c[0];
 }
 
 static int to_virtual(const mp_geom_t *g, int r)
@@ -162,8 +141,8 @@ static int to_virtual(const mp_geom_t *g, int r)
             v |= ((c[g->bit_dim[k]] >> g->bit_pos[k]) & 1) << k;
         }
     } else {
-        for (int i = g->nd - 1; i >= 0; i--) {
-            v = v * g->dims[g->order[i]] + c[g->order[i]];
+        for (int i = g->geo.nd - 1; i >= 0; i--) {
+            v = v * g->geo.dims[g->order[i]] + c[g->order[i]];
         }
     }
     return v;
@@ -177,9 +156,9 @@ static int from_virtual(const mp_geom_t *g, int v)
             c[g->bit_dim[k]] |= ((v >> k) & 1) << g->bit_pos[k];
         }
     } else {
-        for (int i = 0; i < g->nd; i++) {
-            c[g->order[i]] = v % g->dims[g->order[i]];
-            v /= g->dims[g->order[i]];
+        for (int i = 0; i < g->geo.nd; i++) {
+            c[g->order[i]] = v % g->geo.dims[g->order[i]];
+            v /= g->geo.dims[g->order[i]];
         }
     }
     return rank_of(g, c);
@@ -193,7 +172,7 @@ static int peer_of(const mp_geom_t *g, const topo_fold_t *f, int r, int n, int k
     }
     int c[TOPO_MAX_DIMS];
     coords_of(g, r, c);
-    const int dim = g->bit_dim[k], step = 1 << g->bit_pos[k], d = g->dims[dim];
+    const int dim = g->bit_dim[k], step = 1 << g->bit_pos[k], d = g->geo.dims[dim];
     c[dim] = ((c[dim] & step) ? c[dim] + step : c[dim] - step + d) % d;
     return rank_of(g, c);
 }
@@ -210,11 +189,7 @@ static void lane(topo_sched_t *s, const mp_geom_t *g, int p, int r, int base, in
     if (f.rem > 0) { /* fold in: even virtual ranks below 2 rem hand over */
         topo_sched_step(s);
         if (v < 2 * f.rem) {
-            if (v % 2) {
-                topo_sched_recv(s, from_virtual(g, v - 1), TOPO_XFER_RECV_REDUCE, base, B);
-            } else {
-                topo_sched_send(s, from_virtual(g, v + 1), base, B);
-            }
+            topo_fold_xfer(s, &f, v, from_virtual(g, v ^ 1), 1, base, B);
         }
     }
     const int K = topo_ceil_log2(f.p2);
@@ -252,11 +227,7 @@ static void lane(topo_sched_t *s, const mp_geom_t *g, int p, int r, int base, in
     if (f.rem > 0) { /* fold out */
         topo_sched_step(s);
         if (v < 2 * f.rem) {
-            if (v % 2) {
-                topo_sched_send(s, from_virtual(g, v - 1), base, B);
-            } else {
-                topo_sched_recv(s, from_virtual(g, v + 1), TOPO_XFER_RECV_COPY, base, B);
-            }
+            topo_fold_xfer(s, &f, v, from_virtual(g, v ^ 1), 0, base, B);
         }
     }
 }
@@ -267,10 +238,10 @@ static int gen(topo_sched_t *s, const topo_gen_args_t *a, int raben)
     geom_init(&g, a);
     topo_fold_t f;
     topo_fold_init(&f, a->size, 0);
-    const int B = raben ? f.p2 : 1, lanes = 2 * g.D;
+    const int B = raben ? f.p2 : 1, lanes = 2 * g.geo.D;
     topo_sched_init(s, a->size, a->rank, lanes * B);
     for (int l = 0; l < lanes; l++) {
-        lane_init(&g, l % g.D, l >= g.D);
+        lane_init(&g, l % g.geo.D, l >= g.geo.D);
         lane(s, &g, a->size, a->rank, l * B, raben);
     }
     return topo_sched_finish(s);

@@ -1,5 +1,5 @@
 /*
- * Bruck-style allreduce (seed 002 sec. 2.4, App. B; digest 2.3, 2.9.8), the
+ * Bruck-style allreduce (Juerss et al. 2025 sec. 2.4, App. B), the
  * baseline Trivance is compared with: the bandwidth-optimal variant
  * (Bruck (B)), a reduce-scatter followed by an allgather in 2 ceil(log3 n)
  * steps per dimension.  In step k a rank talks to the ranks at distances

@@ -1,11 +1,11 @@
 /*
- * Double binary tree allreduce, pipelined (seed 001 sec. 5.2, App. C), and
+ * Double binary tree allreduce, pipelined (Lu 2026a sec. 5.2, App. C), and
  * the broadcast over the same trees (at the end of the file).
  *
  * Two binary trees over all ranks, one per half of the vector, each half
  * reduced up its tree and broadcast back down, in its own lane.  Every rank
  * is interior in exactly one tree and a leaf in the other, so a rank never
- * forwards in both trees (seed 001 sec. 5.2: at most 3 partners in its
+ * forwards in both trees (Lu 2026a sec. 5.2: at most 3 partners in its
  * interior tree plus its parent in the other).
  *
  * Trees.  Tree l labels rank r with x = r + 1 + l, so tree 0 spans labels
@@ -181,7 +181,7 @@ int topo_gen_allreduce_dbt(topo_sched_t *s, const topo_gen_args_t *a)
 }
 
 /*
- * Double binary tree broadcast (seed 001 sec. 3, 5.2, App. C).  The trees
+ * Double binary tree broadcast (Lu 2026a sec. 3, 5.2, App. C).  The trees
  * above span the p - 1 ranks other than the root (virtual rank v for rank
  * root + 1 + v), and the root hands half l of the vector to tree l's root,
  * segment j at step j; a rank at depth e in tree l receives segment j at
