@@ -156,13 +156,13 @@ static const param_t params[] = {
      .help = "Cost model of the automatic decision: time to copy one byte locally, in seconds: "
              "the copies the executor makes besides the messages (a rank's own block, sends of "
              "several block ranges packed, receives of several ranges unpacked); 0 = copies are "
-             "free, as in the seeds' closed forms"},
+             "free, as in the papers' closed-form costs"},
     {.name = "msg_overhead", SECONDS(msg_overhead), .def = TOPO_COST_MSG_OVERHEAD, RANGE(0, 1),
      .agree = true,
      .help = "Cost model of the automatic decision: a rank's time per message it sends or "
              "receives, in seconds (posting, matching and completing it, LogP's o, paid at both "
              "ends, beyond the step's latency coll_topo_alpha): a step in which a rank sends and "
-             "receives S messages costs S of them; 0 = none, as in the seeds' closed forms; "
+             "receives S messages costs S of them; 0 = none, as in the papers' closed-form costs; "
              "topo-calibrate measures it"},
     {.name = "hop", SECONDS(hop), .def = 0.0, RANGE(0, 1), .agree = true,
      .help = "Cost model of the automatic decision: seconds per link a message crosses beyond "
