@@ -25,6 +25,7 @@
 #include "opal/util/proc.h"
 
 #include "coll_topo.h"
+#include "coll_topo_ofi.h"
 
 #define TOPO_STR_(x) #x
 #define TOPO_STR(x) TOPO_STR_(x)
@@ -590,6 +591,7 @@ static int topo_register(void)
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_topo_component.check_plans);
 
+    mca_coll_topo_ofi_register(c); /* coll_topo_transport, coll_topo_ofi_* */
     return OMPI_SUCCESS;
 }
 
@@ -905,7 +907,8 @@ uint64_t mca_coll_topo_params_hash(void)
     const int32_t price_roots = c->price_roots > 0 ? c->price_roots : 0;
     h = mca_coll_topo_hash(h, &price_roots, sizeof(price_roots));
     const uint64_t seg = (uint64_t)c->segment_size;
-    return mca_coll_topo_hash(h, &seg, sizeof(seg));
+    h = mca_coll_topo_hash(h, &seg, sizeof(seg));
+    return mca_coll_topo_ofi_hash(h); /* the transport parameters */
 }
 
 static int topo_open(void)
@@ -930,11 +933,13 @@ static int topo_open(void)
         rules_state[i] = 0; /* parsed at the first use (MPI_Init: one thread) */
     }
     mca_coll_topo_publish(); /* before MPI_Init's modex fence (coll_topo_agree.c) */
+    mca_coll_topo_ofi_open(); /* likewise: the endpoint's address (coll_topo_ofi.c) */
     return OMPI_SUCCESS;
 }
 
 static int topo_close(void)
 {
+    mca_coll_topo_ofi_close();
     mca_coll_topo_agree_finalize();
     mca_coll_topo_shared_decisions_free();
     return OMPI_SUCCESS;
