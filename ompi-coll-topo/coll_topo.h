@@ -4,9 +4,9 @@
  * The component glue (this header, coll_topo_component.c,
  * coll_topo_module.c), the per-primitive entry points
  * (coll_topo_<primitive>.c), the decision (coll_topo_decide.c) and the
- * executor that runs any schedule of the core over the PML
- * (coll_topo_exec_pml.c).  The algorithms themselves live in core/ as
- * schedule generators; nothing here knows any particular algorithm.
+ * executor that runs any schedule of the core (coll_topo_exec.h).  The
+ * algorithms themselves live in core/ as schedule generators; nothing here
+ * knows any particular algorithm.
  */
 #ifndef MCA_COLL_TOPO_H
 #define MCA_COLL_TOPO_H
@@ -34,6 +34,8 @@
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
+
+#include "coll_topo_exec.h"
 
 BEGIN_C_DECLS
 
@@ -247,9 +249,6 @@ typedef struct {
                                        coll_topo_handoff hands it one */
 } mca_coll_topo_fallback_t;
 
-/* A schedule compiled for one call's layout (coll_topo_exec_pml.c). */
-typedef struct mca_coll_topo_plan_t mca_coll_topo_plan_t;
-
 /* A generated schedule, per (algorithm, root) (found through
  * mca_coll_topo_module_t.sched_at), and the plan of the first layout it
  * ran with (owned; NULL: none yet): a call from a new root each time (a
@@ -280,22 +279,6 @@ typedef struct {
     bool shared;              /* owned by the process's cache (coll_topo_decide.c),
                                  not by the module */
 } mca_coll_topo_decision_t;
-
-/* Plans for layouts other than a schedule's first (plans[]): enough for an
- * application that cycles through a few dozen counts (with 5, allreduce
- * of 8 counts in turn on 4 ranks compiled its plan at every call: 7301
- * instructions per call against tuned's 2322). */
-#define COLL_TOPO_NPLANS 32
-/* A plan as it was when a call used it: still the same plan while its
- * generation is `gen` (a plan recompiled for another call gets a new one).
- * `own`: a plan that belongs to the holder (a memo entry), compiled once
- * for its call when the schedule's own plan does not fit it; NULL: none
- * (yet, or over COLL_TOPO_MEMO_PLAN_BYTES: plans[] serve the call). */
-typedef struct {
-    mca_coll_topo_plan_t *plan;
-    unsigned gen;
-    mca_coll_topo_plan_t *own;
-} mca_coll_topo_plan_ref_t;
 
 /* The repeated-call memo of each slot: sets of COLL_TOPO_MEMO_WAYS
  * entries, a call's set chosen by its count and root, so that an
@@ -411,7 +394,6 @@ typedef struct mca_coll_topo_module_t {
      * count's, reported when the communicator is freed (by rank 0,
      * `said_comm` names it). */
     unsigned long memo_hits[COLL_TOPO_NSLOTS], decided[COLL_TOPO_NSLOTS];
-    unsigned long plans_compiled, plans_derived;
     char said_comm[96];                           /* "NAME (cid N)", or empty: no report */
     size_t memo_plan_bytes;                       /* held by the memo entries' plans */
     /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
@@ -443,37 +425,8 @@ typedef struct mca_coll_topo_module_t {
     char **said_reasons;
     int nsaid_reasons, cap_said_reasons;
 
-    /* Executor plans (coll_topo_exec_pml.c), kept for calls that repeat a
-     * recent count, units and layout; recompiled in turn. */
-    mca_coll_topo_plan_t *plans[COLL_TOPO_NPLANS];
-    int plan_next;
-    unsigned plan_gen; /* the last generation given to a plan */
-    /* Executor scratch, grown on demand, never shrunk. */
-    size_t *off; /* block layout, nblocks + 1 */
-    size_t cap_off;
-    void *comp;            /* a plan compilation's scratch (coll_topo_exec_pml.c) */
-    size_t cap_comp;       /* bytes */
-    int32_t *lane_step;    /* current step of each lane */
-    int32_t *lane_pending; /* outstanding requests of each lane */
-    size_t *lane_tmp_cap;
-    char **lane_tmp; /* per lane temporary buffer */
-    int cap_lanes;
-    ompi_request_t **reqs;
-    int32_t *req_lane;
-    size_t cap_reqs;
-    ompi_request_t **dreqs; /* deferred sends, completed at the end */
-    size_t cap_dreqs;
+    mca_coll_topo_exec_t exec; /* the executor's plans, scratch and transport */
 
-    /* Staging buffer: the work buffer where the user's buffers cannot
-     * serve as it (packed derived datatypes, MPI_IN_PLACE inputs copied in,
-     * and the blocks outside the output window: alltoall's scratch regions,
-     * reduce_scatter's other units, a non-root reduce's partial results). */
-    char *stage;
-    size_t cap_stage;
-    /* The stage or a lane's temporary storage holds more than
-     * coll_topo_scratch_keep: mca_coll_topo_trim gives it back at the end
-     * of the call. */
-    bool scratch_over;
     /* Unit sizes of the current call, in executor elements. */
     size_t *units;
     size_t cap_units; /* bytes */
@@ -777,76 +730,13 @@ static inline bool mca_coll_topo_flat(const struct ompi_datatype_t *dt, ptrdiff_
            0 == dt->super.true_lb;
 }
 
-/* coll_topo_exec_pml.c */
-/*
- * Where a call's executor elements live.  Element i of the work buffer is
- * at work + i * extent, except:
- * - the output window [out_at, out_at + out_n): element i is at
- *   out + (i - out_at) * extent (the user's receive buffer serves as that
- *   part of the work buffer, so nothing is copied out of it);
- * - the input window [in_at, in_at + in_n): the initial contents of these
- *   elements are at in + (i - in_at) * extent, read-only.  The executor
- *   reads them there (sends, reductions into three buffers) until a step
- *   writes them, so the input is never copied in as a whole; what of it is
- *   still unwritten at the end and lies in the result region
- *   [keep_at, keep_at + keep_n) is copied to its place then.
- * A window with n 0 is absent.  The windows must not overlap in memory
- * (MPI_IN_PLACE calls copy their input in instead).
- */
-typedef struct {
-    size_t in_at, in_n;
-    size_t out_at, out_n;
-    size_t keep_at, keep_n;
-} mca_coll_topo_windows_t;
-
-typedef struct {
-    char *work;     /* NULL: the module's staging buffer, allocated when the
-                       plan touches an element outside the output window */
-    const char *in; /* the input window's data, or NULL */
-    char *out;      /* the output window's storage, or NULL */
-    mca_coll_topo_windows_t w;
-} mca_coll_topo_bufs_t;
-
-/*
- * Run schedule `s` of this rank over the PML on the buffers `b`, which hold
- * `count` elements of datatype `dt` (usually a predefined datatype; a
- * derived one works too, its gaps are never written); the block layout
- * comes from topo_block_layout(s, count, units).  `op` reduces incoming
- * data (NULL for primitives that never reduce).  `tag` is the primitive's
- * base tag, COLL_TOPO_TAG(prim, 0): lane l uses tag - l.  `ref` (or NULL):
- * the plan this same call (the slot's memo: same schedule, count, units,
- * datatype object and operation) ran with before; it is used while still
- * current and compiled for the same windows, and set to the plan used
- * otherwise, which is compiled into ref->own when the call needs a new
- * plan and ref has none yet (within COLL_TOPO_MEMO_PLAN_BYTES).  Returns
- * OMPI_SUCCESS or an Open MPI error code (PML errors are passed on).
- */
-int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
-                       const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
-                       struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                       struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref);
-/* The module's staging buffer for n elements of dt: *work gets the
- * address of element 0. */
-int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
-                        char **work);
-/* At the end of a call: the staging buffer and the lanes' temporary
- * storage shrink to coll_topo_scratch_keep bytes each where the call grew
- * them beyond (a plan that needs more reserves it again at every call, as
- * coll/tuned allocates its temporary buffers per call). */
-void mca_coll_topo_trim_to(mca_coll_topo_module_t *m);
+/* The executor (coll_topo_exec.h) at the end of a call. */
 static inline void mca_coll_topo_trim(mca_coll_topo_module_t *m)
 {
-    if (OPAL_UNLIKELY(m->scratch_over)) {
+    if (OPAL_UNLIKELY(m->exec.scratch_over)) {
         mca_coll_topo_trim_to(m);
     }
 }
-/* Free the module's plans (plans[]), or one plan (NULL: none). */
-void mca_coll_topo_plans_free(mca_coll_topo_module_t *m);
-void mca_coll_topo_plan_free(mca_coll_topo_plan_t *p);
-/* Mark plan p as compiled for no call (it is compiled again before use). */
-void mca_coll_topo_plan_invalidate(mca_coll_topo_plan_t *p);
-/* The bytes plan p holds (0 for NULL). */
-size_t mca_coll_topo_plan_bytes(const mca_coll_topo_plan_t *p);
 
 /* coll_topo_<primitive>.c */
 int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,

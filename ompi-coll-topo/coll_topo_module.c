@@ -55,7 +55,7 @@ static void report_calls(const mca_coll_topo_module_t *m)
         fprintf(stderr,
                 "coll:topo: comm %s: %lu executor plans compiled, %lu derived from another "
                 "count's\n",
-                m->said_comm, m->plans_compiled, m->plans_derived);
+                m->said_comm, m->exec.plans_compiled, m->exec.plans_derived);
         fflush(stderr);
     }
 }
@@ -93,20 +93,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
         free(m->said_reasons[i]);
     }
     free(m->said_reasons);
-    mca_coll_topo_plans_free(m);
-    free(m->off);
-    free(m->comp);
-    free(m->lane_step);
-    free(m->lane_pending);
-    for (int l = 0; l < m->cap_lanes; l++) {
-        free(m->lane_tmp[l]);
-    }
-    free(m->lane_tmp);
-    free(m->lane_tmp_cap);
-    free(m->reqs);
-    free(m->req_lane);
-    free(m->dreqs);
-    free(m->stage);
+    mca_coll_topo_exec_free(&m->exec);
     free(m->units);
 }
 

@@ -1,6 +1,7 @@
 /*
- * The PML executor: runs any schedule of the core (schedule.h) with
- * nonblocking point-to-point.  It knows nothing about particular algorithms.
+ * The plan compiler, the plan cache and derivation.  It knows nothing
+ * about particular algorithms, nor about the transport that moves a plan's
+ * messages (coll_topo_run.c runs a plan).
  *
  * A schedule is first compiled, for the call's element count and datatype
  * layout, into a plan: per step, the packing copies, the messages (each
@@ -12,16 +13,6 @@
  * has one block moved whole by every transfer (binomial trees, recursive
  * doubling) derives its plan from another count's instead (derive_plan):
  * the same operations, their element counts and temporary slots scaled.
- *
- * Lanes progress independently (a schedule of one lane completes each step
- * with one wait_all).  A lane packs the sends of its current step, posts
- * every receive, then every send, and waits; when the step's last request
- * completes, its receives are applied in transfer order (so results are
- * bitwise reproducible whatever order messages arrive in) and the lane
- * moves on.  Each lane has its own tag, so lanes never match each other's
- * messages; inside a lane, messages between two ranks are matched in
- * posting order (MPI's non-overtaking rule), which both ends share because
- * both walk the same transfer order and compute the same sizes.
  *
  * Temporary storage (per lane, grown on demand, kept in the module):
  * - a send whose blocks are not one range is packed first (a snapshot of the
@@ -59,110 +50,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi.h"
-#include "ompi/mca/pml/pml.h"
-
-#include "coll_topo.h"
-
-/* What one operation of a plan does.  "w" is the elements an operation
- * names by (wbuf, w), "in" and "src" those it names by (sbuf, s): the
- * input window's for the reductions. */
-enum {
-    OP_RECV,           /* message from peer into w (or the temporary) */
-    OP_SEND,           /* message to peer from w (or the temporary) */
-    OP_TO_TMP,         /* copy n elements: w -> temporary */
-    OP_FROM_TMP,       /* copy n elements: temporary -> w */
-    OP_REDUCE,         /* w = temporary (op) w */
-    OP_REDUCE_POST,    /* w = w (op) temporary (non-commutative) */
-    OP_REDUCE_IN,      /* w = temporary (op) in */
-    OP_REDUCE_POST_IN, /* w = in (op) temporary (non-commutative) */
-    OP_COPY,           /* copy n elements: src -> w */
-    OP_REDUCE_FROM_IN, /* w = in (op) w: w received in place */
-};
-
-/* The buffers an operation's elements are in (exec_t.base). */
-enum {
-    BUF_WORK, /* the work buffer, element index w */
-    BUF_OUT,  /* the output window, element index w - out_at */
-    BUF_IN,   /* the input window (read-only), element index w - in_at */
-    BUF_NONE, /* an empty message's buffer: no element is read or written */
-    BUF_TMP,  /* RECV/SEND: the lane's temporary storage at `tmp` */
-    BUF_COUNT
-};
-
-/* One operation.  `w` and `s` are element indexes into their buffers;
- * `tmp` a byte offset into the lane's temporary storage of element 0 (its
- * data may start true_lb bytes later, so the offset may be negative). */
-typedef struct {
-    uint8_t kind;
-    uint8_t wbuf;
-    uint8_t sbuf;  /* the *_IN operations and OP_COPY */
-    uint8_t defer; /* OP_SEND: completes by the end of the call, not of
-                      its step */
-    int32_t peer;
-    size_t n;
-    size_t w;
-    size_t s;
-    ptrdiff_t tmp;
-} plan_op_t;
-
-/* A step: `npack` copies, `npost` messages, `napply` copies or reductions,
- * in this order from ops[op0]. */
-typedef struct {
-    int32_t op0, npack, npost, napply;
-} plan_step_t;
-
-struct mca_coll_topo_plan_t {
-    unsigned gen; /* changes whenever the plan is compiled again */
-    /* What the plan was compiled for.  Not valid: sched < 0. */
-    int sched;    /* index in the module's schedules */
-    size_t count; /* elements */
-    ptrdiff_t ext, true_lb, true_ext;
-    size_t seg_elems;
-    int opclass; /* 0: no operation, 1: non-commutative, 2: commutative */
-    mca_coll_topo_windows_t win;
-    size_t *units; /* [nunits]: the layout's units (nunits 0: none) */
-    int nunits;
-    size_t cap_units; /* bytes */
-    /* The plan */
-    int nlanes;
-    int32_t *lane_step0; /* [nlanes + 1]: the lane's steps in steps[] */
-    size_t *lane_tmp;    /* [nlanes]: temporary bytes the lane needs */
-    size_t max_posts;    /* messages outstanding at once, at most */
-    bool uses_work;      /* an operation names an element of BUF_WORK */
-    bool big;            /* a lane needs more temporary storage than
-                            coll_topo_scratch_keep: reserve at every run */
-    int32_t ndefer;      /* deferred sends (plan_op_t.defer) */
-    /* ops[0, nhead) run before the lanes, ops[tail0, nops) after them */
-    int32_t nhead, tail0;
-    plan_step_t *steps;
-    plan_op_t *ops;
-    int32_t nsteps, nops;
-    size_t cap_lanes, cap_steps, cap_ops; /* bytes */
-};
-
-/* Per-call state. */
-typedef struct {
-    mca_coll_topo_module_t *m;
-    const mca_coll_topo_plan_t *p;
-    char *base[BUF_COUNT]; /* BUF_TMP: unused */
-    ompi_datatype_t *dt;
-    ptrdiff_t ext; /* bytes between elements */
-    bool flat;     /* elements are plain bytes: copy with memcpy */
-    ompi_op_t *op;
-    ompi_communicator_t *comm;
-    int tag;
-    int nreq;
-    int ndefer; /* deferred sends posted, in m->dreqs */
-    int dfirst; /* m->dreqs[0, dfirst) have completed and been freed */
-} exec_t;
-
-/* ------------------------------------------------------------------ */
-/* Compiling                                                          */
+#include "coll_topo_plan.h"
 
 /* Compilation state: the plan being written and the call's layout. */
 typedef struct {
-    mca_coll_topo_module_t *m; /* its scratch buffer (comp) */
+    mca_coll_topo_exec_t *e; /* its scratch buffer (comp) */
     mca_coll_topo_plan_t *p;
     const topo_sched_t *s;
     const size_t *off; /* block layout in elements */
@@ -808,13 +700,13 @@ static int compile(comp_t *c)
     const size_t nb = (size_t)s->nblocks + 1;
     const size_t tn_bytes = 2 * (size_t)maxx * sizeof(size_t), lw_bytes = nb * sizeof(int32_t);
     if (OMPI_SUCCESS !=
-        mca_coll_topo_grow(&c->m->comp, &c->m->cap_comp, tn_bytes + lw_bytes + nb)) {
+        mca_coll_topo_grow(&c->e->comp, &c->e->cap_comp, tn_bytes + lw_bytes + nb)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    c->tn = (size_t *)c->m->comp;
+    c->tn = (size_t *)c->e->comp;
     c->xn = c->tn + maxx;
-    c->last_write = (int32_t *)((char *)c->m->comp + tn_bytes);
-    c->at_in = (uint8_t *)((char *)c->m->comp + tn_bytes + lw_bytes);
+    c->last_write = (int32_t *)((char *)c->e->comp + tn_bytes);
+    c->at_in = (uint8_t *)((char *)c->e->comp + tn_bytes + lw_bytes);
     rc = start_input(c);
     p->nhead = p->nops;
     if (OMPI_SUCCESS == rc) {
@@ -900,11 +792,11 @@ size_t mca_coll_topo_plan_bytes(const mca_coll_topo_plan_t *p)
     return NULL == p ? 0 : sizeof(*p) + p->cap_units + p->cap_lanes + p->cap_steps + p->cap_ops;
 }
 
-void mca_coll_topo_plans_free(mca_coll_topo_module_t *m)
+void mca_coll_topo_plans_free(mca_coll_topo_exec_t *e)
 {
     for (int i = 0; i < COLL_TOPO_NPLANS; i++) {
-        mca_coll_topo_plan_free(m->plans[i]);
-        m->plans[i] = NULL;
+        mca_coll_topo_plan_free(e->plans[i]);
+        e->plans[i] = NULL;
     }
 }
 
@@ -1081,8 +973,8 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         NULL != *own && (*own)->sched >= 0 && NULL != ref &&
         (NULL != ref->own ? ref->own->sched < 0 : m->memo_plan_bytes < COLL_TOPO_MEMO_PLAN_BYTES);
     for (int i = 0; !into_memo && i < COLL_TOPO_NPLANS; i++) {
-        if (plan_fits(m->plans[i], sched, count, units, nunits, c)) {
-            *out = m->plans[i];
+        if (plan_fits(m->exec.plans[i], sched, count, units, nunits, c)) {
+            *out = m->exec.plans[i];
             return OMPI_SUCCESS;
         }
     }
@@ -1097,16 +989,16 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
             memo_plan = true;
             memo_bytes = mca_coll_topo_plan_bytes(ref->own);
         } else { /* recompile plans[] in turn */
-            slot = &m->plans[m->plan_next];
-            m->plan_next = (m->plan_next + 1) % COLL_TOPO_NPLANS;
+            slot = &m->exec.plans[m->exec.plan_next];
+            m->exec.plan_next = (m->exec.plan_next + 1) % COLL_TOPO_NPLANS;
         }
     }
-    size_t cap = m->cap_off * sizeof(size_t);
+    size_t cap = m->exec.cap_off * sizeof(size_t);
     if (OMPI_SUCCESS !=
-        mca_coll_topo_grow((void **)&m->off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {
+        mca_coll_topo_grow((void **)&m->exec.off, &cap, ((size_t)s->nblocks + 1) * sizeof(size_t))) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    m->cap_off = cap / sizeof(size_t);
+    m->exec.cap_off = cap / sizeof(size_t);
     if (NULL == *slot) {
         *slot = calloc(1, sizeof(mca_coll_topo_plan_t));
         if (NULL == *slot) {
@@ -1114,13 +1006,13 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
         }
     }
     mca_coll_topo_plan_t *p = *slot;
-    topo_block_layout(s, count, units, m->off);
+    topo_block_layout(s, count, units, m->exec.off);
     c->p = p;
     c->s = s;
-    c->off = m->off;
-    p->gen = ++m->plan_gen;
+    c->off = m->exec.off;
+    p->gen = ++m->exec.plan_gen;
     if (0 == p->gen) {
-        p->gen = ++m->plan_gen; /* 0 is no plan's generation */
+        p->gen = ++m->exec.plan_gen; /* 0 is no plan's generation */
     }
     /* derived from the schedule's own plan, or else from the plan the
      * memo entry had (when the schedule's own has other windows) */
@@ -1132,11 +1024,11 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     }
     int rc;
     if (derived) {
-        m->plans_derived++;
+        m->exec.plans_derived++;
         rc = mca_coll_topo_component.check_plans ? check_derived(c, from->count, count)
                                                  : OMPI_SUCCESS;
     } else {
-        m->plans_compiled++;
+        m->exec.plans_compiled++;
         rc = compile(c);
     }
     if (OMPI_SUCCESS == rc && nunits > 0 &&
@@ -1171,565 +1063,15 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     return OMPI_SUCCESS;
 }
 
-/* ------------------------------------------------------------------ */
-/* Running                                                            */
-
-static inline char *tmp_at(const exec_t *x, int lane, ptrdiff_t off)
-{
-    return x->m->lane_tmp[lane] + off;
-}
-
-/* The buffer of empty messages. */
-static char empty_message;
-
-/* Element i of buffer `buf` (not BUF_TMP). */
-static inline char *elem_at(const exec_t *x, int buf, size_t i)
-{
-    return x->base[buf] + (ptrdiff_t)i * x->ext;
-}
-
-/* The buffer of a message. */
-static inline char *msg_buf(const exec_t *x, int lane, const plan_op_t *o)
-{
-    return BUF_TMP == o->wbuf ? tmp_at(x, lane, o->tmp) : elem_at(x, o->wbuf, o->w);
-}
-
-/* Copy n elements; only their data bytes are written (a derived datatype's
- * gaps in the user's buffer stay untouched). */
-static int copy_elems(const exec_t *x, char *dst, char *src, size_t n)
-{
-    if (x->flat) {
-        memcpy(dst, src, n * (size_t)x->ext);
-        return OMPI_SUCCESS;
-    }
-    return ompi_datatype_copy_content_same_ddt(x->dt, n, dst, src);
-}
-
-/* Run the copies and reductions ops[0, n) of a lane's step. */
-static inline __opal_attribute_always_inline__ int run_local(exec_t *x, int lane,
-                                                             const plan_op_t *ops, int n)
-{
-    for (int i = 0; i < n; i++) {
-        const plan_op_t *o = &ops[i];
-        char *w = elem_at(x, o->wbuf, o->w);
-        char *t = o->kind < OP_COPY ? tmp_at(x, lane, o->tmp) : NULL;
-        char *in = OP_REDUCE_IN <= o->kind ? elem_at(x, o->sbuf, o->s) : NULL;
-        int rc = OMPI_SUCCESS;
-        switch (o->kind) {
-        case OP_TO_TMP:
-            rc = copy_elems(x, t, w, o->n);
-            break;
-        case OP_FROM_TMP:
-            rc = copy_elems(x, w, t, o->n);
-            break;
-        case OP_REDUCE: /* w = incoming op w */
-            ompi_op_reduce(x->op, t, w, o->n, x->dt);
-            break;
-        case OP_REDUCE_POST: /* w = w op incoming */
-            ompi_op_reduce(x->op, w, t, o->n, x->dt);
-            rc = copy_elems(x, w, t, o->n);
-            break;
-        /* Three buffers: ompi_3buff_op_reduce(op, a, b, target) computes
-         * target = b op a (a user function gets a copy of a as inoutvec) */
-        case OP_REDUCE_IN: /* w = incoming op in */
-            ompi_3buff_op_reduce(x->op, in, t, w, (int)o->n, x->dt);
-            break;
-        case OP_REDUCE_POST_IN: /* w = in op incoming */
-            ompi_3buff_op_reduce(x->op, t, in, w, (int)o->n, x->dt);
-            break;
-        case OP_REDUCE_FROM_IN: /* w = in op w */
-            ompi_op_reduce(x->op, in, w, o->n, x->dt);
-            break;
-        default: /* OP_COPY */
-            rc = copy_elems(x, w, in, o->n);
-            break;
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Start message `o` of `lane` (its tag is the call's tag less the lane):
- * nonblocking, *req its request, or &ompi_request_empty when it is
- * complete already (ob1 sent it inline, or `blocking` sent or received
- * it). */
-static inline __opal_attribute_always_inline__ int
-start_message(const exec_t *x, int lane, const plan_op_t *o, bool blocking, ompi_request_t **req)
-{
-    char *buf = msg_buf(x, lane, o);
-    const int tag = x->tag - lane;
-    if (blocking) {
-        *req = &ompi_request_empty;
-        if (OP_RECV == o->kind) {
-            return MCA_PML_CALL(recv(buf, o->n, x->dt, o->peer, tag, x->comm, MPI_STATUS_IGNORE));
-        }
-        return MCA_PML_CALL(
-            send(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
-    }
-    if (OP_SEND == o->kind) {
-        return MCA_PML_CALL(
-            isend(buf, o->n, x->dt, o->peer, tag, MCA_PML_BASE_SEND_STANDARD, x->comm, req));
-    }
-    return MCA_PML_CALL(irecv(buf, o->n, x->dt, o->peer, tag, x->comm, req));
-}
-
-/* Post the messages ops[0, n) of a lane's step.  The request array has
- * room for them (max_posts). */
-static int post(exec_t *x, int lane, const plan_op_t *ops, int n)
-{
-    mca_coll_topo_module_t *m = x->m;
-    for (int i = 0; i < n; i++) {
-        const plan_op_t *o = &ops[i];
-        ompi_request_t *req = NULL;
-        int rc = start_message(x, lane, o, false, &req);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        if (&ompi_request_empty == req) {
-            continue; /* sent inline (ob1): complete, nothing to wait for or free */
-        }
-        if (o->defer) {
-            m->dreqs[x->ndefer++] = req;
-            continue;
-        }
-        m->reqs[x->nreq] = req;
-        m->req_lane[x->nreq] = lane;
-        x->nreq++;
-        m->lane_pending[lane]++;
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Free the deferred sends that have completed, oldest first, without
- * progressing anything (a completed request is freed by its wait at once).
- * Done after each step: the requests a call holds are then those of the
- * sends still in flight, not every send of a ring's allgather or a
- * pipeline (on a large communicator, p - 1 of them until the call ends). */
-static inline int reap_deferred(exec_t *x)
-{
-    ompi_request_t **d = x->m->dreqs;
-    while (x->dfirst < x->ndefer && REQUEST_COMPLETE(d[x->dfirst])) {
-        int rc = ompi_request_wait(&d[x->dfirst], MPI_STATUS_IGNORE);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        x->dfirst++;
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Pack and post the lane's current step. */
-static int start_step(exec_t *x, int lane, const plan_step_t *ps)
-{
-    const plan_op_t *ops = &x->p->ops[ps->op0];
-    if (ps->npack > 0) {
-        int rc = run_local(x, lane, ops, ps->npack);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    return post(x, lane, ops + ps->npack, ps->npost);
-}
-
-static int finish_step(exec_t *x, int lane, const plan_step_t *ps)
-{
-    int rc = reap_deferred(x);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    return run_local(x, lane, &x->p->ops[ps->op0 + ps->npack + ps->npost], ps->napply);
-}
-
-/* Run `lane` forward until it waits on requests or is done. */
-static int lane_run(exec_t *x, int lane)
-{
-    mca_coll_topo_module_t *m = x->m;
-    const mca_coll_topo_plan_t *p = x->p;
-    while (m->lane_step[lane] < p->lane_step0[lane + 1]) {
-        const plan_step_t *ps = &p->steps[m->lane_step[lane]];
-        int rc = start_step(x, lane, ps);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        if (m->lane_pending[lane] > 0) {
-            return OMPI_SUCCESS;
-        }
-        rc = finish_step(x, lane, ps);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        m->lane_step[lane]++;
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Grow a scratch buffer (the stage, a lane's temporary storage) to at
- * least `need` bytes, doubling.  Its contents are dead whenever it grows
- * (before a call's copies and messages), so a new buffer and free, not
- * realloc, which would copy them (4 MiB at every allreduce of 16 MiB on 2
- * ranks, coll_topo_scratch_keep's default kept, shrink leaving it). */
-static int grow_scratch(char **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap) {
-        return OMPI_SUCCESS;
-    }
-    const size_t n = mca_coll_topo_grown_cap(*cap, need);
-    char *p = malloc(n);
-    if (NULL == p) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    free(*buf);
-    *buf = p;
-    *cap = n;
-    return OMPI_SUCCESS;
-}
-
-/* Scratch arrays sized for the plan. */
-static int reserve(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p)
-{
-    if ((size_t)p->ndefer > m->cap_dreqs) {
-        ompi_request_t **r = realloc(m->dreqs, (size_t)p->ndefer * sizeof(*r));
-        if (NULL == r) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->dreqs = r;
-        m->cap_dreqs = (size_t)p->ndefer;
-    }
-    if (p->max_posts > m->cap_reqs) {
-        size_t cap = p->max_posts;
-        ompi_request_t **r = realloc(m->reqs, cap * sizeof(*r));
-        if (NULL == r) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->reqs = r;
-        int32_t *l = realloc(m->req_lane, cap * sizeof(*l));
-        if (NULL == l) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->req_lane = l;
-        m->cap_reqs = cap;
-    }
-    if (p->nlanes > m->cap_lanes) {
-        int n = p->nlanes;
-        int32_t *a = realloc(m->lane_step, (size_t)n * sizeof(*a));
-        if (NULL == a) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->lane_step = a;
-        int32_t *b = realloc(m->lane_pending, (size_t)n * sizeof(*b));
-        if (NULL == b) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->lane_pending = b;
-        size_t *c = realloc(m->lane_tmp_cap, (size_t)n * sizeof(*c));
-        if (NULL == c) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->lane_tmp_cap = c;
-        char **d = realloc(m->lane_tmp, (size_t)n * sizeof(*d));
-        if (NULL == d) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        m->lane_tmp = d;
-        for (int l = m->cap_lanes; l < n; l++) {
-            m->lane_tmp[l] = NULL;
-            m->lane_tmp_cap[l] = 0;
-        }
-        m->cap_lanes = n;
-    }
-    for (int l = 0; l < p->nlanes; l++) {
-        if (p->lane_tmp[l] > m->lane_tmp_cap[l]) {
-            if (OMPI_SUCCESS !=
-                grow_scratch(&m->lane_tmp[l], &m->lane_tmp_cap[l], p->lane_tmp[l])) {
-                return OMPI_ERR_OUT_OF_RESOURCE;
-            }
-            m->scratch_over |= m->lane_tmp_cap[l] > mca_coll_topo_component.scratch_keep;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Error path: release every outstanding request without blocking, as
- * MPI_Request_free would (they complete in the background). */
-static void drop_requests(exec_t *x)
-{
-    for (int i = 0; i < x->nreq; i++) {
-        if (MPI_REQUEST_NULL != x->m->reqs[i]) {
-            (void)ompi_request_free(&x->m->reqs[i]);
-        }
-    }
-    x->nreq = 0;
-    for (int i = x->dfirst; i < x->ndefer; i++) {
-        if (MPI_REQUEST_NULL != x->m->dreqs[i]) {
-            (void)ompi_request_free(&x->m->dreqs[i]);
-        }
-    }
-    x->ndefer = 0;
-    x->dfirst = 0;
-}
-
-/* One lane: nothing runs beside it, so each step is posted, completed with
- * one wait (or wait_all) and applied, without the bookkeeping of lanes
- * (request owners, pending counts) that wait_any needs.
- *
- * The step's last message, when it is a send, is a blocking send.  Every
- * receive and every other send of the step is posted by then, and the step
- * waits for all of them anyway, so nothing waits that would not have; but
- * a small message takes ob1's inline path without a request, and a large
- * one is driven to completion before the receives are waited for: with
- * isend and one wait for both, 2-rank exchanges of 256 KiB by CMA ran at
- * 50 or 160 us from one run to the next, with the blocking send at 50.
- * A step whose only message is a receive (a tree's child) receives with
- * the blocking call: some 50 instructions fewer than irecv and wait (2-rank
- * bcast at 8 bytes, the receiving rank: 1010 -> 956, tuned 766). */
-static int run_single_lane(exec_t *x)
-{
-    mca_coll_topo_module_t *m = x->m;
-    const mca_coll_topo_plan_t *p = x->p;
-    for (int step = 0; step < p->nsteps; step++) {
-        const plan_step_t *ps = &p->steps[step];
-        const plan_op_t *ops = &p->ops[ps->op0];
-        int rc = OMPI_SUCCESS;
-        if (ps->npack > 0) {
-            rc = run_local(x, 0, ops, ps->npack);
-        }
-        for (int i = ps->npack; OMPI_SUCCESS == rc && i < ps->npack + ps->npost; i++) {
-            const plan_op_t *o = &ops[i];
-            ompi_request_t *req = NULL;
-            /* the last message blocks when it is a send, or the only one */
-            const bool last = i + 1 == ps->npack + ps->npost;
-            rc = start_message(x, 0, o, last && !o->defer && (OP_SEND == o->kind || 1 == ps->npost),
-                               &req);
-            if (OMPI_SUCCESS != rc || &ompi_request_empty == req) {
-                continue; /* complete already */
-            }
-            if (o->defer) {
-                m->dreqs[x->ndefer++] = req;
-            } else {
-                m->reqs[x->nreq++] = req;
-            }
-        }
-        if (OMPI_SUCCESS == rc && 1 == x->nreq) {
-            rc = ompi_request_wait(&m->reqs[0], MPI_STATUS_IGNORE);
-        } else if (OMPI_SUCCESS == rc && x->nreq > 0) {
-            rc = ompi_request_wait_all((size_t)x->nreq, m->reqs, MPI_STATUSES_IGNORE);
-        }
-        if (OMPI_SUCCESS == rc) {
-            x->nreq = 0;
-            rc = reap_deferred(x);
-        }
-        if (OMPI_SUCCESS == rc && ps->napply > 0) {
-            rc = run_local(x, 0, ops + ps->npack + ps->npost, ps->napply);
-        }
-        if (OMPI_SUCCESS != rc) {
-            drop_requests(x);
-            return rc;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-static int run_lanes(exec_t *x);
-
-/* Run plan `p` (reserved for) on `work` and the windows of `b`. */
-static inline int run_plan(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p, char *work,
-                           const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt,
-                           struct ompi_op_t *op, struct ompi_communicator_t *comm, int tag)
-{
-    int rc;
-    exec_t x = {
-        .m = m,
-        .p = p,
-        .base = {work, b->out, (char *)b->in, &empty_message, NULL},
-        .dt = dt,
-        .ext = p->ext,
-        .flat = mca_coll_topo_flat(dt, p->ext),
-        .op = op,
-        .comm = comm,
-        .tag = tag,
-        .nreq = 0,
-    };
-
-    if (p->nhead > 0 && OMPI_SUCCESS != (rc = run_local(&x, 0, p->ops, p->nhead))) {
-        return rc;
-    }
-    rc = 1 == p->nlanes ? run_single_lane(&x) : run_lanes(&x);
-    if (OMPI_SUCCESS == rc && p->tail0 < p->nops) {
-        rc = run_local(&x, 0, p->ops + p->tail0, p->nops - p->tail0);
-    }
-    const int left = x.ndefer - x.dfirst; /* deferred sends not yet freed */
-    if (OMPI_SUCCESS == rc && 1 == left) {
-        rc = ompi_request_wait(&m->dreqs[x.dfirst], MPI_STATUS_IGNORE);
-    } else if (OMPI_SUCCESS == rc && left > 1) {
-        rc = ompi_request_wait_all((size_t)left, m->dreqs + x.dfirst, MPI_STATUSES_IGNORE);
-    }
-    if (OMPI_SUCCESS == rc) {
-        return rc;
-    }
-    x.nreq = 0; /* the steps' requests are done or dropped */
-    drop_requests(&x);
-    return rc;
-}
-
-/* Run a plan of several lanes. */
-static int run_lanes(exec_t *x)
-{
-    mca_coll_topo_module_t *m = x->m;
-    const mca_coll_topo_plan_t *p = x->p;
-    int rc;
-    for (int l = 0; l < p->nlanes; l++) {
-        m->lane_step[l] = p->lane_step0[l];
-        m->lane_pending[l] = 0;
-    }
-    for (int l = 0; l < p->nlanes; l++) {
-        rc = lane_run(x, l);
-        if (OMPI_SUCCESS != rc) {
-            drop_requests(x);
-            return rc;
-        }
-    }
-    while (x->nreq > 0) {
-        int idx = MPI_UNDEFINED;
-        rc = ompi_request_wait_any((size_t)x->nreq, m->reqs, &idx, MPI_STATUS_IGNORE);
-        if (MPI_UNDEFINED == idx || idx < 0 || idx >= x->nreq) {
-            drop_requests(x);
-            return OMPI_SUCCESS != rc ? rc : OMPI_ERROR;
-        }
-        if (OMPI_SUCCESS != rc) {
-            /* wait_any leaves a failed request allocated */
-            drop_requests(x);
-            return rc;
-        }
-        int lane = m->req_lane[idx];
-        /* Keep the live requests packed at the front. */
-        x->nreq--;
-        m->reqs[idx] = m->reqs[x->nreq];
-        m->req_lane[idx] = m->req_lane[x->nreq];
-        if (0 == --m->lane_pending[lane]) {
-            rc = finish_step(x, lane, &p->steps[m->lane_step[lane]]);
-            if (OMPI_SUCCESS == rc) {
-                m->lane_step[lane]++;
-                rc = lane_run(x, lane);
-            }
-            if (OMPI_SUCCESS != rc) {
-                drop_requests(x);
-                return rc;
-            }
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
-                        char **work)
-{
-    ptrdiff_t true_lb, true_ext, lb, ext;
-    ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
-    ompi_datatype_get_extent(dt, &lb, &ext);
-    size_t span = 0 == n ? 1 : (size_t)true_ext + (n - 1) * (size_t)ext;
-    int rc = OMPI_SUCCESS;
-    if (span > m->cap_stage) {
-        rc = grow_scratch(&m->stage, &m->cap_stage, span);
-        m->scratch_over |= m->cap_stage > mca_coll_topo_component.scratch_keep;
-    }
-    *work = m->stage - true_lb;
-    return rc;
-}
-
-/* Shrink a scratch buffer to `keep` bytes (its contents are dead between
- * calls); false when there was no memory (it is kept as it is).  A new
- * buffer and free, not realloc: glibc shrinks a buffer it mapped by
- * itself in place, still mapped, and each regrow mapped fresh pages
- * again (coll_topo_scratch_keep=2048: a random sequence of 3000 calls on
- * 4 ranks 20.4 s against 12.6 s at the default); free gives the mapping
- * back and raises glibc's threshold, and the heap serves the next. */
-static bool shrink(char **buf, size_t *cap, size_t keep)
-{
-    if (*cap <= keep) {
-        return true;
-    }
-    if (0 == keep) {
-        free(*buf);
-        *buf = NULL;
-        *cap = 0;
-        return true;
-    }
-    char *p = malloc(keep);
-    if (NULL == p) {
-        return false;
-    }
-    free(*buf);
-    *buf = p;
-    *cap = keep;
-    return true;
-}
-
-void mca_coll_topo_trim_to(mca_coll_topo_module_t *m)
-{
-    const size_t keep = mca_coll_topo_component.scratch_keep;
-    bool done = shrink(&m->stage, &m->cap_stage, keep);
-    for (int l = 0; l < m->cap_lanes; l++) {
-        done = shrink(&m->lane_tmp[l], &m->lane_tmp_cap[l], keep) && done;
-    }
-    m->scratch_over = !done;
-}
-
-/* Run plan `p` on `b`, with the staging buffer as its work buffer when it
- * needs one and `b` has none. */
-static inline int run_on(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *p,
-                         const mca_coll_topo_bufs_t *b, size_t count, struct ompi_datatype_t *dt,
-                         struct ompi_op_t *op, struct ompi_communicator_t *comm, int tag)
-{
-    char *work = b->work;
-    if (NULL == work && p->uses_work) {
-        int rc = mca_coll_topo_stage(m, dt, count, &work);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    return run_plan(m, p, work, b, dt, op, comm, tag);
-}
-
-static int exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s,
-                        const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
-                        struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                        struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref);
-
-int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
-                       const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
-                       struct ompi_datatype_t *dt, struct ompi_op_t *op,
-                       struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
-{
-    /* The plan this call ran with last time, if it is still that plan and
-     * the call has the same windows (MPI_IN_PLACE or not).  The scratch
-     * reserved for it is still there (mca_coll_topo_trim keeps
-     * coll_topo_scratch_keep bytes of each buffer) unless it is big. */
-    if (NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen &&
-        0 == memcmp(&ref->plan->win, &b->w, sizeof(b->w))) {
-        if (OPAL_UNLIKELY(ref->plan->big)) { /* its storage went back after the last call */
-            int rc = reserve(m, ref->plan);
-            if (OMPI_SUCCESS != rc) {
-                return rc;
-            }
-        }
-        return run_on(m, ref->plan, b, count, dt, op, comm, tag);
-    }
-    return exec_planned(m, s, b, count, units, dt, op, comm, tag, ref);
-}
-
-/* mca_coll_topo_exec for a call without a current plan: find or compile
- * one (not inlined: the repeated call's path stays small). */
-static __opal_attribute_noinline__ int
-exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s, const mca_coll_topo_bufs_t *b,
-             size_t count, const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
-             struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref)
+int mca_coll_topo_plan_find(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
+                            const size_t *units, struct ompi_datatype_t *dt,
+                            struct ompi_op_t *op, const mca_coll_topo_windows_t *win,
+                            mca_coll_topo_plan_ref_t *ref, const mca_coll_topo_plan_t **out)
 {
     ptrdiff_t lb, ext, true_lb, true_ext;
     size_t esize;
-    int rc;
 
+    *out = NULL;
     if (s->nlanes > COLL_TOPO_MAX_LANES) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
@@ -1741,25 +1083,13 @@ exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s, const mca_coll_to
     }
     const size_t seg = mca_coll_topo_component.segment_size;
     comp_t c = {
-        .m = m,
+        .e = &m->exec,
         .ext = ext,
         .true_lb = true_lb,
         .true_ext = true_ext,
         .seg_elems = 0 == seg ? SIZE_MAX : (seg / esize > 0 ? seg / esize : 1),
         .opclass = NULL == op ? 0 : (ompi_op_is_commute(op) ? 2 : 1),
-        .win = b->w,
+        .win = *win,
     };
-    const mca_coll_topo_plan_t *p = NULL;
-    rc = get_plan(m, s, count, units, &c, ref, &p);
-    if (OMPI_SUCCESS == rc) {
-        rc = reserve(m, p);
-    }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (NULL != ref) {
-        ref->plan = (mca_coll_topo_plan_t *)p;
-        ref->gen = p->gen;
-    }
-    return run_on(m, p, b, count, dt, op, comm, tag);
+    return get_plan(m, s, count, units, &c, ref, out);
 }
