@@ -543,8 +543,9 @@ static bool fabric_open(const char *prov)
     }
     if (0 == rc) {
         struct fi_av_attr av_attr = {.type = info->domain_attr->av_type};
-        const int nworld = ompi_comm_size(&ompi_mpi_comm_world.comm);
-        av_attr.count = nworld > 0 ? (size_t)nworld : 1;
+        /* a hint: MPI_COMM_WORLD is not set up yet at component open */
+        const char *np = getenv("OMPI_COMM_WORLD_SIZE");
+        av_attr.count = NULL != np ? strtoul(np, NULL, 10) : 0;
         what = "fi_av_open";
         rc = fi_av_open(ofi.domain, &av_attr, &ofi.av, NULL);
     }
@@ -1121,6 +1122,7 @@ void mca_coll_topo_transport_select(struct ompi_communicator_t *comm, mca_coll_t
     uint64_t v[1] = {NULL == t ? 1 : 0};
     const int rc = mca_coll_topo_own_max(comm, v, 1);
     if (OMPI_SUCCESS == rc && 0 == v[0]) {
+        mca_coll_topo_tp_fini(tp);
         mca_coll_topo_tp_init_ops(tp, &ofi_ops, COLL_TOPO_TP_CONTIG | COLL_TOPO_TP_INLINE |
                                                     (t->reg ? COLL_TOPO_TP_REGISTER : 0u),
                                   t);
