@@ -608,9 +608,15 @@ static bool publish(void)
 
 void mca_coll_topo_ofi_open(void)
 {
+    static bool constructed = false;
     ofi.up = false;
     ofi.why[0] = '\0';
-    OBJ_CONSTRUCT(&ofi.lock, opal_mutex_t);
+    if (!constructed) {
+        /* never destructed: a communicator freed after component close
+         * still takes it (tp_fini) */
+        OBJ_CONSTRUCT(&ofi.lock, opal_mutex_t);
+        constructed = true;
+    }
     if (COLL_TOPO_TRANSPORT_PML == transport_param) {
         return;
     }
@@ -654,7 +660,6 @@ void mca_coll_topo_ofi_close(void)
         free(c);
     }
     ofi.free_reqs = NULL;
-    OBJ_DESTRUCT(&ofi.lock);
 }
 
 /* The address of process `name` (of this job) in the address vector,
@@ -871,7 +876,7 @@ static int tp_post(mca_coll_topo_tp_t *tp, const mca_coll_topo_msg_t *msg, unsig
         }
     }
     t->posted++;
-    if (send && bytes <= ofi.inject) {
+    if (send && bytes <= ofi.inject && ofi.inject > 0) {
         t->injected++;
         while (-FI_EAGAIN == (rc = fi_tinject(ofi.ep, msg->buf, bytes, addr, tag))) {
             t->eagain++;
