@@ -7,6 +7,7 @@
 #     and on 3 ranks with random calls on several communicators, over ofi;
 #   - test_allreduce with every buffer registered (coll_topo_ofi_register:
 #     the registration cache's path, which these providers do not need);
+#   - test_threads: collectives from several threads at once;
 #   - auto: chooses ofi where the provider serves every rank.
 # And, without a provider:
 #   - ofi with a provider that does not exist: the ofi-unavailable message,
@@ -47,7 +48,9 @@ command -v fi_info >/dev/null 2>&1 || { echo "SKIP: fi_info not found (Debian: l
 prog_dir=$(find_first test_primitives "${TOPO_MPI_TEST_DIR:-}" \
     "${TOPO_TEST_BUILDDIR:+$TOPO_TEST_BUILDDIR/mpi}" "$here" ./test/mpi ./mpi) ||
     { echo "ERROR: test_primitives not found (set TOPO_MPI_TEST_DIR)"; exit 99; }
-[ -x "$prog_dir/test_allreduce" ] || { echo "ERROR: $prog_dir/test_allreduce not found"; exit 99; }
+for p in test_allreduce test_threads; do
+    [ -x "$prog_dir/$p" ] || { echo "ERROR: $prog_dir/$p not found"; exit 99; }
+done
 comp_dir=$(find_first mca_coll_topo.so "${TOPO_COMPONENT_DIR:-}" "$here/../../ompi-coll-topo/.libs") ||
     { echo "ERROR: mca_coll_topo.so not found (set TOPO_COMPONENT_DIR)"; exit 99; }
 if ! ldd "$comp_dir/mca_coll_topo.so" 2>/dev/null | grep -q libfabric; then
@@ -129,6 +132,8 @@ for prov in $PROVIDERS; do
         -- --random 200 --max-count 500 --comms world,dup,split,reversed
     run 3 test_allreduce "ofi (provider $prov)" no "${ofi[@]}" --mca coll_topo_ofi_register 1 \
         -- --max-count 64
+    # several threads at once, each on its own communicator (MPI_THREAD_MULTIPLE)
+    run 3 test_threads "ofi (provider $prov)" no "${ofi[@]}" --mca coll_topo_handoff none
     run 4 test_primitives "ofi (provider $prov)" no --mca coll_topo_transport auto \
         --mca coll_topo_ofi_provider "$prov" -- --max-count 40
 done
