@@ -87,14 +87,14 @@ typedef struct {
     const mca_coll_topo_plan_t *p;
     char *base[COLL_TOPO_RUN_NBUFS]; /* per buffer, its element 0 */
     struct ompi_datatype_t *dt;
-    ptrdiff_t ext;                   /* bytes between elements */
-    bool flat;                       /* elements are plain bytes: memcpy */
+    ptrdiff_t ext; /* bytes between elements */
+    bool flat;     /* elements are plain bytes: memcpy */
     struct ompi_op_t *op;
-    int tag;                         /* lane l's messages use tag - l */
-    int step;                        /* one lane: the step in progress */
-    int nreq;                        /* step requests outstanding */
-    int ndefer;                      /* deferred sends posted */
-    int dfirst;                      /* deferred sends [0, dfirst) completed and freed */
+    int tag;    /* lane l's messages use tag - l */
+    int step;   /* one lane: the step in progress */
+    int nreq;   /* step requests outstanding */
+    int ndefer; /* deferred sends posted */
+    int dfirst; /* deferred sends [0, dfirst) completed and freed */
     /* per lane (cap_lanes of each) */
     int32_t *lane_step;    /* the step in progress */
     int32_t *lane_pending; /* its requests outstanding */

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "coll_topo_plan.h"
+#include "pack.h"
 
 /* Compilation state: the plan being written and the call's layout. */
 typedef struct {
@@ -172,33 +173,6 @@ static size_t xfer_elems(const comp_t *c, const topo_xfer_t *t)
     return n;
 }
 
-static inline bool is_recv(int kind)
-{
-    return TOPO_XFER_RECV_COPY == kind || TOPO_XFER_RECV_REDUCE == kind ||
-           TOPO_XFER_RECV_REDUCE_POST == kind;
-}
-
-/* Do the transfer's source and destination blocks overlap? */
-static bool copy_overlaps(const comp_t *c, const topo_xfer_t *t)
-{
-    const topo_range_t *r = c->s->ranges;
-    for (int i = 0; i < t->nsrc; i++) {
-        const topo_range_t *a = &r[t->src0 + i];
-        for (int j = 0; j < t->nranges; j++) {
-            const topo_range_t *b = &r[t->range0 + j];
-            if (a->first < b->first + b->count && b->first < a->first + a->count) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-static bool ranges_meet(const topo_range_t *a, const topo_range_t *b)
-{
-    return a->first < b->first + b->count && b->first < a->first + a->count;
-}
-
 /* Is transfer `t` of step `st` a reduction into blocks that still hold the
  * input, which can be received in place and then reduced with the input
  * window (w = in (op) w, OP_REDUCE_FROM_IN) rather than received into
@@ -223,12 +197,12 @@ static bool in_place_reduce(const comp_t *c, const topo_step_t *st, const topo_x
             continue;
         }
         for (int j = 0; j < o->nranges; j++) {
-            if (ranges_meet(r, &c->s->ranges[o->range0 + j])) {
+            if (topo_pack_ranges_meet(r, &c->s->ranges[o->range0 + j])) {
                 return false;
             }
         }
         for (int j = 0; TOPO_XFER_COPY == o->kind && j < o->nsrc; j++) {
-            if (ranges_meet(r, &c->s->ranges[o->src0 + j])) {
+            if (topo_pack_ranges_meet(r, &c->s->ranges[o->src0 + j])) {
                 return false;
             }
         }
@@ -243,29 +217,22 @@ static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_
 {
     piece_t pc;
     const topo_range_t *r = &c->s->ranges[t->range0];
+    /* pack.h's rules, and a range split between buffers or between
+     * unwritten and written blocks is not one piece: packed too */
     if (TOPO_XFER_SEND == t->kind) {
-        return t->nranges > 1 || !one_piece(c, r, true, &pc) ? n : 0;
+        return topo_pack_send_packed(t) || !one_piece(c, r, true, &pc) ? n : 0;
     }
-    if (is_recv(t->kind)) {
-        bool direct = t->direct && TOPO_XFER_RECV_COPY == t->kind && 1 == t->nranges &&
-                      one_piece(c, r, false, &pc);
+    if (topo_pack_is_recv(t)) {
+        bool direct = !topo_pack_recv_staged(t) && 1 == t->nranges && one_piece(c, r, false, &pc);
         return direct || in_place_reduce(c, st, t) ? 0 : n;
     }
-    if (TOPO_XFER_COPY == t->kind) {
-        return copy_overlaps(c, t) ? n : 0;
-    }
-    return 0;
+    return topo_pack_copy_overlaps(c->s, t) ? n : 0;
 }
 
-/* Bytes of temporary storage for n elements (their span, rounded up so
- * every slot stays aligned). */
-static size_t span_bytes(const comp_t *c, size_t n)
+/* Bytes of temporary storage for n elements (pack.h). */
+static inline size_t span_bytes(const comp_t *c, size_t n)
 {
-    if (0 == n) {
-        return 0;
-    }
-    size_t b = (size_t)c->true_ext + (n - 1) * (size_t)c->ext;
-    return (b + 15) & ~(size_t)15;
+    return topo_pack_span((size_t)c->true_ext, (size_t)c->ext, n);
 }
 
 static int add_op(comp_t *c, plan_op_t op)
@@ -415,7 +382,7 @@ static bool receives_from(const comp_t *c, int peer)
 {
     for (int i = 0; i < c->st->nxfers; i++) {
         const topo_xfer_t *t = &c->s->xfers[c->st->xfer0 + i];
-        if (is_recv(t->kind) && t->peer == peer) {
+        if (topo_pack_is_recv(t) && t->peer == peer) {
             return true;
         }
     }
@@ -501,7 +468,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
     for (int i = 0; i < st->nxfers; i++) {
         c->xn[i] = xfer_elems(c, &s->xfers[st->xfer0 + i]);
         c->tn[i] = xfer_tmp_elems(c, st, &s->xfers[st->xfer0 + i], c->xn[i]);
-        c->step_recv = c->step_recv || is_recv(s->xfers[st->xfer0 + i].kind);
+        c->step_recv = c->step_recv || topo_pack_is_recv(&s->xfers[st->xfer0 + i]);
     }
     for (int phase = 0; phase < 4 && OMPI_SUCCESS == rc; phase++) {
         size_t pos = 0; /* bytes into the temporary storage */
@@ -521,7 +488,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
                 }
                 break;
             case 1: /* receives */
-                if (is_recv(t->kind) && moves) {
+                if (topo_pack_is_recv(t) && moves) {
                     rc = add_messages(c, OP_RECV, t, n, tn, slot);
                 }
                 break;
@@ -531,7 +498,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
                 }
                 break;
             default: /* apply, in transfer order */
-                if (is_recv(t->kind) && tn > 0) {
+                if (topo_pack_is_recv(t) && tn > 0) {
                     int kind = OP_FROM_TMP;
                     if (TOPO_XFER_RECV_COPY != t->kind) {
                         if (0 == c->opclass) {
@@ -541,7 +508,7 @@ static int compile_step(comp_t *c, const topo_step_t *st, size_t *tmp_bytes)
                                                                                    : OP_REDUCE_POST;
                     }
                     rc = add_range_ops(c, kind, t->range0, t->nranges, slot);
-                } else if (is_recv(t->kind) && TOPO_XFER_RECV_COPY != t->kind && n > 0) {
+                } else if (topo_pack_is_recv(t) && TOPO_XFER_RECV_COPY != t->kind && n > 0) {
                     /* received in place (in_place_reduce): w = in (op) w */
                     piece_t pc;
                     const topo_range_t *rg = &s->ranges[t->range0];

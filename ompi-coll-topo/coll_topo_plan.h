@@ -7,7 +7,6 @@
 
 #include "coll_topo.h"
 
-
 /* What one operation of a plan does.  "w" is the elements an operation
  * names by (wbuf, w), "in" and "src" those it names by (sbuf, s): the
  * input window's for the reductions. */
@@ -85,7 +84,6 @@ struct mca_coll_topo_plan_t {
     size_t cap_lanes, cap_steps, cap_ops; /* bytes */
 };
 
-
 _Static_assert(BUF_COUNT == COLL_TOPO_RUN_NBUFS, "coll_topo_exec.h: COLL_TOPO_RUN_NBUFS");
 
 /* The plan of a call of schedule `s` on `count` elements of dt (layout
@@ -95,9 +93,9 @@ _Static_assert(BUF_COUNT == COLL_TOPO_RUN_NBUFS, "coll_topo_exec.h: COLL_TOPO_RU
  * coll_topo_plan.c).  *out NULL (and OMPI_SUCCESS): nothing to run (no
  * element of a datatype without data).  `ref` as mca_coll_topo_exec's. */
 int mca_coll_topo_plan_find(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t count,
-                            const size_t *units, struct ompi_datatype_t *dt,
-                            struct ompi_op_t *op, const mca_coll_topo_windows_t *win,
-                            mca_coll_topo_plan_ref_t *ref, const mca_coll_topo_plan_t **out);
+                            const size_t *units, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                            const mca_coll_topo_windows_t *win, mca_coll_topo_plan_ref_t *ref,
+                            const mca_coll_topo_plan_t **out);
 /* Free the executor's plans[]. */
 void mca_coll_topo_plans_free(mca_coll_topo_exec_t *e);
 

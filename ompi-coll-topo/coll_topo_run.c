@@ -99,16 +99,14 @@ static inline __opal_attribute_always_inline__ int run_local(mca_coll_topo_run_t
 /* Start message `o` of `lane` (its tag is the run's tag less the lane) as
  * request `idx` of queue `q`; *pending false when it is complete already
  * (sent inline, or `blocking` sent or received it). */
-static inline __opal_attribute_always_inline__ int
-start_message(mca_coll_topo_exec_t *e, const int kind, int lane, const plan_op_t *o,
-              bool blocking, int q, int idx, bool *pending)
+static inline __opal_attribute_always_inline__ int start_message(mca_coll_topo_exec_t *e,
+                                                                 const int kind, int lane,
+                                                                 const plan_op_t *o, bool blocking,
+                                                                 int q, int idx, bool *pending)
 {
     const mca_coll_topo_run_t *x = &e->run;
-    const mca_coll_topo_msg_t msg = {.buf = msg_buf(x, lane, o),
-                                     .n = o->n,
-                                     .dt = x->dt,
-                                     .peer = o->peer,
-                                     .tag = x->tag - lane};
+    const mca_coll_topo_msg_t msg = {
+        .buf = msg_buf(x, lane, o), .n = o->n, .dt = x->dt, .peer = o->peer, .tag = x->tag - lane};
     const unsigned flags =
         (OP_SEND == o->kind ? COLL_TOPO_TP_SEND : 0u) | (blocking ? COLL_TOPO_TP_BLOCK : 0u);
     return mca_coll_topo_tp_post(&e->tp, kind, &msg, flags, q, idx, pending);
@@ -123,10 +121,10 @@ static inline __opal_attribute_always_inline__ int post(mca_coll_topo_exec_t *e,
     for (int i = 0; i < n; i++) {
         const plan_op_t *o = &ops[i];
         bool pending;
-        int rc = o->defer ? start_message(e, kind, lane, o, false, COLL_TOPO_TP_DEFER, x->ndefer,
-                                          &pending)
-                          : start_message(e, kind, lane, o, false, COLL_TOPO_TP_STEP, x->nreq,
-                                          &pending);
+        int rc =
+            o->defer
+                ? start_message(e, kind, lane, o, false, COLL_TOPO_TP_DEFER, x->ndefer, &pending)
+                : start_message(e, kind, lane, o, false, COLL_TOPO_TP_STEP, x->nreq, &pending);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -189,8 +187,8 @@ finish_step(mca_coll_topo_exec_t *e, const int kind, int lane, const plan_step_t
 }
 
 /* Run `lane` forward until it waits on requests or is done. */
-static inline __opal_attribute_always_inline__ int lane_run(mca_coll_topo_exec_t *e,
-                                                            const int kind, int lane)
+static inline __opal_attribute_always_inline__ int lane_run(mca_coll_topo_exec_t *e, const int kind,
+                                                            int lane)
 {
     mca_coll_topo_run_t *x = &e->run;
     const mca_coll_topo_plan_t *p = x->p;

@@ -65,9 +65,10 @@ enum { COLL_TOPO_TP_PML = 0, COLL_TOPO_TP_OPS = 1 };
 enum { COLL_TOPO_TP_STEP = 0, COLL_TOPO_TP_DEFER = 1 };
 
 /* Post flags. */
-#define COLL_TOPO_TP_SEND 0x1u  /* a send; else a receive */
-#define COLL_TOPO_TP_BLOCK 0x2u /* complete it before returning (BLOCKING only):
-                                   *pending is then false */
+#define COLL_TOPO_TP_SEND 0x1u /* a send; else a receive */
+#define COLL_TOPO_TP_BLOCK                                \
+    0x2u /* complete it before returning (BLOCKING only): \
+          *pending is then false */
 
 /* One message: n elements of dt from (or into) buf, to (or from) rank
  * `peer` of the run's communicator, with `tag`.  Messages between two
@@ -129,8 +130,8 @@ typedef struct {
 
 /* The module's transport (in mca_coll_topo_exec_t). */
 struct mca_coll_topo_tp_t {
-    int kind;      /* COLL_TOPO_TP_PML or COLL_TOPO_TP_OPS */
-    unsigned caps; /* COLL_TOPO_TP_* capabilities */
+    int kind;                          /* COLL_TOPO_TP_PML or COLL_TOPO_TP_OPS */
+    unsigned caps;                     /* COLL_TOPO_TP_* capabilities */
     const mca_coll_topo_tp_ops_t *ops; /* COLL_TOPO_TP_OPS */
     void *impl;                        /* COLL_TOPO_TP_OPS: its state */
     mca_coll_topo_pml_t pml;           /* COLL_TOPO_TP_PML: its state */
@@ -208,8 +209,7 @@ static inline bool mca_coll_topo_tp_test(mca_coll_topo_tp_t *tp, int kind, int q
     return tp->ops->test(tp, q, idx);
 }
 
-static inline void mca_coll_topo_tp_drop(mca_coll_topo_tp_t *tp, int kind, int q, int first,
-                                         int n)
+static inline void mca_coll_topo_tp_drop(mca_coll_topo_tp_t *tp, int kind, int q, int first, int n)
 {
     if (COLL_TOPO_TP_PML == kind) {
         mca_coll_topo_pml_drop(&tp->pml, q, first, n);

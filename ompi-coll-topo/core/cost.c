@@ -31,6 +31,7 @@
 #include "cost.h"
 
 #include "links.h"
+#include "pack.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -154,12 +155,11 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
             for (int i = 0; i < step->nxfers; i++) {
                 const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
                 double bytes = x->nblk * share;
-                /* Local copies are not on the wire (seed 001 B.5), but take
-                 * the rank's time, as the executor does them: a COPY, a
-                 * send of several ranges packed, a receive of several
-                 * ranges (or not received in place) unpacked. */
-                if (x->kind == TOPO_XFER_COPY || (x->kind == TOPO_XFER_SEND && x->nranges > 1) ||
-                    (x->kind == TOPO_XFER_RECV_COPY && (x->nranges > 1 || !x->direct))) {
+                /* Local copies are not on the wire, but take the rank's
+                 * time, as the executor does them (pack.h): a COPY, a send
+                 * of several ranges packed, a receive of several ranges (or
+                 * not received in place) unpacked. */
+                if (topo_pack_copies(x)) {
                     t.copied += bytes;
                 }
                 t.active = t.active || x->kind != TOPO_XFER_COPY;
