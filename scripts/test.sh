@@ -38,7 +38,9 @@ step() {
 clean_shm() {
     local in_use f
     in_use=$(cat /proc/[0-9]*/maps 2>/dev/null | grep -o '/dev/shm/[^ ]*' | sort -u || true)
-    for f in /dev/shm/vader_segment.* /dev/shm/sm_segment.* /dev/shm/ompi.* /dev/shm/psm2_shm.*; do
+    # PID:N:N: libfabric shm provider's endpoint regions (coll_topo_transport=ofi)
+    for f in /dev/shm/vader_segment.* /dev/shm/sm_segment.* /dev/shm/ompi.* /dev/shm/psm2_shm.* \
+        /dev/shm/[0-9]*:[0-9]*:[0-9]*; do
         { [ -e "$f" ] && [ -O "$f" ]; } || continue
         grep -qxF "$f" <<<"$in_use" || rm -f "$f"
     done
