@@ -650,8 +650,8 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     free(pos);
     topo_topology_format(&m->topo, m->topo_name, sizeof(m->topo_name));
     if (!m->disagree) { /* the ranks agreed on coll_topo_transport too */
-        mca_coll_topo_transport_select(
-            comm, &m->exec.tp, mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS));
+        mca_coll_topo_transport_select(comm, &m->exec.tp,
+                                       mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS));
     }
     m->preparing = false;
 

@@ -105,11 +105,10 @@ static char *provider_param = "";
 static bool mr_cache_param = true;
 static bool register_param = false;
 
-static const mca_base_var_enum_value_t transport_values[] = {
-    {COLL_TOPO_TRANSPORT_PML, "pml"},
-    {COLL_TOPO_TRANSPORT_OFI, "ofi"},
-    {COLL_TOPO_TRANSPORT_AUTO, "auto"},
-    {0, NULL}};
+static const mca_base_var_enum_value_t transport_values[] = {{COLL_TOPO_TRANSPORT_PML, "pml"},
+                                                             {COLL_TOPO_TRANSPORT_OFI, "ofi"},
+                                                             {COLL_TOPO_TRANSPORT_AUTO, "auto"},
+                                                             {0, NULL}};
 
 void mca_coll_topo_ofi_register(const mca_base_component_t *c)
 {
@@ -224,9 +223,8 @@ void mca_coll_topo_transport_select(struct ompi_communicator_t *comm, mca_coll_t
 #define TAG_OFF_BITS 12
 #define TAG_SEQ_BITS 10
 #define TAG_CID_BITS 18
-_Static_assert(TAG_RANK_BITS + TAG_OFF_BITS + TAG_SEQ_BITS + TAG_CID_BITS == 60,
-               "60 tag bits");
-_Static_assert((int)TOPO_PRIM_COUNT * COLL_TOPO_MAX_LANES + 2 <= (1 << TAG_OFF_BITS),
+_Static_assert(TAG_RANK_BITS + TAG_OFF_BITS + TAG_SEQ_BITS + TAG_CID_BITS == 60, "60 tag bits");
+_Static_assert((int)TOPO_PRIM_COUNT *COLL_TOPO_MAX_LANES + 2 <= (1 << TAG_OFF_BITS),
                "every coll/topo tag has an offset");
 
 /* Registrations a communicator keeps between calls. */
@@ -252,8 +250,8 @@ typedef struct ofi_tp ofi_tp_t;
 
 static struct {
     bool up;
-    char why[512];   /* why not up (empty: not tried) */
-    char prov[64];   /* the provider's name, as fi_info gives it */
+    char why[512]; /* why not up (empty: not tried) */
+    char prov[64]; /* the provider's name, as fi_info gives it */
     struct fi_info *info;
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -367,8 +365,8 @@ static int cq_drain_locked(void)
             if (fi_cq_readerr(ofi.cq, &err, 0) > 0 && NULL != err.op_context) {
                 ofi_req_t *r = err.op_context;
                 if (mca_coll_topo_component.verbose > 0) {
-                    fprintf(stderr, "coll:topo: libfabric (%s): a message failed: %s\n",
-                            ofi.prov, fi_strerror(err.err));
+                    fprintf(stderr, "coll:topo: libfabric (%s): a message failed: %s\n", ofi.prov,
+                            fi_strerror(err.err));
                 }
                 if (r->orphan) {
                     req_put_locked(r);
@@ -533,8 +531,8 @@ static bool fabric_open(const char *prov)
     struct fi_info *info = ofi.info;
     snprintf(ofi.prov, sizeof(ofi.prov), "%s", info->fabric_attr->prov_name);
     ofi.inject = info->tx_attr->inject_size;
-    ofi.mr_local = 0 != (info->domain_attr->mr_mode & FI_MR_LOCAL) ||
-                   0 != (info->mode & FI_LOCAL_MR);
+    ofi.mr_local =
+        0 != (info->domain_attr->mr_mode & FI_MR_LOCAL) || 0 != (info->mode & FI_LOCAL_MR);
     const char *what = "fi_fabric";
     rc = fi_fabric(info->fabric_attr, &ofi.fabric, NULL);
     if (0 == rc) {
@@ -763,9 +761,8 @@ static int mr_get(ofi_tp_t *t, void *base, size_t len, void **desc)
     if (t->nmr >= COLL_TOPO_OFI_MR_KEEP) {
         int lru = -1;
         for (int i = 0; i < t->nmr; i++) {
-            if (t->mr[i].used != t->seq &&
-                (lru < 0 || (uint32_t)(t->seq - t->mr[i].used) >
-                                (uint32_t)(t->seq - t->mr[lru].used))) {
+            if (t->mr[i].used != t->seq && (lru < 0 || (uint32_t)(t->seq - t->mr[i].used) >
+                                                           (uint32_t)(t->seq - t->mr[lru].used))) {
                 lru = i;
             }
         }
@@ -795,8 +792,8 @@ static int mr_get(ofi_tp_t *t, void *base, size_t len, void **desc)
         }
         return OMPI_ERROR;
     }
-    t->mr[slot] = (mr_entry_t){.base = base, .len = len, .mr = mr, .desc = fi_mr_desc(mr),
-                               .used = t->seq};
+    t->mr[slot] =
+        (mr_entry_t){.base = base, .len = len, .mr = mr, .desc = fi_mr_desc(mr), .used = t->seq};
     if (slot == t->nmr) {
         t->nmr++;
     }
@@ -1133,9 +1130,9 @@ void mca_coll_topo_transport_select(struct ompi_communicator_t *comm, mca_coll_t
     const int rc = mca_coll_topo_own_max(comm, v, 1);
     if (OMPI_SUCCESS == rc && 0 == v[0]) {
         mca_coll_topo_tp_fini(tp);
-        mca_coll_topo_tp_init_ops(tp, &ofi_ops, COLL_TOPO_TP_CONTIG | COLL_TOPO_TP_INLINE |
-                                                    (t->reg ? COLL_TOPO_TP_REGISTER : 0u),
-                                  t);
+        mca_coll_topo_tp_init_ops(
+            tp, &ofi_ops,
+            COLL_TOPO_TP_CONTIG | COLL_TOPO_TP_INLINE | (t->reg ? COLL_TOPO_TP_REGISTER : 0u), t);
         if (say) {
             char what[96];
             snprintf(what, sizeof(what), "ofi (provider %s)", ofi.prov);

@@ -19,11 +19,7 @@
 BEGIN_C_DECLS
 
 /* coll_topo_transport */
-enum {
-    COLL_TOPO_TRANSPORT_PML = 0,
-    COLL_TOPO_TRANSPORT_OFI = 1,
-    COLL_TOPO_TRANSPORT_AUTO = 2
-};
+enum { COLL_TOPO_TRANSPORT_PML = 0, COLL_TOPO_TRANSPORT_OFI = 1, COLL_TOPO_TRANSPORT_AUTO = 2 };
 
 /* Register coll_topo_transport, coll_topo_ofi_provider and the OFI
  * transport's other parameters (the component's register hook). */
