@@ -26,6 +26,7 @@
 #include "opal/util/proc.h"
 
 #include "coll_topo.h"
+#include "coll_topo_ofi.h"
 
 #define TOPO_STR_(x) #x
 #define TOPO_STR(x) TOPO_STR_(x)
@@ -184,11 +185,13 @@ static int topo_open(void)
     }
     mca_coll_topo_params_open(); /* parse and check the parameters (coll_topo_params.c) */
     mca_coll_topo_publish();     /* before MPI_Init's modex fence (coll_topo_agree.c) */
+    mca_coll_topo_ofi_open();    /* likewise: the endpoint's address (coll_topo_ofi.c) */
     return OMPI_SUCCESS;
 }
 
 static int topo_close(void)
 {
+    mca_coll_topo_ofi_close();
     mca_coll_topo_agree_finalize();
     mca_coll_topo_shared_decisions_free();
     return OMPI_SUCCESS;

@@ -18,6 +18,7 @@
 #include "opal/util/show_help.h"
 
 #include "coll_topo.h"
+#include "coll_topo_ofi.h"
 
 static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 static int topo_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -648,6 +649,10 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     }
     free(pos);
     topo_topology_format(&m->topo, m->topo_name, sizeof(m->topo_name));
+    if (!m->disagree) { /* the ranks agreed on coll_topo_transport too */
+        mca_coll_topo_transport_select(comm, &m->exec.tp,
+                                       mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS));
+    }
     m->preparing = false;
 
     if (m->disagree && 0 == ompi_comm_rank(comm) && mca_coll_topo_once(&said_disagree)) {

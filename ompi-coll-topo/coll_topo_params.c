@@ -30,6 +30,7 @@
 #include "opal/mca/base/mca_base_var_enum.h"
 
 #include "coll_topo.h"
+#include "coll_topo_ofi.h"
 
 typedef enum {
     PARAM_INT,     /* int */
@@ -554,6 +555,8 @@ int mca_coll_topo_params_register(void)
 {
     build_ranges();
     for_each_param(register_one, &mca_coll_topo_component.super.collm_version);
+    /* coll_topo_transport and coll_topo_ofi_*: the transport's own rows */
+    mca_coll_topo_ofi_register(&mca_coll_topo_component.super.collm_version);
     return OMPI_SUCCESS;
 }
 
@@ -691,7 +694,7 @@ uint64_t mca_coll_topo_params_hash(void)
 {
     uint64_t h = COLL_TOPO_HASH_INIT;
     for_each_param(agree_one, &h);
-    return h;
+    return mca_coll_topo_ofi_hash(h); /* the transport's parameters */
 }
 
 /* ---- parsing at open, and the report of bad values --------------------- */

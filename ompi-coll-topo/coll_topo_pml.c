@@ -20,7 +20,7 @@ void mca_coll_topo_pml_drop(mca_coll_topo_pml_t *t, int q, int first, int n)
     }
 }
 
-static int pml_reserve(mca_coll_topo_pml_t *t, size_t nstep, size_t ndefer)
+int mca_coll_topo_pml_reserve(mca_coll_topo_pml_t *t, size_t nstep, size_t ndefer)
 {
     if (ndefer > t->cap_dreqs) {
         ompi_request_t **r = realloc(t->dreqs, ndefer * sizeof(*r));
@@ -70,7 +70,7 @@ void mca_coll_topo_tp_fini(mca_coll_topo_tp_t *tp)
 int mca_coll_topo_tp_reserve(mca_coll_topo_tp_t *tp, size_t nstep, size_t ndefer)
 {
     if (COLL_TOPO_TP_PML == tp->kind) {
-        return pml_reserve(&tp->pml, nstep, ndefer);
+        return mca_coll_topo_pml_reserve(&tp->pml, nstep, ndefer);
     }
     return tp->ops->reserve(tp, nstep, ndefer);
 }

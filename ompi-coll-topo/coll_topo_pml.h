@@ -85,5 +85,9 @@ static inline bool mca_coll_topo_pml_test(mca_coll_topo_pml_t *t, int q, int idx
 }
 
 void mca_coll_topo_pml_drop(mca_coll_topo_pml_t *t, int q, int first, int n);
+/* Room for nstep step requests and ndefer deferred ones (also for a run
+ * over the PML of a module whose transport is another: the calls that
+ * transport cannot carry). */
+int mca_coll_topo_pml_reserve(mca_coll_topo_pml_t *t, size_t nstep, size_t ndefer);
 
 #endif /* MCA_COLL_TOPO_PML_H */

@@ -602,7 +602,21 @@ static inline int run_on(mca_coll_topo_module_t *m, const mca_coll_topo_plan_t *
     if (OPAL_LIKELY(COLL_TOPO_TP_PML == m->exec.tp.kind)) {
         return run_plan(&m->exec, COLL_TOPO_TP_PML, p, work, b, dt, op, comm, tag);
     }
-    return run_plan_ops(&m->exec, p, work, b, dt, op, comm, tag);
+    int rc = run_plan_ops(&m->exec, p, work, b, dt, op, comm, tag);
+    if (OMPI_ERR_NOT_SUPPORTED == rc && (m->exec.tp.caps & COLL_TOPO_TP_CONTIG) &&
+        !mca_coll_topo_flat(dt, p->ext)) {
+        /* A datatype the transport cannot carry (refused before any
+         * message): this call goes over the PML, whose requests live
+         * beside the transport's.  Every rank refuses alike: the executor's
+         * datatype is the element type of the call's type signature
+         * wherever the operation is intrinsic or absent (coll_topo_call.c),
+         * so it is flat on all ranks or on none. */
+        rc = mca_coll_topo_pml_reserve(&m->exec.tp.pml, p->max_posts, (size_t)p->ndefer);
+        if (OMPI_SUCCESS == rc) {
+            rc = run_plan(&m->exec, COLL_TOPO_TP_PML, p, work, b, dt, op, comm, tag);
+        }
+    }
+    return rc;
 }
 
 static int exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s,

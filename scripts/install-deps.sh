@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything needed to build and test coll/topo on Debian 12
 # (bookworm): compilers, autotools, Open MPI 4.1 with its devel headers,
-# Check, valgrind, SimGrid and g++ (tools/topo-sim), and the tools of
+# Check, valgrind, SimGrid and g++ (tools/topo-sim), libfabric (the OFI
+# transport, and fi_info for its tests), and the tools of
 # scripts/testbed.sh (iproute2, ping, util-linux).  Slurm and munge are
 # installed by scripts/slurm.sh when it needs them.  Idempotent and
 # non-interactive; runs apt-get as root, or through sudo otherwise.  Does
@@ -26,6 +27,8 @@ packages=(
     util-linux
     g++
     libsimgrid-dev
+    libfabric-dev
+    libfabric-bin
 )
 
 missing=()

@@ -5,7 +5,8 @@
 #      tests against the component just built, source-list check);
 #   3. a clean build with --enable-sanitizers running the unit tests only
 #      (AddressSanitizer + UndefinedBehaviorSanitizer);
-#   4. two small MPI tests under valgrind memcheck, failing on any error or
+#   4. small MPI tests under valgrind memcheck (one over libfabric where
+#      the component has it), failing on any error or
 #      definite leak whose stack shows coll/topo (Open MPI's own noise is
 #      suppressed or ignored);
 #   5. scripts/testbed.sh's input checks, and the MPI tests over TCP on an
@@ -37,7 +38,9 @@ step() {
 clean_shm() {
     local in_use f
     in_use=$(cat /proc/[0-9]*/maps 2>/dev/null | grep -o '/dev/shm/[^ ]*' | sort -u || true)
-    for f in /dev/shm/vader_segment.* /dev/shm/sm_segment.* /dev/shm/ompi.* /dev/shm/psm2_shm.*; do
+    # PID:N:N: libfabric shm provider's endpoint regions (coll_topo_transport=ofi)
+    for f in /dev/shm/vader_segment.* /dev/shm/sm_segment.* /dev/shm/ompi.* /dev/shm/psm2_shm.* \
+        /dev/shm/[0-9]*:[0-9]*:[0-9]*; do
         { [ -e "$f" ] && [ -O "$f" ]; } || continue
         grep -qxF "$f" <<<"$in_use" || rm -f "$f"
     done
@@ -225,6 +228,16 @@ valgrind_run test_primitives 4 test_primitives --mca coll_topo_topology torus:2x
 # the slots' memos cleared by them
 valgrind_run autotune 3 test_primitives --mca coll_topo_autotune all \
     --mca coll_topo_autotune_margin -0.999 -- --random 300 --max-count 40 --comms world,split
+# the libfabric transport over shm (multi-lane schedules, every buffer
+# registered: the registration cache), where the component has it
+if ldd "$component/mca_coll_topo.so" 2>/dev/null | grep -q libfabric &&
+    timeout 60 fi_info -p shm -t FI_EP_RDM >/dev/null 2>&1; then
+    valgrind_run ofi 4 test_primitives --mca coll_topo_transport ofi \
+        --mca coll_topo_ofi_provider shm --mca coll_topo_ofi_register 1 \
+        --mca coll_topo_topology torus:2x2 --mca coll_topo_handoff none -- --max-count 64
+else
+    echo "SKIP: valgrind ofi (the component has no libfabric transport, or fi_info has no shm provider)"
+fi
 clean_shm
 
 # --- 4. an emulated torus, and Slurm -----------------------------------------
