@@ -33,7 +33,7 @@ static const topo_algo_t table[] = {
      "dimension, allgather in reverse; 2 sum(d_i - 1) steps, one lane per dimension and "
      "direction (parts in proportion to the lane's first dimension), neighbour messages only",
      "seed 000 sec. 3.4, 4.2; Swing sec. 2.3", topo_gen_allreduce_bucket, NULL, NULL},
-    {"bfb", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+    {"bfb", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE,
      "breadth-first broadcast: the bfb reduce-scatter, then the bfb allgather: 2D steps (D the "
      "diameter), neighbour messages only; on a torus of any shape every link carries "
      "2(p-1)/(p d) M (d links per rank), bandwidth-optimal; up to 4 dimensions larger than 1",
@@ -80,7 +80,7 @@ static const topo_algo_t table[] = {
      "phases dimension by dimension, one lane per dimension and direction: sum(d_i - 1) "
      "steps, neighbour messages only",
      "seed 000 sec. 3.5, 4.2, 5.1", topo_gen_reduce_scatter_bucket, NULL, NULL},
-    {"bfb", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+    {"bfb", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE,
      "the bfb allgather reversed in time: partial sums flow up each block's broadcast tree to "
      "its owner (one tree per block): D steps, (p-1)/(p d) M per link on a torus",
      "seed 003 sec. 6.1, App. B", topo_gen_reduce_scatter_bfb, topo_fits_bfb, NULL},
@@ -97,7 +97,7 @@ static const topo_algo_t table[] = {
      "dimension by dimension, one lane per dimension and direction: sum(d_i - 1) steps, "
      "neighbour messages only",
      "seed 000 sec. 3.5, 4.2, 5.1", topo_gen_allgather_bucket, NULL, NULL},
-    {"bfb", TOPO_PRIM_ALLGATHER, TOPO_ALG_GRID,
+    {"bfb", TOPO_PRIM_ALLGATHER, 0,
      "breadth-first broadcast: in step t every rank gets the shards of the ranks t hops away "
      "from its neighbours on shortest paths, split over its in-links at the LP optimum (an "
      "integer max-flow over parts of shards): D steps (the diameter), on a torus of any shape "
