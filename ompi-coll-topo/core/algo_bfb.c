@@ -626,8 +626,7 @@ static int phase(topo_sched_t *s, const bfb_t *b, int rank, int rs)
 static int setup_both(bfb_t *b, bfb_t *bt, const topo_gen_args_t *a, topo_prim_t mode)
 {
     int rc = setup(b, a);
-    *bt = *b;
-    bt->co = NULL;
+    *bt = *b; /* the grid's coordinates shared: b->co is freed by the caller */
     bt->transpose = NULL != b->g;
     if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
         rc = setup_parts(b);
@@ -648,7 +647,6 @@ static int setup_both(bfb_t *b, bfb_t *bt, const topo_gen_args_t *a, topo_prim_t
         }
         b->K = bt->K = (int)(TOPO_OK == rc ? K : 1);
     }
-    bt->co = b->co; /* the grid's coordinates, shared */
     return rc;
 }
 
