@@ -310,7 +310,8 @@ static int topo_register(void)
     mca_coll_topo_component.topology = "auto";
     (void)mca_base_component_var_register(
         c, "topology",
-        "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB, "
+        "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB | "
+        "graph:FILE (an edge list: one directed link 'u v [bandwidth]' per line), "
         "optionally ,ports=N (dimensions row-major, the last varies fastest).  A grid with "
         "as many positions as the communicator has ranks is used as is; a grid the size of "
         "MPI_COMM_WORLD places any communicator by its MPI_COMM_WORLD ranks; otherwise star "
