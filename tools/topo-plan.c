@@ -825,6 +825,10 @@ static void print_catalog(void)
         if (t[i].flags & TOPO_ALG_COMMUTATIVE) {
             strcat(restr, "commutative ops");
         }
+        if (t[i].flags & TOPO_ALG_DIRECT) {
+            strcat(restr, restr[0] ? "; torus/mesh/graph of the comm's size"
+                                   : "torus/mesh/graph of the comm's size");
+        }
         if (t[i].flags & TOPO_ALG_GRID) {
             strcat(restr, restr[0] ? "; torus/mesh of the comm's size" : "torus/mesh of the comm's size");
         }

@@ -684,7 +684,7 @@ int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
     const topo_topology_t *t = a->topo;
     if (TOPO_NET_GRAPH == t->kind) {
         const topo_graph_t *g = t->graph;
-        if (NULL != t->place || g->n != a->size) {
+        if (NULL != t->place || g->n != a->size) { /* TOPO_ALG_DIRECT */
             snprintf(why, len, "bfb needs the communicator to be the whole graph (%d ranks) in order",
                      g->n);
             return 0;

@@ -206,6 +206,12 @@ int topo_topology_is_grid_of(const topo_topology_t *t, int size)
     return is_grid(t) && NULL == t->place && topo_topology_size(t) == size;
 }
 
+int topo_topology_is_direct_of(const topo_topology_t *t, int size)
+{
+    return topo_topology_is_grid_of(t, size) ||
+           (TOPO_NET_GRAPH == t->kind && NULL == t->place && t->graph->n == size);
+}
+
 int topo_topology_routes(const topo_topology_t *t, int size)
 {
     return (is_grid(t) || TOPO_NET_GRAPH == t->kind) &&

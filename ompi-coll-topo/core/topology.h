@@ -74,6 +74,9 @@ static inline int topo_topology_node(const topo_topology_t *t, int r)
 /* Is the communicator of `size` ranks the whole grid, rank r at position r
  * (what grid algorithms need)? */
 int topo_topology_is_grid_of(const topo_topology_t *t, int size);
+/* The same for a grid or a graph: the whole direct-connect network, rank
+ * r at its node r. */
+int topo_topology_is_direct_of(const topo_topology_t *t, int size);
 /* The largest of the rings the multiport algorithms (Swing, Trivance) run
  * on for `size` ranks: the grid's largest dimension when t is a grid of
  * `size`, else `size` (one ring). */
