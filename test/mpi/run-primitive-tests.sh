@@ -205,6 +205,20 @@ for grid in 8:torus:2x2x2 6:torus:2x3 9:torus:3x3 8:mesh:2x4 9:mesh:3x3; do
         --prims reduce_scatter,reduce_scatter_block,allgather --comms world \
         --max-count 1000 --all-roots-max 2
 done
+# bfb forced on graph:FILE topologies: the generalized Kautz graph of 6
+# ranks and degree 2 (directed: the reduce-scatter is the transposed
+# graph's allgather reversed) and the circulant C(8, {1, 3}) (parts 4).
+printf '%s\n' '0 5' '0 4' '1 3' '1 2' '2 1' '2 0' '3 5' '3 4' '4 3' '4 2' '5 1' '5 0' \
+    >"$logdir/kautz6.txt"
+for u in 0 1 2 3 4 5 6 7; do
+    for s in 1 3 5 7; do echo "$u $(((u + s) % 8))"; done
+done >"$logdir/circulant8.txt"
+for graph in 6:kautz6 8:circulant8; do
+    np=${graph%%:*}
+    run "$np" "reduce_scatter=bfb allgather=bfb coll_topo_allreduce_algorithm=bfb coll_topo_topology=graph:$logdir/${graph#*:}.txt" "" \
+        --prims reduce_scatter,reduce_scatter_block,allgather,allreduce --comms world \
+        --max-count 1000
+done
 # Small segments (coll_topo_segment_size, 200 bytes): each alltoall
 # message becomes several, all posted in one step by linear.
 for alg in pairwise bruck linear; do
