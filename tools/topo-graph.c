@@ -213,10 +213,16 @@ static topo_graph_t *parse_spec(const char **p)
         if (end < 0 || cut < 0) {
             die(EXIT_USAGE, "'%s': expected %s", *p, deg ? "degree(SPEC,K)" : "product(SPEC,SPEC)");
         }
-        char *left = strndup(q, (size_t)cut), *right = strndup(q + cut + 1, (size_t)(end - cut - 1));
-        if (NULL == left || NULL == right) {
-            die(1, "out of memory");
+        /* on the stack: nothing to free when a catalog candidate's build
+         * jumps out (skip) */
+        char left[512], right[512];
+        if (cut >= (int)sizeof(left) || end - cut - 1 >= (int)sizeof(right)) {
+            die(EXIT_USAGE, "'%s': too long", *p);
         }
+        memcpy(left, q, (size_t)cut);
+        left[cut] = '\0';
+        memcpy(right, q + cut + 1, (size_t)(end - cut - 1));
+        right[end - cut - 1] = '\0';
         const char *l = left, *r = right;
         a = parse_spec(&l);
         if ('\0' != *l) {
@@ -237,8 +243,6 @@ static topo_graph_t *parse_spec(const char **p)
             topo_graph_free(b);
         }
         topo_graph_free(a);
-        free(left);
-        free(right);
         *p = q + end + 1;
         return g;
     }
