@@ -323,16 +323,21 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     int cnt[BFB_MAX_MASK];
     if (NULL != b->g) {
         /* computed once per graph (every rank of a process shares it) */
+        /* threads of a process may generate at once (communicators of
+         * MPI_THREAD_MULTIPLE): relaxed atomics, each computing the same
+         * value until one has stored it */
         topo_graph_t *g = (topo_graph_t *)b->g;
         int *cache = b->transpose ? &g->bfb_parts_t : &g->bfb_parts;
-        if (0 == *cache) {
-            const int k = parts_all(b);
+        int k = __atomic_load_n(cache, __ATOMIC_RELAXED);
+        if (0 == k) {
+            k = parts_all(b);
             if (k < 0) {
                 return -1;
             }
-            *cache = k > 0 ? k : -1;
+            k = k > 0 ? k : -1;
+            __atomic_store_n(cache, k, __ATOMIC_RELAXED);
         }
-        return *cache > 0 ? *cache : 0;
+        return k > 0 ? k : 0;
     }
     if (b->t->kind == TOPO_NET_TORUS) {
         for (int t = 1; t <= b->diam; t++) {

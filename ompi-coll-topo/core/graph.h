@@ -52,7 +52,7 @@ typedef struct topo_graph {
     int uniform;    /* every link has bandwidth 1 */
     char *name;     /* the file, or the family's spelling */
     /* Per-topology caches of the algorithms (algo_bfb.c): computed once,
-     * by whoever needs them first. */
+     * by whoever needs them first (read and written atomically). */
     int bfb_parts;   /* 0: not yet; -1: too many; else parts per shard */
     int bfb_parts_t; /* the same on the transpose (the reduce-scatter's) */
 } topo_graph_t;
