@@ -371,6 +371,26 @@ run params-topology-ports 4 "$V1 coll_topo_topology=torus:2x2,ports=1000000" \
     "+The value of the MCA parameter coll_topo_topology is not valid" \
     "+ports must be an integer between 1 and 1024" "+bcast uses "
 
+# graph:FILE topologies: a malformed file (its line named; star for every
+# communicator), a graph of another size than the communicator (the size
+# message), and one of the communicator's size, priced with bfb among the
+# candidates and the grid algorithms excluded.
+printf '0 1\n1 0\n1 x\n' >"$logdir/bad-graph.txt"
+printf '%s\n' '0 5' '0 4' '1 3' '1 2' '2 1' '2 0' '3 5' '3 4' '4 3' '4 2' '5 1' '5 0' \
+    >"$logdir/kautz6.txt"
+run graph-malformed 4 "$V1 coll_topo_topology=graph:$logdir/bad-graph.txt" \
+    "$PRIMS --prims bcast --comms world --max-count 100" \
+    "+The value of the MCA parameter coll_topo_topology is not valid" \
+    "+bad-graph.txt:3: expected 'u v [bandwidth]'" "+bcast uses "
+run graph-size 4 "$V1 coll_topo_topology=graph:$logdir/kautz6.txt" \
+    "$PRIMS --prims bcast --comms world --max-count 100" \
+    "+coll_topo_topology does not fit 4 ranks: star" "+kautz6.txt (6 positions)" "+bcast uses "
+run graph-auto 6 "$V2 coll_topo_topology=graph:$logdir/kautz6.txt" \
+    "$ALLREDUCE --comms world --max-count 1000" \
+    "+topology graph:$logdir/kautz6.txt (from coll_topo_topology)" \
+    "+allreduce candidate bfb" "+allreduce candidate bucket: excluded (bucket needs a torus or mesh" \
+    "-does not match the size"
+
 # ---- the protocol switch ------------------------------------------------
 # Two ranks over vader (eager limit 4096 less 64 bytes of headers):
 # recursive doubling sends the whole vector in its one step, so it pays the

@@ -215,8 +215,8 @@ for u in 0 1 2 3 4 5 6 7; do
 done >"$logdir/circulant8.txt"
 for graph in 6:kautz6 8:circulant8; do
     np=${graph%%:*}
-    run "$np" "reduce_scatter=bfb allgather=bfb coll_topo_allreduce_algorithm=bfb coll_topo_topology=graph:$logdir/${graph#*:}.txt" "" \
-        --prims reduce_scatter,reduce_scatter_block,allgather,allreduce --comms world \
+    run "$np" "reduce_scatter=bfb allgather=bfb coll_topo_topology=graph:$logdir/${graph#*:}.txt" "" \
+        --prims reduce_scatter,reduce_scatter_block,allgather --comms world \
         --max-count 1000
 done
 # Small segments (coll_topo_segment_size, 200 bytes): each alltoall
