@@ -283,6 +283,20 @@ for grid in 9:mesh:3x3 8:mesh:2x4 15:torus:3x5 16:torus:2x8; do
         coll_topo_topology="$topo" coll_topo_allreduce_algorithm=bfb -- "${mid[@]}"
 done
 
+# bfb on graph:FILE topologies: the generalized Kautz graph of 6 ranks
+# and degree 2 (directed: the reduce-scatter half is the transposed
+# graph's allgather reversed) and the circulant C(8, {1, 3}).
+printf '%s\n' '0 5' '0 4' '1 3' '1 2' '2 1' '2 0' '3 5' '3 4' '4 3' '4 2' '5 1' '5 0' \
+    >"$logdir/kautz6.txt"
+for u in 0 1 2 3 4 5 6 7; do
+    for s in 1 3 5 7; do echo "$u $(((u + s) % 8))"; done
+done >"$logdir/circulant8.txt"
+for graph in 6:kautz6 8:circulant8; do
+    topo=graph:$logdir/${graph#*:}.txt
+    run_case "${graph%%:*}" uses=bfb "topology=$topo" -- \
+        coll_topo_topology="$topo" coll_topo_allreduce_algorithm=bfb -- "${mid[@]}"
+done
+
 # Small segments (coll_topo_segment_size, 200 bytes: messages of 25 doubles,
 # 1 of some derived types): many messages per transfer, each applied as it
 # arrives where the executor streams a step; the single-lane algorithms and
