@@ -661,10 +661,8 @@ static void cmd_choose(int n, int d, size_t bytes, topo_prim_t prim, const topo_
     /* the component's network defaults but for hop, every rank priced
      * and every link routed (the sampled pricing estimates only the first
      * link of a multi-hop route on a graph) */
-    const topo_cost_net_t net = {.copy = copy,
-                                 .msg_overhead = TOPO_COST_MSG_OVERHEAD,
-                                 .hop = hop,
-                                 .price_ranks = 0};
+    const topo_cost_net_t net = {
+        .copy = copy, .msg_overhead = TOPO_COST_MSG_OVERHEAD, .hop = hop, .price_ranks = 0};
     int nch = 0;
     for (int i = 0; i < cs.n; i++) {
         topo_topology_t t = topology_of(cs.c[i].g);
@@ -672,8 +670,8 @@ static void cmd_choose(int n, int d, size_t bytes, topo_prim_t prim, const topo_
         int na = 0;
         char why[256];
         for (int k = 0; k < ncat; k++) {
-            if (cat[k].prim == prim && topo_algo_fits(&cat[k], &a, TOPO_OP_COMMUTATIVE, why,
-                                                      sizeof(why))) {
+            if (cat[k].prim == prim &&
+                topo_algo_fits(&cat[k], &a, TOPO_OP_COMMUTATIVE, why, sizeof(why))) {
                 algos[na++] = &cat[k];
             }
         }
@@ -700,8 +698,8 @@ static void cmd_choose(int n, int d, size_t bytes, topo_prim_t prim, const topo_
     printf("%s of %zu bytes on %d ranks of degree %d: alpha %g s, beta %g s/B per link, gamma %g "
            "s/B, hop %g s, copy %g s/B\n",
            topo_prim_name(prim), bytes, n, d, p->alpha, p->beta, p->gamma, hop, copy);
-    printf("%-4s %-40s %6s %12s %-20s %12s\n", "rank", "topology", "diam", "bfb bw", "best algorithm",
-           "time (us)");
+    printf("%-4s %-40s %6s %12s %-20s %12s\n", "rank", "topology", "diam", "bfb bw",
+           "best algorithm", "time (us)");
     for (int i = 0; i < nch; i++) {
         const cand_t *c = &cs.c[ch[i].cand];
         printf("%-4d %-40s %6d %12.6f %-20s %12.3f\n", i + 1, c->spec, c->g->diam, c->bw,
@@ -729,8 +727,8 @@ int main(int argc, char **argv)
         cmd_catalog(parse_int("N", argv[2], 2, TOPO_GRAPH_MAX_NODES),
                     parse_int("D", argv[3], 1, TOPO_GRAPH_MAX_DEGREE));
     } else if (0 == strcmp(cmd, "choose") && argc >= 5) {
-        topo_cost_params_t p = {.alpha = TOPO_COST_ALPHA, .beta = TOPO_COST_BETA,
-                                .gamma = TOPO_COST_GAMMA};
+        topo_cost_params_t p = {
+            .alpha = TOPO_COST_ALPHA, .beta = TOPO_COST_BETA, .gamma = TOPO_COST_GAMMA};
         topo_prim_t prim = TOPO_PRIM_ALLREDUCE;
         double hop = -1, copy = TOPO_COST_COPY;
         for (int i = 5; i < argc; i += 2) {
@@ -756,8 +754,8 @@ int main(int argc, char **argv)
                 if (errno || *end || v < 0) {
                     die(EXIT_USAGE, "%s: expected a non-negative number", argv[i]);
                 }
-                *(0 == strcmp(argv[i], "--alpha")  ? &p.alpha
-                  : 0 == strcmp(argv[i], "--beta") ? &p.beta
+                *(0 == strcmp(argv[i], "--alpha")   ? &p.alpha
+                  : 0 == strcmp(argv[i], "--beta")  ? &p.beta
                   : 0 == strcmp(argv[i], "--gamma") ? &p.gamma
                   : 0 == strcmp(argv[i], "--hop")   ? &hop
                                                     : &copy) = v;

@@ -92,12 +92,12 @@ typedef struct {
     const topo_topology_t *t;
     const topo_graph_t *g; /* a graph: its distances and links; NULL on a grid */
     int transpose;         /* a graph's transpose: the reduce-scatter's */
-    int n;     /* ranks */
-    int nd;    /* dimensions */
-    int *co;   /* coordinates, n * nd */
-    int diam;  /* D: the allgather's steps */
-    int K;     /* parts per shard */
-    int maxnb; /* the largest in-degree */
+    int n;                 /* ranks */
+    int nd;                /* dimensions */
+    int *co;               /* coordinates, n * nd */
+    int diam;              /* D: the allgather's steps */
+    int K;                 /* parts per shard */
+    int maxnb;             /* the largest in-degree */
 } bfb_t;
 
 /* The receiver x's side of step t: its in-neighbours, the sources at
@@ -107,9 +107,9 @@ typedef struct {
     int nin;
     int in[BFB_MAX_NB];
     int inbw[BFB_MAX_NB]; /* relative bandwidth of in-link k (1 on a grid) */
-    int *dist;  /* dist[v] = distance from v to x */
-    int *order; /* ranks by distance, ascending rank within a distance */
-    int *first; /* order[first[t] .. first[t + 1]) are at distance t */
+    int *dist;            /* dist[v] = distance from v to x */
+    int *order;           /* ranks by distance, ascending rank within a distance */
+    int *first;           /* order[first[t] .. first[t + 1]) are at distance t */
     /* The current step's assignment: source j's parts [cut[j][k],
      * cut[j][k + 1]) go over in-link k (j-th source at distance t, k <
      * nin; cut[j][0] = 0, cut[j][nin] = K), cut[j] at cut + j (nin + 1). */
@@ -644,7 +644,7 @@ static int setup_both(bfb_t *b, bfb_t *bt, const topo_gen_args_t *a, topo_prim_t
         }
     }
     if (TOPO_OK == rc) {
-        const int64_t K = TOPO_PRIM_ALLGATHER == mode          ? b->K
+        const int64_t K = TOPO_PRIM_ALLGATHER == mode        ? b->K
                           : TOPO_PRIM_REDUCE_SCATTER == mode ? bt->K
                                                              : b->K / gcd64(b->K, bt->K) * bt->K;
         if (K * b->n > INT32_MAX) {
@@ -690,8 +690,8 @@ int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
     if (TOPO_NET_GRAPH == t->kind) {
         const topo_graph_t *g = t->graph;
         if (NULL != t->place || g->n != a->size) { /* TOPO_ALG_DIRECT */
-            snprintf(why, len, "bfb needs the communicator to be the whole graph (%d ranks) in order",
-                     g->n);
+            snprintf(why, len,
+                     "bfb needs the communicator to be the whole graph (%d ranks) in order", g->n);
             return 0;
         }
         if (g->max_in > BFB_MAX_NB || g->max_out > BFB_MAX_NB) {
@@ -705,8 +705,9 @@ int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
         int rc = setup_both(&b, &bt, a, TOPO_PRIM_ALLREDUCE);
         free(b.co);
         if (TOPO_OK != rc) {
-            snprintf(why, len, "bfb on this graph needs more blocks than a schedule can number "
-                               "(the balanced split's parts per shard times the ranks)");
+            snprintf(why, len,
+                     "bfb on this graph needs more blocks than a schedule can number "
+                     "(the balanced split's parts per shard times the ranks)");
             return 0;
         }
         return 1;

@@ -149,9 +149,9 @@ static int build(int n, edge_t *e, int m, int degree, const char *name, topo_gra
     for (int u = 0; u < n; u++) {
         const int out = g->out0[u + 1], in = g->in0[u + 1];
         if (out > TOPO_GRAPH_MAX_DEGREE || in > TOPO_GRAPH_MAX_DEGREE) {
-            const int rc = fail(err, errlen, "%s: rank %d has %d %s-links (at most %d)", name, u,
-                                out > in ? out : in, out > in ? "out" : "in",
-                                TOPO_GRAPH_MAX_DEGREE);
+            const int rc =
+                fail(err, errlen, "%s: rank %d has %d %s-links (at most %d)", name, u,
+                     out > in ? out : in, out > in ? "out" : "in", TOPO_GRAPH_MAX_DEGREE);
             topo_graph_free(g);
             return rc;
         }
@@ -189,8 +189,8 @@ static int build(int n, edge_t *e, int m, int degree, const char *name, topo_gra
     return TOPO_OK;
 }
 
-int topo_graph_build(int n, int m, const int *src, const int *dst, const int *bw,
-                     const char *name, topo_graph_t **g, char *err, size_t errlen)
+int topo_graph_build(int n, int m, const int *src, const int *dst, const int *bw, const char *name,
+                     topo_graph_t **g, char *err, size_t errlen)
 {
     edge_t *e = malloc(sizeof(*e) * ((size_t)m + 1));
     if (NULL == e) {
@@ -201,8 +201,9 @@ int topo_graph_build(int n, int m, const int *src, const int *dst, const int *bw
         if (e[i].u < 0 || e[i].u >= n || e[i].v < 0 || e[i].v >= n || e[i].u == e[i].v ||
             e[i].bw < 1 || e[i].bw > TOPO_GRAPH_MAX_BW) {
             free(e);
-            return fail(err, errlen, "%s: link %d (%d -> %d, bandwidth %d) is not a link of %d ranks",
-                        name, i, src[i], dst[i], e[i].bw, n);
+            return fail(err, errlen,
+                        "%s: link %d (%d -> %d, bandwidth %d) is not a link of %d ranks", name, i,
+                        src[i], dst[i], e[i].bw, n);
         }
     }
     int rc = build(n, e, m, 0, name, g, err, errlen);
@@ -261,8 +262,8 @@ static int read_file(const char *path, topo_graph_t **gp, char *err, size_t errl
         if (0 == strncmp(p, "nodes", 5) || 0 == strncmp(p, "degree", 6)) {
             const int is_nodes = 'n' == *p;
             p += is_nodes ? 5 : 6;
-            if (TOPO_OK != field(&p, 1, is_nodes ? TOPO_GRAPH_MAX_NODES : TOPO_GRAPH_MAX_DEGREE,
-                                 &a)) {
+            if (TOPO_OK !=
+                field(&p, 1, is_nodes ? TOPO_GRAPH_MAX_NODES : TOPO_GRAPH_MAX_DEGREE, &a)) {
                 rc = fail(err, errlen, "%s:%d: expected '%s N' with N between 1 and %d", path,
                           lineno, is_nodes ? "nodes" : "degree",
                           is_nodes ? TOPO_GRAPH_MAX_NODES : TOPO_GRAPH_MAX_DEGREE);
@@ -273,8 +274,8 @@ static int read_file(const char *path, topo_graph_t **gp, char *err, size_t errl
             if (TOPO_OK != field(&p, 0, TOPO_GRAPH_MAX_NODES - 1, &a) ||
                 TOPO_OK != field(&p, 0, TOPO_GRAPH_MAX_NODES - 1, &b)) {
                 rc = fail(err, errlen,
-                          "%s:%d: expected 'u v [bandwidth]' (ranks 0 to %d, '#' comments)",
-                          path, lineno, TOPO_GRAPH_MAX_NODES - 1);
+                          "%s:%d: expected 'u v [bandwidth]' (ranks 0 to %d, '#' comments)", path,
+                          lineno, TOPO_GRAPH_MAX_NODES - 1);
                 break;
             }
             while (' ' == *p || '\t' == *p) {
@@ -338,7 +339,7 @@ static int read_file(const char *path, topo_graph_t **gp, char *err, size_t errl
 static struct reg {
     topo_graph_t *g;
     struct reg *next;
-} *registry;
+} * registry;
 
 int topo_graph_load(const char *path, const topo_graph_t **g, char *err, size_t errlen)
 {
@@ -383,7 +384,8 @@ int topo_graph_write(const topo_graph_t *g, const char *path, char *err, size_t 
     }
     int regular = g->max_out == g->max_in;
     for (int u = 0; u < g->n && regular; u++) {
-        regular = g->out0[u + 1] - g->out0[u] == g->max_out && g->in0[u + 1] - g->in0[u] == g->max_in;
+        regular =
+            g->out0[u + 1] - g->out0[u] == g->max_out && g->in0[u + 1] - g->in0[u] == g->max_in;
     }
     fprintf(f, "# %s: %d ranks, %d links, diameter %d\nnodes %d\n", g->name, g->n, g->m, g->diam,
             g->n);
@@ -467,8 +469,7 @@ int topo_graph_circulant(int n, const int *offsets, int noffsets, topo_graph_t *
     for (int i = 0; i < noffsets && len < (int)sizeof(name); i++) {
         len += snprintf(name + len, sizeof(name) - (size_t)len, "%c%d", i ? ',' : ':', offsets[i]);
     }
-    if (n < 2 || n > TOPO_GRAPH_MAX_NODES || noffsets < 1 ||
-        2 * noffsets > TOPO_GRAPH_MAX_DEGREE) {
+    if (n < 2 || n > TOPO_GRAPH_MAX_NODES || noffsets < 1 || 2 * noffsets > TOPO_GRAPH_MAX_DEGREE) {
         return fail(err, errlen, "%s: needs 2 to %d ranks and 1 to %d offsets", name,
                     TOPO_GRAPH_MAX_NODES, TOPO_GRAPH_MAX_DEGREE / 2);
     }
@@ -508,7 +509,8 @@ int topo_graph_kautz(int n, int d, topo_graph_t **g, char *err, size_t errlen)
         return fail(err, errlen, "%s: needs degree 1 to %d and more ranks than the degree", name,
                     TOPO_GRAPH_MAX_DEGREE);
     }
-    int *s = malloc(sizeof(int) * (size_t)n * (size_t)d), *t = malloc(sizeof(int) * (size_t)n * (size_t)d);
+    int *s = malloc(sizeof(int) * (size_t)n * (size_t)d),
+        *t = malloc(sizeof(int) * (size_t)n * (size_t)d);
     if (NULL == s || NULL == t) {
         free(s);
         free(t);

@@ -49,8 +49,8 @@ typedef struct topo_graph {
     uint16_t *dist; /* n * n: dist[u * n + v] = links from u to v */
     int diam;       /* the largest distance */
     int max_out, max_in;
-    int uniform;    /* every link has bandwidth 1 */
-    char *name;     /* the file, or the family's spelling */
+    int uniform; /* every link has bandwidth 1 */
+    char *name;  /* the file, or the family's spelling */
     /* Per-topology caches of the algorithms (algo_bfb.c): computed once,
      * by whoever needs them first (read and written atomically). */
     int bfb_parts;   /* 0: not yet; -1: too many; else parts per shard */
@@ -73,8 +73,8 @@ void topo_graph_registry_clear(void);
 /* A graph from m links src[e] -> dst[e] (bw NULL: all 1) on n ranks,
  * validated as a file is (line numbers are link numbers + 1).  The caller
  * frees it with topo_graph_free. */
-int topo_graph_build(int n, int m, const int *src, const int *dst, const int *bw,
-                     const char *name, topo_graph_t **g, char *err, size_t errlen);
+int topo_graph_build(int n, int m, const int *src, const int *dst, const int *bw, const char *name,
+                     topo_graph_t **g, char *err, size_t errlen);
 void topo_graph_free(topo_graph_t *g);
 
 /* Write g as a graph: file (with "nodes" and, where regular, "degree"). */

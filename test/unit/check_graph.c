@@ -176,8 +176,8 @@ START_TEST(test_graph_families)
     char err[256];
     topo_graph_t *g, *h, *k;
     /* Kautz K(d, D): N = d^D + d^(D-1) ranks, diameter D (Moore optimal) */
-    static const int kz[][3] = {{2, 2, 6}, {2, 3, 12}, {2, 4, 24}, {3, 2, 12}, {3, 3, 36},
-                                {4, 2, 20}};
+    static const int kz[][3] = {{2, 2, 6},  {2, 3, 12}, {2, 4, 24},
+                                {3, 2, 12}, {3, 3, 36}, {4, 2, 20}};
     for (size_t i = 0; i < sizeof(kz) / sizeof(kz[0]); i++) {
         ck_assert_int_eq(topo_graph_kautz(kz[i][2], kz[i][0], &g, err, sizeof(err)), TOPO_OK);
         ck_assert_int_eq(g->n, kz[i][2]);
@@ -456,7 +456,7 @@ START_TEST(test_graph_bfb_circulant)
 {
     static const struct {
         int n, k, off[3];
-    } c[] = {{8, 2, {1, 3}}, {12, 2, {1, 5}}, {13, 2, {2, 5}}, {16, 2, {1, 4}},
+    } c[] = {{8, 2, {1, 3}}, {12, 2, {1, 5}},   {13, 2, {2, 5}}, {16, 2, {1, 4}},
              {7, 1, {1}},    {9, 3, {1, 2, 4}}, {20, 2, {1, 6}}, {6, 2, {1, 3}}};
     char err[256];
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
