@@ -126,6 +126,12 @@ int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, doub
         if (NULL != links) {
             *links = topo_graph_dist(g, u, v);
         }
+        if (NULL != hops) { /* one class, every link: the route's load */
+            int f;
+            for (int x = u; x != v; hops[0] += w / g->bw[f]) {
+                x = topo_graph_next(g, x, v, &f);
+            }
+        }
         return NULL == t->place && g->dst[e] == v;
     }
     if (!is_grid(t)) {

@@ -43,9 +43,10 @@ size_t topo_link_count(const topo_topology_t *t, int size);
  * (2 * ndims, or NULL) w times the links it crosses in each class, and
  * *links (NULL: not wanted) the links it crosses (topo_topology_hops).
  * Nothing for ranks of one node or a topology that is not a grid.  On a
- * graph the classes are the sender's out-links (first[k]: its k-th
+ * graph first[] holds the sender's out-links (first[k]: its k-th
  * out-link, w / bandwidth; at most TOPO_GRAPH_MAX_DEGREE = 2 * ndims
- * slots), hops[] is left alone and *links is the route's length.
+ * slots), hops[0] (one class: every link of the graph) gets w / bandwidth
+ * summed over the links of the route, and *links is the route's length.
  * Returns 1 when the message is direct: it crosses exactly one link,
  * without a split (a neighbour in one dimension that is not the tie of a
  * ring of 2), and no placement shares that link with other ranks of the
