@@ -262,7 +262,7 @@ static bool load(const char *file)
             } else if (TOPO_OK != topo_topology_parse(first, &cache.shape, err, sizeof(err))) {
                 complain(file, lineno, false, "the shape is not valid: %s", err);
                 ok = false;
-            } else if (0 == topo_topology_size(&cache.shape)) {
+            } else if (0 == topo_topology_size(&cache.shape) || 0 == cache.shape.ndims) {
                 complain(file, lineno, false,
                          "the shape '%s' is not a grid (expected torus:AxB... or mesh:AxB...)",
                          first);

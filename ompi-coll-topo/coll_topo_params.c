@@ -119,7 +119,8 @@ static const param_t params[] = {
              "calls held; above 2 = 2"},
     {.name = "topology", .type = PARAM_STRING, .level = OPAL_INFO_LVL_4, .var = &COMP.topology,
      .def_text = "auto", .agree = true, .agree_value = agree_topology,
-     .help = "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB, "
+     .help = "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB | "
+             "graph:FILE (an edge list: one directed link 'u v [bandwidth]' per line), "
              "optionally ,ports=N (dimensions row-major, the last varies fastest).  A grid with "
              "as many positions as the communicator has ranks is used as is; a grid the size of "
              "MPI_COMM_WORLD places any communicator by its MPI_COMM_WORLD ranks; otherwise star "

@@ -48,7 +48,8 @@ static void usage(FILE *f)
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
         "                     README's) and exit\n"
-        "  --topology T       star, fullmesh, torus:AxB..., mesh:AxB... (optionally ,ports=N),\n"
+        "  --topology T       star, fullmesh, torus:AxB..., mesh:AxB..., graph:FILE (optionally\n"
+        "                     ,ports=N),\n"
         "                     as the coll_topo_topology MCA parameter\n"
         "  --size N           communicator size (default: the grid's size; required for\n"
         "                     star and fullmesh)\n"
@@ -438,7 +439,9 @@ static void print_table(const plan_t *pl)
            pl->net.hop, pl->net.price_ranks,
            !grid              ? "every message on links of its own"
            : pl->net.no_links ? "ports only (--no-links)"
-                              : "links shared under dimension-order routing");
+                              : TOPO_NET_GRAPH == pl->topo.kind
+                                  ? "links shared under shortest-path routing"
+                                  : "links shared under dimension-order routing");
     if (pl->proto.eager > 0.0) {
         printf("protocol: messages above %.0f bytes go by rendezvous, +%g s per step (+%g s "
                "if all its messages stay on nodes)\n",
@@ -822,6 +825,10 @@ static void print_catalog(void)
         if (t[i].flags & TOPO_ALG_COMMUTATIVE) {
             strcat(restr, "commutative ops");
         }
+        if (t[i].flags & TOPO_ALG_DIRECT) {
+            strcat(restr, restr[0] ? "; torus/mesh/graph of the comm's size"
+                                   : "torus/mesh/graph of the comm's size");
+        }
         if (t[i].flags & TOPO_ALG_GRID) {
             strcat(restr, restr[0] ? "; torus/mesh of the comm's size" : "torus/mesh of the comm's size");
         }
@@ -982,7 +989,7 @@ int main(int argc, char **argv)
     }
     if (TOPO_NET_AUTO == pl.topo.kind) {
         die(EXIT_USAGE, "--topology: 'auto' is resolved by the component at run time; give "
-                        "star, fullmesh, torus:... or mesh:...");
+                        "star, fullmesh, torus:..., mesh:... or graph:FILE");
     }
     topo_topology_format(&pl.topo, pl.topo_name, sizeof(pl.topo_name));
     int grid = topo_topology_size(&pl.topo);

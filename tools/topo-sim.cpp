@@ -12,7 +12,9 @@
  * flows of a 2^-k share).  A flow leaves from one of the source node's
  * "route variant" hosts, which differ only in the direction they take at
  * each tie.  On a star every rank has an uplink and a downlink to one
- * switch.
+ * switch.  On a graph (graph:FILE) one link per directed link of the
+ * graph, its bandwidth the file's relative bandwidth times --bandwidth,
+ * routes the shortest paths of graph.h's tie rule, as the cost model's.
  *
  * One actor per rank and lane (lanes of multiport schedules run
  * independently); a lane's step: sleep the per-step and per-message
@@ -31,6 +33,7 @@
 #include "catalog.h"
 #include "cost.h"
 #include "decision.h"
+#include "graph.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -90,7 +93,7 @@ void usage(FILE *f)
         "(predicted_s: the cost model's price, as topo-plan computes it for the same\n"
         "parameters; ran: the algorithm simulated, auto's choice for auto).\n"
         "\n"
-        "  --topology T       torus:AxB..., mesh:AxB... (row-major, the last dimension\n"
+        "  --topology T       torus:AxB..., mesh:AxB..., graph:FILE (row-major, the last dimension\n"
         "                     fastest, as coll_topo_topology) or star:N (N ranks on one\n"
         "                     switch)\n"
         "  --primitive P      allreduce (default), reduce_scatter, allgather, bcast,\n"
@@ -196,6 +199,7 @@ public:
         : NetZoneImpl(name), t_(t), nodes_(nodes), latency_(latency), hop_(hop)
     {
         star_ = t->kind == TOPO_NET_STAR;
+        graph_ = t->kind == TOPO_NET_GRAPH ? t->graph : nullptr;
         for (int d = 0; !star_ && d < t->ndims; d++) {
             tiebit_[d] = t->periodic[d] && 0 == t->dims[d] % 2 ? ntie_++ : -1;
         }
@@ -210,8 +214,8 @@ public:
      * variant bits. */
     unsigned ties(int a, int b) const
     {
-        if (star_) {
-            return 0;
+        if (star_ || nullptr != graph_) {
+            return 0; /* a graph's routes have no ties (graph.h's rule) */
         }
         int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
         topo_topology_coords(t_, a, c);
@@ -242,6 +246,14 @@ public:
             return;
         }
         int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], hops = 0;
+        if (nullptr != graph_) { /* shortest path, links.c's tie rule */
+            for (int u = s, e; u != r; hops++) {
+                u = topo_graph_next(graph_, u, r, &e);
+                into->link_list_.push_back(links[(size_t)e]);
+            }
+            *latency += latency_ + hop_ * (hops - 1);
+            return;
+        }
         topo_topology_coords(t_, s, c);
         topo_topology_coords(t_, r, d);
         for (int i = 0; i < t_->ndims; i++) {
@@ -277,6 +289,7 @@ private:
     int nodes_;
     double latency_, hop_;
     bool star_ = false;
+    const topo_graph_t *graph_ = nullptr;
     int ntie_ = 0;
     int tiebit_[TOPO_MAX_DIMS] = {0};
 };
@@ -671,8 +684,10 @@ int main(int argc, char **argv)
         if (TOPO_OK != topo_topology_parse(topology, &topo, err, sizeof(err))) {
             die(EXIT_USAGE, "--topology: %s", err);
         }
-        if (topo.kind != TOPO_NET_TORUS && topo.kind != TOPO_NET_MESH) {
-            die(EXIT_USAGE, "--topology: torus:..., mesh:... or star:N, not '%s'", topology);
+        if (topo.kind != TOPO_NET_TORUS && topo.kind != TOPO_NET_MESH &&
+            topo.kind != TOPO_NET_GRAPH) {
+            die(EXIT_USAGE, "--topology: torus:..., mesh:..., graph:FILE or star:N, not '%s'",
+                topology);
         }
         if (0 != topo.ports) {
             die(EXIT_USAGE, "--topology: ports= is not modelled (a node drives all its links)");
@@ -781,9 +796,13 @@ int main(int argc, char **argv)
             sim.hosts.push_back(zone->create_host(hn, std::vector<double>{speed})->seal());
         }
     }
-    const size_t nlinks = zone->star() ? (size_t)p * 2 : (size_t)p * (size_t)topo.ndims * 2;
+    const size_t nlinks = zone->star()                  ? (size_t)p * 2
+                          : topo.kind == TOPO_NET_GRAPH ? (size_t)topo.graph->m
+                                                        : (size_t)p * (size_t)topo.ndims * 2;
     for (size_t k = 0; k < nlinks; k++) {
-        sg4::Link *link = zone->create_link("l" + std::to_string(k), std::vector<double>{bw});
+        /* a graph's link k has its relative bandwidth times --bandwidth */
+        const double kbw = topo.kind == TOPO_NET_GRAPH ? bw * topo.graph->bw[k] : bw;
+        sg4::Link *link = zone->create_link("l" + std::to_string(k), std::vector<double>{kbw});
         link->set_latency(0)->seal();
         zone->links.push_back(link->get_impl());
     }

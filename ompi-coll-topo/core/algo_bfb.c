@@ -1,6 +1,7 @@
 /*
- * BFB (breadth-first broadcast) allgather on a torus or mesh, its time
- * reversal as reduce-scatter, and the two in sequence as allreduce
+ * BFB (breadth-first broadcast) allgather on a torus, a mesh or any
+ * strongly connected graph (graph:FILE), its time reversal as
+ * reduce-scatter, and the two in sequence as allreduce
  * (Zhao et al., "Efficient Direct-Connect Topologies for Collective
  * Communications", 2025: sec. 6.1 LP (1), sec. 6.2 torus, App. B
  * reversal, App. E.2 discrete chunks).
@@ -41,6 +42,19 @@
  * Tori 3x5: 2 parts (loads 1, 3/2, 1), 2x8: 3, 3x3x6: 6; meshes 3x3: 6,
  * 4x4x4: 30, 8x8: 12.
  *
+ * Graphs (graph.h).  The same construction on the graph's distances and
+ * in-links, directed: v's shard reaches u over the in-links (w, u) with
+ * dist(v, w) = t - 1.  A link of relative bandwidth b takes b times the
+ * load: U*(t, u) = max over Q of |{v : P(v) subset of Q}| / b(Q), b(Q)
+ * the bandwidth of the links in Q, and link k's capacity is
+ * K U*(t, u) b_k parts.  K is the lcm of the denominators over every
+ * (t, u) (no symmetry assumed), computed once per graph and cached in it
+ * (topo_graph_t.bfb_parts): O(N (N + D 2^d d)) for in-degree d <= 8.
+ * Unlike a torus, a graph need not admit a bandwidth-optimal BFB schedule
+ * ((N - 1) / d shards per link); the schedule is the best BFB one (LP (1)
+ * per (t, u), Theorem 16), and its bandwidth term is what the cost model
+ * prices from it.
+ *
  * Reduce-scatter.  The allgather reversed in time (App. B): where the
  * allgather sends part p of v's shard from w to u in step t, the
  * reduce-scatter sends u's partial sum of that block to w in step
@@ -60,6 +74,7 @@
  * (the catalog's fits): the exact optimum enumerates subsets of in-links.
  */
 #include "algo.h"
+#include "graph.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -69,15 +84,20 @@
 #define BFB_MAX_DIMS 4
 #define BFB_MAX_NB (2 * BFB_MAX_DIMS)
 #define BFB_MAX_MASK (1 << BFB_MAX_NB)
+#define BFB_MAX_OUT TOPO_GRAPH_MAX_DEGREE
+
+_Static_assert(BFB_MAX_NB <= BFB_MAX_OUT, "a grid's out-neighbours fit the receivers array");
 
 typedef struct {
     const topo_topology_t *t;
-    int n;     /* ranks */
-    int nd;    /* dimensions */
-    int *co;   /* coordinates, n * nd */
-    int diam;  /* D: the allgather's steps */
-    int K;     /* parts per shard */
-    int maxnb; /* the largest in-degree */
+    const topo_graph_t *g; /* a graph: its distances and links; NULL on a grid */
+    int transpose;         /* a graph's transpose: the reduce-scatter's */
+    int n;                 /* ranks */
+    int nd;                /* dimensions */
+    int *co;               /* coordinates, n * nd */
+    int diam;              /* D: the allgather's steps */
+    int K;                 /* parts per shard */
+    int maxnb;             /* the largest in-degree */
 } bfb_t;
 
 /* The receiver x's side of step t: its in-neighbours, the sources at
@@ -86,9 +106,10 @@ typedef struct {
     int x;
     int nin;
     int in[BFB_MAX_NB];
-    int *dist;  /* dist[v] = distance from v to x */
-    int *order; /* ranks by distance, ascending rank within a distance */
-    int *first; /* order[first[t] .. first[t + 1]) are at distance t */
+    int inbw[BFB_MAX_NB]; /* relative bandwidth of in-link k (1 on a grid) */
+    int *dist;            /* dist[v] = distance from v to x */
+    int *order;           /* ranks by distance, ascending rank within a distance */
+    int *first;           /* order[first[t] .. first[t + 1]) are at distance t */
     /* The current step's assignment: source j's parts [cut[j][k],
      * cut[j][k + 1]) go over in-link k (j-th source at distance t, k <
      * nin; cut[j][0] = 0, cut[j][nin] = K), cut[j] at cut + j (nin + 1). */
@@ -107,6 +128,9 @@ static int64_t gcd64(int64_t a, int64_t b)
 
 static int dist(const bfb_t *b, int u, int v)
 {
+    if (NULL != b->g) {
+        return b->transpose ? topo_graph_dist(b->g, v, u) : topo_graph_dist(b->g, u, v);
+    }
     int s = 0;
     for (int i = 0; i < b->nd; i++) {
         int d = abs(b->co[u * b->nd + i] - b->co[v * b->nd + i]);
@@ -118,9 +142,32 @@ static int dist(const bfb_t *b, int u, int v)
     return s;
 }
 
-/* The distinct neighbours of x, in a fixed order (dimension, then +, -). */
-static int neighbours(const bfb_t *b, int x, int *nb)
+/* The distinct neighbours of x on a grid, in a fixed order (dimension,
+ * then +, -); on a graph (or its transpose) its in-neighbours (out = 0)
+ * or out-neighbours (out = 1), ascending rank, with their links'
+ * bandwidths in bw when not NULL. */
+static int neighbours_dir(const bfb_t *b, int x, int *nb, int *bw, int out)
 {
+    if (NULL != b->g) {
+        const topo_graph_t *g = b->g;
+        int k = 0;
+        if (out != b->transpose) { /* the graph's out-links of x */
+            for (int e = g->out0[x]; e < g->out0[x + 1]; e++) {
+                if (NULL != bw) {
+                    bw[k] = g->bw[e];
+                }
+                nb[k++] = g->dst[e];
+            }
+            return k;
+        }
+        for (int i = g->in0[x]; i < g->in0[x + 1]; i++) {
+            if (NULL != bw) {
+                bw[k] = g->bw[g->inl[i]];
+            }
+            nb[k++] = g->src[g->inl[i]];
+        }
+        return k;
+    }
     int c[TOPO_MAX_DIMS], k = 0;
     for (int i = 0; i < b->nd; i++) {
         const int n = b->t->dims[i];
@@ -137,6 +184,9 @@ static int neighbours(const bfb_t *b, int x, int *nb)
                 e = (e + n) % n;
             }
             c[i] = e;
+            if (NULL != bw) {
+                bw[k] = 1;
+            }
             nb[k++] = topo_topology_rank(b->t, c);
         }
     }
@@ -147,7 +197,7 @@ static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
 {
     memset(r, 0, sizeof(*r));
     r->x = x;
-    r->nin = neighbours(b, x, r->in);
+    r->nin = neighbours_dir(b, x, r->in, r->inbw, 0);
     r->dist = malloc(sizeof(int) * (size_t)b->n);
     r->order = malloc(sizeof(int) * (size_t)b->n);
     r->first = calloc((size_t)b->diam + 2, sizeof(int));
@@ -204,8 +254,9 @@ static void step_counts(const bfb_t *b, const bfb_rx_t *r, int t, int *cnt)
     }
 }
 
-/* U*(t, x) = num / den in lowest terms (0 / 1 without sources). */
-static void optimum(int nin, const int *cnt, int64_t *num, int64_t *den)
+/* U*(t, x) = num / den in lowest terms (0 / 1 without sources), in-link
+ * k of bandwidth bw[k]. */
+static void optimum(int nin, const int *bw, const int *cnt, int64_t *num, int64_t *den)
 {
     int64_t sub[BFB_MAX_MASK];
     const int nm = 1 << nin;
@@ -224,7 +275,7 @@ static void optimum(int nin, const int *cnt, int64_t *num, int64_t *den)
     for (int q = 1; q < nm; q++) {
         int64_t size = 0;
         for (int k = 0; k < nin; k++) {
-            size += (q >> k) & 1;
+            size += ((q >> k) & 1) * bw[k];
         }
         if (sub[q] * *den > *num * size) {
             *num = sub[q];
@@ -236,16 +287,63 @@ static void optimum(int nin, const int *cnt, int64_t *num, int64_t *den)
     *den /= g;
 }
 
-/* Parts per shard (see the head comment). */
+/* The lcm of the denominators of U*(t, x) over every step and receiver:
+ * > 0, 0 when N K would exceed what a schedule can number, -1 without
+ * memory. */
+static int parts_all(const bfb_t *b)
+{
+    int64_t K = 1;
+    int cnt[BFB_MAX_MASK];
+    for (int x = 0; x < b->n; x++) {
+        bfb_rx_t r;
+        if (TOPO_OK != rx_init(b, &r, x)) {
+            rx_free(&r);
+            return -1;
+        }
+        for (int t = 1; t <= b->diam; t++) {
+            int64_t num, den;
+            step_counts(b, &r, t, cnt);
+            optimum(r.nin, r.inbw, cnt, &num, &den);
+            K = K / gcd64(K, den) * den;
+            if (K * b->n > INT32_MAX) {
+                rx_free(&r);
+                return 0;
+            }
+        }
+        rx_free(&r);
+    }
+    return (int)K;
+}
+
+/* Parts per shard (see the head comment): > 0, 0 when too many, -1
+ * without memory. */
 static int parts(const bfb_t *b, const bfb_rx_t *r0)
 {
     int64_t K = 1;
     int cnt[BFB_MAX_MASK];
+    if (NULL != b->g) {
+        /* computed once per graph (every rank of a process shares it) */
+        /* threads of a process may generate at once (communicators of
+         * MPI_THREAD_MULTIPLE): relaxed atomics, each computing the same
+         * value until one has stored it */
+        topo_graph_t *g = (topo_graph_t *)b->g;
+        int *cache = b->transpose ? &g->bfb_parts_t : &g->bfb_parts;
+        int k = __atomic_load_n(cache, __ATOMIC_RELAXED);
+        if (0 == k) {
+            k = parts_all(b);
+            if (k < 0) {
+                return -1;
+            }
+            k = k > 0 ? k : -1;
+            __atomic_store_n(cache, k, __ATOMIC_RELAXED);
+        }
+        return k > 0 ? k : 0;
+    }
     if (b->t->kind == TOPO_NET_TORUS) {
         for (int t = 1; t <= b->diam; t++) {
             int64_t num, den;
             step_counts(b, r0, t, cnt);
-            optimum(r0->nin, cnt, &num, &den);
+            optimum(r0->nin, r0->inbw, cnt, &num, &den);
             K = K / gcd64(K, den) * den;
         }
         return (int)K;
@@ -265,21 +363,7 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
         }
         return (int)K;
     }
-    for (int x = 0; x < b->n; x++) {
-        bfb_rx_t r;
-        if (TOPO_OK != rx_init(b, &r, x)) {
-            rx_free(&r);
-            return -1;
-        }
-        for (int t = 1; t <= b->diam; t++) {
-            int64_t num, den;
-            step_counts(b, &r, t, cnt);
-            optimum(r.nin, cnt, &num, &den);
-            K = K / gcd64(K, den) * den;
-        }
-        rx_free(&r);
-    }
-    return (int)K;
+    return parts_all(b);
 }
 
 /* Solve step t at receiver x: fill r->cut for the sources at distance t
@@ -293,8 +377,10 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     int cnt[BFB_MAX_MASK];
     int64_t num, den;
     step_counts(b, r, t, cnt);
-    optimum(r->nin, cnt, &num, &den);
-    const int64_t capl = (K * num + den - 1) / den; /* parts per in-link */
+    optimum(r->nin, r->inbw, cnt, &num, &den);
+    /* parts per unit of bandwidth; den divides K (parts), so link k's
+     * capacity capl * bw[k] is exactly K U* b_k */
+    const int64_t capl = (K * num + den - 1) / den;
     /* Flow network: 0 source, 1..G groups (masks with sources), then the
      * nin links, then the sink. */
     int gm[BFB_MAX_MASK], G = 0;
@@ -323,7 +409,7 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
         }
     }
     for (int k = 0; k < r->nin; k++) {
-        CAP(1 + G + k, snk) = capl;
+        CAP(1 + G + k, snk) = capl * r->inbw[k];
     }
     int64_t total = 0;
     for (;;) { /* Edmonds-Karp: shortest augmenting paths */
@@ -447,82 +533,149 @@ static int bfb_step(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t *n
     return TOPO_OK;
 }
 
-static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
+/* b for the call a: TOPO_OK, or TOPO_ENOTSUP when bfb does not fit
+ * (topo_fits_bfb says why), TOPO_ENOMEM.  K is left to the caller. */
+static int setup(bfb_t *b, const topo_gen_args_t *a)
 {
     const topo_topology_t *t = a->topo;
+    memset(b, 0, sizeof(*b));
+    b->t = t;
+    b->n = a->size;
+    if (TOPO_NET_GRAPH == t->kind) {
+        if (!topo_topology_routes(t, a->size) || NULL != t->place ||
+            t->graph->max_in > BFB_MAX_NB || t->graph->max_out > BFB_MAX_NB) {
+            return TOPO_ENOTSUP;
+        }
+        b->g = t->graph;
+        b->diam = b->g->diam;
+        b->maxnb = b->g->max_in > b->g->max_out ? b->g->max_in : b->g->max_out;
+        return TOPO_OK;
+    }
     const int grid = t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
     int big = 0;
     for (int i = 0; grid && i < t->ndims; i++) {
         big += t->dims[i] > 1;
     }
     if (!grid || !topo_topology_is_grid_of(t, a->size) || big > BFB_MAX_DIMS) {
-        topo_sched_init(s, a->size, a->rank, 1);
-        return TOPO_ENOTSUP; /* not a candidate (catalog: TOPO_ALG_GRID, fits) */
+        return TOPO_ENOTSUP;
     }
-    bfb_t b;
-    memset(&b, 0, sizeof(b));
-    b.t = t;
-    b.n = a->size;
-    b.nd = t->ndims;
-    b.co = malloc(sizeof(int) * (size_t)b.n * (size_t)b.nd);
-    bfb_rx_t self, nbr[BFB_MAX_NB];
-    int nb[BFB_MAX_NB], nnb = 0, rc = TOPO_OK;
-    memset(&self, 0, sizeof(self));
-    memset(nbr, 0, sizeof(nbr));
-    if (NULL == b.co) {
-        topo_sched_init(s, a->size, a->rank, 1);
+    b->nd = t->ndims;
+    b->co = malloc(sizeof(int) * (size_t)b->n * (size_t)b->nd + 1);
+    if (NULL == b->co) {
         return TOPO_ENOMEM;
     }
-    for (int v = 0; v < b.n; v++) {
-        topo_topology_coords(t, v, &b.co[v * b.nd]);
+    for (int v = 0; v < b->n; v++) {
+        topo_topology_coords(t, v, &b->co[v * b->nd]);
     }
-    for (int i = 0; i < b.nd; i++) {
+    for (int i = 0; i < b->nd; i++) {
         const int n = t->dims[i];
-        b.diam += t->periodic[i] ? n / 2 : n - 1;
-        b.maxnb += n > 2 ? 2 : n - 1;
+        b->diam += t->periodic[i] ? n / 2 : n - 1;
+        b->maxnb += n > 2 ? 2 : n - 1;
     }
-    /* K first (from rank 0's receiver side on a torus) */
-    b.K = 1;
-    rc = rx_init(&b, &self, 0);
+    return TOPO_OK;
+}
+
+/* K for b (rank 0's receiver side on a torus, every one elsewhere;
+ * cached in a graph): TOPO_OK, TOPO_ENOTSUP (too many blocks) or
+ * TOPO_ENOMEM. */
+static int setup_parts(bfb_t *b)
+{
+    bfb_rx_t r0;
+    b->K = 1;
+    int rc = rx_init(b, &r0, 0);
     if (TOPO_OK == rc) {
-        b.K = parts(&b, &self);
-        rc = b.K > 0 ? TOPO_OK : TOPO_ENOMEM;
-        if (TOPO_OK == rc && (int64_t)b.n * b.K > INT32_MAX) {
+        const int K = parts(b, &r0);
+        rc = K < 0 ? TOPO_ENOMEM : 0 == K ? TOPO_ENOTSUP : TOPO_OK;
+        b->K = K > 0 ? K : 1;
+        if (TOPO_OK == rc && (int64_t)b->n * b->K > INT32_MAX) {
             rc = TOPO_ENOTSUP; /* more blocks than a schedule can number */
         }
     }
-    rx_free(&self);
-    memset(&self, 0, sizeof(self));
+    rx_free(&r0);
+    return rc;
+}
+
+/* The steps of one phase at this rank: the reduce-scatter (rs: b's
+ * allgather reversed) or the allgather. */
+static int phase(topo_sched_t *s, const bfb_t *b, int rank, int rs)
+{
+    bfb_rx_t self, nbr[BFB_MAX_OUT];
+    int nb[BFB_MAX_OUT], nnb = 0;
+    memset(nbr, 0, sizeof(nbr));
+    int rc = rx_init(b, &self, rank);
     if (TOPO_OK == rc) {
-        rc = rx_init(&b, &self, a->rank);
-    }
-    if (TOPO_OK == rc) {
-        nnb = neighbours(&b, a->rank, nb);
+        nnb = neighbours_dir(b, rank, nb, NULL, 1);
         for (int i = 0; i < nnb; i++) {
-            rc = TOPO_OK == rc ? rx_init(&b, &nbr[i], nb[i]) : rc;
+            rc = TOPO_OK == rc ? rx_init(b, &nbr[i], nb[i]) : rc;
         }
     }
-    const int64_t nblocks = (int64_t)b.n * b.K;
-    topo_sched_init(s, b.n, a->rank, nblocks <= INT32_MAX ? (int)nblocks : 1);
-    if (mode != TOPO_PRIM_ALLREDUCE) {
-        s->nparts = b.K;
-    }
-    if (TOPO_OK == rc && b.diam > 0) {
-        topo_sched_lane(s);
-        if (mode != TOPO_PRIM_ALLGATHER) {
-            for (int st = b.diam; TOPO_OK == rc && st >= 1; st--) {
-                rc = bfb_step(s, &b, &self, nbr, nnb, st, 1);
-            }
+    if (rs) {
+        for (int st = b->diam; TOPO_OK == rc && st >= 1; st--) {
+            rc = bfb_step(s, b, &self, nbr, nnb, st, 1);
         }
-        if (mode != TOPO_PRIM_REDUCE_SCATTER) {
-            for (int st = 1; TOPO_OK == rc && st <= b.diam; st++) {
-                rc = bfb_step(s, &b, &self, nbr, nnb, st, 0);
-            }
+    } else {
+        for (int st = 1; TOPO_OK == rc && st <= b->diam; st++) {
+            rc = bfb_step(s, b, &self, nbr, nnb, st, 0);
         }
     }
     rx_free(&self);
     for (int i = 0; i < nnb; i++) {
         rx_free(&nbr[i]);
+    }
+    return rc;
+}
+
+/* b (the allgather's) and bt (the reduce-scatter's: on a graph the
+ * transpose, whose allgather reversed runs on the graph's own links) with
+ * one K that suits the phases of `mode`. */
+static int setup_both(bfb_t *b, bfb_t *bt, const topo_gen_args_t *a, topo_prim_t mode)
+{
+    int rc = setup(b, a);
+    *bt = *b; /* the grid's coordinates shared: b->co is freed by the caller */
+    bt->transpose = NULL != b->g;
+    if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
+        rc = setup_parts(b);
+    }
+    if (TOPO_OK == rc && mode != TOPO_PRIM_ALLGATHER) {
+        if (bt->transpose || mode == TOPO_PRIM_REDUCE_SCATTER) {
+            rc = setup_parts(bt);
+        } else {
+            bt->K = b->K; /* a grid is its own transpose */
+        }
+    }
+    if (TOPO_OK == rc) {
+        const int64_t K = TOPO_PRIM_ALLGATHER == mode        ? b->K
+                          : TOPO_PRIM_REDUCE_SCATTER == mode ? bt->K
+                                                             : b->K / gcd64(b->K, bt->K) * bt->K;
+        if (K * b->n > INT32_MAX) {
+            rc = TOPO_ENOTSUP;
+        }
+        b->K = bt->K = (int)(TOPO_OK == rc ? K : 1);
+    }
+    return rc;
+}
+
+static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
+{
+    bfb_t b, bt;
+    int rc = setup_both(&b, &bt, a, mode);
+    if (TOPO_OK != rc) {
+        free(b.co);
+        topo_sched_init(s, a->size, a->rank, 1);
+        return rc; /* ENOTSUP: not a candidate (topo_fits_bfb) */
+    }
+    topo_sched_init(s, b.n, a->rank, b.n * b.K);
+    if (mode != TOPO_PRIM_ALLREDUCE) {
+        s->nparts = b.K;
+    }
+    if (b.diam > 0) {
+        topo_sched_lane(s);
+        if (mode != TOPO_PRIM_ALLGATHER) {
+            rc = phase(s, &bt, a->rank, 1);
+        }
+        if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
+            rc = phase(s, &b, a->rank, 0);
+        }
     }
     free(b.co);
     if (TOPO_OK != rc) {
@@ -533,9 +686,44 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
 
 int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
 {
+    const topo_topology_t *t = a->topo;
+    if (TOPO_NET_GRAPH == t->kind) {
+        const topo_graph_t *g = t->graph;
+        if (NULL != t->place || g->n != a->size) { /* TOPO_ALG_DIRECT */
+            snprintf(why, len,
+                     "bfb needs the communicator to be the whole graph (%d ranks) in order", g->n);
+            return 0;
+        }
+        if (g->max_in > BFB_MAX_NB || g->max_out > BFB_MAX_NB) {
+            snprintf(why, len,
+                     "bfb balances links exactly for degrees up to %d; the graph has a rank "
+                     "with %d links",
+                     BFB_MAX_NB, g->max_in > g->max_out ? g->max_in : g->max_out);
+            return 0;
+        }
+        bfb_t b, bt;
+        int rc = setup_both(&b, &bt, a, TOPO_PRIM_ALLREDUCE);
+        free(b.co);
+        if (TOPO_OK != rc) {
+            snprintf(why, len,
+                     "bfb on this graph needs more blocks than a schedule can number "
+                     "(the balanced split's parts per shard times the ranks)");
+            return 0;
+        }
+        return 1;
+    }
+    if (t->kind != TOPO_NET_TORUS && t->kind != TOPO_NET_MESH) {
+        snprintf(why, len, "bfb needs a torus, mesh or graph topology of %d ranks", a->size);
+        return 0;
+    }
+    if (!topo_topology_is_grid_of(t, a->size)) {
+        snprintf(why, len, "bfb needs a torus or mesh topology of %d ranks%s", a->size,
+                 NULL != t->place ? ", the communicator being the whole grid in order" : "");
+        return 0;
+    }
     int big = 0;
-    for (int i = 0; i < a->topo->ndims; i++) {
-        big += a->topo->dims[i] > 1;
+    for (int i = 0; i < t->ndims; i++) {
+        big += t->dims[i] > 1;
     }
     if (big > BFB_MAX_DIMS) {
         snprintf(why, len,

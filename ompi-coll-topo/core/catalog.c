@@ -33,10 +33,11 @@ static const topo_algo_t table[] = {
      "dimension, allgather in reverse; 2 sum(d_i - 1) steps, one lane per dimension and "
      "direction (parts in proportion to the lane's first dimension), neighbour messages only",
      "Lu 2026b; De Sensi et al. 2024", topo_gen_allreduce_bucket, NULL, NULL},
-    {"bfb", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+    {"bfb", TOPO_PRIM_ALLREDUCE, TOPO_ALG_COMMUTATIVE | TOPO_ALG_DIRECT,
      "breadth-first broadcast: the bfb reduce-scatter, then the bfb allgather: 2D steps (D the "
      "diameter), neighbour messages only; on a torus of any shape every link carries "
-     "2(p-1)/(p d) M (d links per rank), bandwidth-optimal; up to 4 dimensions larger than 1",
+     "2(p-1)/(p d) M (d links per rank), bandwidth-optimal; up to 4 dimensions larger than 1, "
+     "or a strongly connected graph of degree up to 8",
      "Zhao et al. 2025", topo_gen_allreduce_bfb, topo_fits_bfb, NULL},
     {"dbt", TOPO_PRIM_ALLREDUCE, 0,
      "double binary tree: two complementary in-order trees, each reducing and broadcasting "
@@ -80,9 +81,10 @@ static const topo_algo_t table[] = {
      "phases dimension by dimension, one lane per dimension and direction: sum(d_i - 1) "
      "steps, neighbour messages only",
      "Lu 2026b", topo_gen_reduce_scatter_bucket, NULL, NULL},
-    {"bfb", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE | TOPO_ALG_GRID,
+    {"bfb", TOPO_PRIM_REDUCE_SCATTER, TOPO_ALG_COMMUTATIVE | TOPO_ALG_DIRECT,
      "the bfb allgather reversed in time: partial sums flow up each block's broadcast tree to "
-     "its owner (one tree per block): D steps, (p-1)/(p d) M per link on a torus",
+     "its owner (one tree per block): D steps, (p-1)/(p d) M per link on a torus; on a "
+     "directed graph the allgather of the transposed graph, reversed",
      "Zhao et al. 2025", topo_gen_reduce_scatter_bfb, topo_fits_bfb, NULL},
     {"swing", TOPO_PRIM_ALLGATHER, 0,
      "the allgather half of swing_bw (2D lanes, far peers first): sum ceil(log2 e_i) steps, "
@@ -97,11 +99,12 @@ static const topo_algo_t table[] = {
      "dimension by dimension, one lane per dimension and direction: sum(d_i - 1) steps, "
      "neighbour messages only",
      "Lu 2026b", topo_gen_allgather_bucket, NULL, NULL},
-    {"bfb", TOPO_PRIM_ALLGATHER, TOPO_ALG_GRID,
+    {"bfb", TOPO_PRIM_ALLGATHER, TOPO_ALG_DIRECT,
      "breadth-first broadcast: in step t every rank gets the shards of the ranks t hops away "
      "from its neighbours on shortest paths, split over its in-links at the LP optimum (an "
      "integer max-flow over parts of shards): D steps (the diameter), on a torus of any shape "
-     "(p-1)/(p d) M per link, bandwidth-optimal; up to 4 dimensions larger than 1",
+     "(p-1)/(p d) M per link, bandwidth-optimal; up to 4 dimensions larger than 1, or a "
+     "strongly connected graph of degree up to 8",
      "Zhao et al. 2025", topo_gen_allgather_bfb, topo_fits_bfb, NULL},
     {"pairwise", TOPO_PRIM_ALLTOALL, 0,
      "pairwise exchange: p-1 steps, at step t send to r+t and receive from r-t",
@@ -229,7 +232,8 @@ int topo_prim_root_free(topo_prim_t prim, const topo_topology_t *t, int size)
     const topo_algo_t *cat = topo_catalog(&n);
     for (int i = 0; i < n; i++) {
         if (cat[i].prim == prim && !(cat[i].flags & TOPO_ALG_ROOT_FREE) &&
-            !((cat[i].flags & TOPO_ALG_GRID) && !topo_topology_is_grid_of(t, size))) {
+            !((cat[i].flags & TOPO_ALG_GRID) && !topo_topology_is_grid_of(t, size)) &&
+            !((cat[i].flags & TOPO_ALG_DIRECT) && !topo_topology_is_direct_of(t, size))) {
             return 0;
         }
     }
@@ -278,6 +282,14 @@ int topo_algo_fits(const topo_algo_t *algo, const topo_gen_args_t *a, int opclas
                          : "");
             return 0;
         }
+    }
+    if ((algo->flags & TOPO_ALG_DIRECT) && !topo_topology_is_direct_of(a->topo, a->size)) {
+        snprintf(why, len, "%s needs a torus, mesh or graph topology of %d ranks%s", algo->name,
+                 a->size,
+                 NULL != a->topo->place && topo_topology_size(a->topo) > 0
+                     ? ", the communicator being the whole network in order"
+                     : "");
+        return 0;
     }
     if (NULL != algo->fits) {
         return algo->fits(a, why, len);

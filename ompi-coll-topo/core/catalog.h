@@ -48,12 +48,15 @@ enum {
                                        where all ranks are alike (its
                                        schedules count ranks from the root;
                                        check_cost proves it) */
-    TOPO_ALG_RANK_TREES = 1u << 3   /* each rank may combine its result in
+    TOPO_ALG_RANK_TREES = 1u << 3,  /* each rank may combine its result in
                                        its own order (its own tree of
                                        partial sums): only for operations
                                        that are exactly associative, unless
                                        topo_algo_t.same_tree says the ranks'
                                        trees agree for the call */
+    TOPO_ALG_DIRECT = 1u << 4       /* needs a direct-connect topology (torus,
+                                       mesh or graph) whose size equals the
+                                       communicator's, without a placement */
 };
 
 /* The operation of a reduction, as far as the choice of algorithm is

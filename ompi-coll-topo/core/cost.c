@@ -30,6 +30,7 @@
  */
 #include "cost.h"
 
+#include "graph.h"
 #include "links.h"
 #include "pack.h"
 
@@ -420,7 +421,8 @@ static void fill_idle(pass1_t *acc, int depth)
  * average link of the class is no more loaded than its busiest, and is
  * the busiest where the traffic is the same from every node (a
  * translation of one rank's pattern, as the ring's or a bucket's).
- * per_link[d]: what a unit of the sum weighs on one link. */
+ * per_link[d]: what a unit of the sum weighs on one link.  A graph has
+ * one class, all its links (links.h: topo_link_classes). */
 static int class_links(const topo_topology_t *t, int size, double scale, double *per_link)
 {
     const int n = topo_topology_size(t);
@@ -437,6 +439,10 @@ static int class_links(const topo_topology_t *t, int size, double scale, double 
             seen[v] = 1;
         }
         free(seen);
+    }
+    if (TOPO_NET_GRAPH == t->kind) { /* one class: every link of the graph */
+        per_link[0] = per_link[1] = scale / t->graph->m;
+        return TOPO_OK;
     }
     for (int d = 0; d < t->ndims; d++) {
         const double m = t->dims[d];
@@ -527,7 +533,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
         for (int st = 0; st < depth && TOPO_OK == rc; st++) {
             link[st] = acc[st].first;
-            for (int d = 0; d < 2 * t->ndims; d++) {
+            for (int d = 0; d < (TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims); d++) {
                 link[st] = dmax(link[st], acc[st].cls[d] * per_link[d]);
             }
         }

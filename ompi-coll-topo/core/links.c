@@ -12,6 +12,11 @@
  */
 #include "links.h"
 
+#include "graph.h"
+
+_Static_assert(TOPO_GRAPH_MAX_DEGREE <= 2 * TOPO_MAX_DIMS,
+               "a graph rank's out-links are the link classes of topo_link_classes");
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,10 +85,25 @@ static int is_grid(const topo_topology_t *t)
     return t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH;
 }
 
+/* A graph's route from node u to node v, link by link (graph.h's tie
+ * rule), each link charged w / its bandwidth. */
+static void route_graph(topo_link_acc_t *acc, int k, int u, int v, double w)
+{
+    const topo_graph_t *g = acc->t->graph;
+    while (u != v) {
+        int e;
+        u = topo_graph_next(g, u, v, &e);
+        add(acc, k, (size_t)e, w / g->bw[e]);
+    }
+}
+
 size_t topo_link_count(const topo_topology_t *t, int size)
 {
     if (is_grid(t)) { /* the machine's nodes, whatever the placement */
         return (size_t)topo_topology_size(t) * (size_t)t->ndims * 2;
+    }
+    if (TOPO_NET_GRAPH == t->kind) {
+        return (size_t)t->graph->m;
     }
     return t->kind == TOPO_NET_FULLMESH ? (size_t)size * (size_t)size : (size_t)size * 2;
 }
@@ -93,6 +113,26 @@ int topo_link_classes(const topo_topology_t *t, int src, int dst, double w, doub
 {
     if (NULL != links) {
         *links = 0;
+    }
+    if (TOPO_NET_GRAPH == t->kind) {
+        const topo_graph_t *g = t->graph;
+        const int u = topo_topology_node(t, src), v = topo_topology_node(t, dst);
+        if (u == v) {
+            return 0;
+        }
+        int e;
+        topo_graph_next(g, u, v, &e);
+        first[e - g->out0[u]] += w / g->bw[e];
+        if (NULL != links) {
+            *links = topo_graph_dist(g, u, v);
+        }
+        if (NULL != hops) { /* one class, every link: the route's load */
+            int f;
+            for (int x = u; x != v; hops[0] += w / g->bw[f]) {
+                x = topo_graph_next(g, x, v, &f);
+            }
+        }
+        return NULL == t->place && g->dst[e] == v;
     }
     if (!is_grid(t)) {
         return 0;
@@ -142,7 +182,8 @@ int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, i
 {
     const int grid = is_grid(t);
     *accp = NULL;
-    if ((grid && !topo_topology_routes(t, size)) || size < 1 || nsteps < 0) {
+    if (((grid || TOPO_NET_GRAPH == t->kind) && !topo_topology_routes(t, size)) || size < 1 ||
+        nsteps < 0) {
         return TOPO_EINVAL;
     }
     topo_link_acc_t *acc = calloc(1, sizeof(*acc));
@@ -200,6 +241,9 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
                     memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
                     topo_topology_coords(t, topo_topology_node(t, x->peer), d);
                     route(acc, k, c, d, 0, w); /* no link between ranks of a node */
+                } else if (TOPO_NET_GRAPH == t->kind) {
+                    route_graph(acc, k, topo_topology_node(t, r), topo_topology_node(t, x->peer),
+                                w);
                 } else if (t->kind == TOPO_NET_FULLMESH) {
                     add(acc, k, (size_t)r * acc->size + x->peer, w);
                 } else { /* star: the sender's uplink, the receiver's downlink */

@@ -7,6 +7,11 @@
  * routing does (De Sensi et al. 2024 sec. 2.2, 6).  Loads are
  * in units of the payload M: a block of an evenly split vector weighs
  * 1 / nblocks.  Star and fullmesh have one private link per message.
+ *
+ * On a graph (graph.h) messages follow shortest paths with graph.h's tie
+ * rule (the smallest-numbered next rank closer to the destination), and a
+ * link of relative bandwidth b counts a message of weight w as w / b: the
+ * load is the time the link needs relative to a link of bandwidth 1.
  */
 #ifndef TOPO_LINKS_H
 #define TOPO_LINKS_H
@@ -27,8 +32,8 @@ typedef struct {
 
 /* Directed links the routing distinguishes for `size` ranks on t: 2 per
  * node and dimension on a grid (the whole machine, whatever the placement:
- * see topology.h), size * size on a full mesh, 2 per rank (up, down) on a
- * star.  Ranks placed on one node reach each other without a link. */
+ * see topology.h), the graph's links on a graph, size * size on a full
+ * mesh, 2 per rank (up, down) on a star.  Ranks placed on one node reach each other without a link. */
 size_t topo_link_count(const topo_topology_t *t, int size);
 
 /* Where a message of weight w from rank src to rank dst goes on a grid
@@ -37,7 +42,11 @@ size_t topo_link_count(const topo_topology_t *t, int size);
  * link of src's node; a tie splits it over both directions), hops[]
  * (2 * ndims, or NULL) w times the links it crosses in each class, and
  * *links (NULL: not wanted) the links it crosses (topo_topology_hops).
- * Nothing for ranks of one node or a topology that is not a grid.
+ * Nothing for ranks of one node or a topology that is not a grid.  On a
+ * graph first[] holds the sender's out-links (first[k]: its k-th
+ * out-link, w / bandwidth; at most TOPO_GRAPH_MAX_DEGREE = 2 * ndims
+ * slots), hops[0] (one class: every link of the graph) gets w / bandwidth
+ * summed over the links of the route, and *links is the route's length.
  * Returns 1 when the message is direct: it crosses exactly one link,
  * without a split (a neighbour in one dimension that is not the tie of a
  * ring of 2), and no placement shares that link with other ranks of the

@@ -3,6 +3,7 @@
  */
 #include "topology.h"
 
+#include "graph.h"
 #include "schedule.h" /* error codes */
 
 #include <ctype.h>
@@ -80,6 +81,13 @@ static int parse_shape(const char *str, topo_topology_t *t, char *err, size_t er
         }
     }
     const char *p;
+    if (0 == strncmp(str, "graph:", 6)) {
+        if ('\0' == str[6]) {
+            return fail(err, errlen, "'%s': expected graph:FILE (an edge list)", str);
+        }
+        t->kind = TOPO_NET_GRAPH;
+        return topo_graph_load(str + 6, &t->graph, err, errlen);
+    }
     if (0 == strncmp(str, "torus:", 6)) {
         t->kind = TOPO_NET_TORUS;
         p = str + 6;
@@ -89,7 +97,7 @@ static int parse_shape(const char *str, topo_topology_t *t, char *err, size_t er
     } else {
         return fail(err, errlen,
                     "unknown topology '%s' (expected auto, star, fullmesh, torus:AxBx..., "
-                    "mesh:AxB...)",
+                    "mesh:AxB..., graph:FILE)",
                     str);
     }
     long total = 1;
@@ -129,8 +137,11 @@ static int parse_shape(const char *str, topo_topology_t *t, char *err, size_t er
 
 void topo_topology_format(const topo_topology_t *t, char *buf, size_t len)
 {
-    static const char *const names[] = {"auto", "star", "fullmesh", "torus", "mesh"};
+    static const char *const names[] = {"auto", "star", "fullmesh", "torus", "mesh", "graph"};
     size_t n = (size_t)snprintf(buf, len, "%s", names[t->kind]);
+    if (t->kind == TOPO_NET_GRAPH && n < len) {
+        n += (size_t)snprintf(buf + n, len - n, ":%s", t->graph->name);
+    }
     if (t->kind == TOPO_NET_TORUS || t->kind == TOPO_NET_MESH) {
         for (int i = 0; i < t->ndims && n < len; i++) {
             n += (size_t)snprintf(buf + n, len - n, "%c%d", i ? 'x' : ':', t->dims[i]);
@@ -148,6 +159,9 @@ static int is_grid(const topo_topology_t *t)
 
 int topo_topology_size(const topo_topology_t *t)
 {
+    if (TOPO_NET_GRAPH == t->kind) {
+        return t->graph->n;
+    }
     if (!is_grid(t)) {
         return 0;
     }
@@ -192,9 +206,16 @@ int topo_topology_is_grid_of(const topo_topology_t *t, int size)
     return is_grid(t) && NULL == t->place && topo_topology_size(t) == size;
 }
 
+int topo_topology_is_direct_of(const topo_topology_t *t, int size)
+{
+    return topo_topology_is_grid_of(t, size) ||
+           (TOPO_NET_GRAPH == t->kind && NULL == t->place && t->graph->n == size);
+}
+
 int topo_topology_routes(const topo_topology_t *t, int size)
 {
-    return is_grid(t) && (NULL != t->place || topo_topology_size(t) == size);
+    return (is_grid(t) || TOPO_NET_GRAPH == t->kind) &&
+           (NULL != t->place || topo_topology_size(t) == size);
 }
 
 int topo_topology_placed(const topo_topology_t *t, int size)
@@ -206,6 +227,9 @@ int topo_topology_hops(const topo_topology_t *t, int a, int b)
 {
     if (a == b) {
         return 0;
+    }
+    if (TOPO_NET_GRAPH == t->kind) {
+        return topo_graph_dist(t->graph, topo_topology_node(t, a), topo_topology_node(t, b));
     }
     if (!is_grid(t)) {
         /* a star's placed ranks of one node share memory */
@@ -234,6 +258,8 @@ int topo_topology_ports(const topo_topology_t *t, int size)
     switch (t->kind) {
     case TOPO_NET_FULLMESH:
         return size > 1 ? size - 1 : 1;
+    case TOPO_NET_GRAPH:
+        return t->graph->max_out;
     case TOPO_NET_TORUS:
     case TOPO_NET_MESH: {
         int p = 0;

@@ -47,7 +47,7 @@ START_TEST(test_catalog_all_sizes)
         topo_gen_args_t a = {algo->prim, p, 0, 0, &star};
         char msg[512] = "";
         topo_topology_t ring;
-        if (algo->flags & TOPO_ALG_GRID) {
+        if (algo->flags & (TOPO_ALG_GRID | TOPO_ALG_DIRECT)) {
             ck_assert_int_eq(topo_algo_fits(algo, &a, TOPO_OP_EXACT, msg, sizeof(msg)), 0);
             ck_assert(strlen(msg) > 0);
             snprintf(msg, sizeof(msg), "torus:%d", p);
