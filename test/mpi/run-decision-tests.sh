@@ -171,7 +171,7 @@ run rules 4 "$V1 coll_topo_allreduce_rules=0-1k:recursive_doubling,1k-inf:ring" 
     "$ALLREDUCE --comms world --max-count 2000" \
     "+allreduce uses recursive_doubling (rule 0-1k of coll_topo_allreduce_rules)" \
     "+allreduce uses ring (rule 1k-inf of coll_topo_allreduce_rules)" \
-    "+falls back to the previous module (rule 1k-inf of coll_topo_allreduce_rules gives ring for" \
+    "+goes to the previous module (rule 1k-inf of coll_topo_allreduce_rules gives ring for" \
     "-auto: cheapest"
 # Rules of a rooted primitive, sizes with and without suffixes (the gap
 # between the rules is left to auto; its line shows only if auto picks an
@@ -185,12 +185,12 @@ run rules-bcast 4 "$V1 coll_topo_bcast_rules=0-64:binomial,1k-inf:pipelined_chai
 # always (the non-commutative calls of 1k-inf fall back as above).
 run rules-previous 4 "$V1 coll_topo_allreduce_rules=0-1k:previous,1k-inf:ring" \
     "$ALLREDUCE --comms world,dup --max-count 2000" \
-    "+allreduce falls back to the previous module (rule 0-1k of coll_topo_allreduce_rules gives the previous module)" \
+    "+allreduce goes to the previous module (rule 0-1k of coll_topo_allreduce_rules gives the previous module)" \
     "+allreduce uses ring (rule 1k-inf of coll_topo_allreduce_rules)" \
     "-allreduce uses recursive_doubling" "-auto: cheapest"
 run rules-previous-barrier 3 "$V1 coll_topo_barrier_rules=0-inf:previous" \
     "$PRIMS --prims barrier,bcast --comms world --max-count 100" \
-    "+barrier falls back to the previous module (rule 0-inf of coll_topo_barrier_rules gives the previous module)" \
+    "+barrier goes to the previous module (rule 0-inf of coll_topo_barrier_rules gives the previous module)" \
     "+bcast uses" "-barrier uses"
 # Groups by communicator size: the world (4 ranks) and the halves of the
 # split (2 ranks each) take their own groups, and a size no group holds is
@@ -199,7 +199,7 @@ run rules-groups 4 "$V1 coll_topo_allreduce_rules=2@0-inf:ring;4-8@0-1k:recursiv
     "$ALLREDUCE --comms world,split --max-count 2000" \
     "+allreduce uses ring (rule 2@0-inf of coll_topo_allreduce_rules)" \
     "+allreduce uses recursive_doubling (rule 4-8@0-1k of coll_topo_allreduce_rules)" \
-    "+allreduce falls back to the previous module (rule 4-8@1k-inf of coll_topo_allreduce_rules gives the previous module)" \
+    "+allreduce goes to the previous module (rule 4-8@1k-inf of coll_topo_allreduce_rules gives the previous module)" \
     "-allreduce uses recursive_doubling (auto" "-allreduce uses ring (auto"
 run rules-groups-none 4 "$V1 coll_topo_allreduce_rules=8@0-inf:ring" \
     "$ALLREDUCE --comms world --max-count 100" \
@@ -545,13 +545,13 @@ run mixed-types 5 "coll_topo_verbose=1 coll_topo_bcast_algorithm=pipelined_chain
 HO="coll_topo_handoff: on 2 ranks binomial is one message per rank, of at most 4032 bytes"
 TU="of at most 4032 bytes (the eager limit), which the previous module (coll/tuned) sends"
 run handoff-default 2 "$V1 $NOAT $NOHH" "$PRIMS --comms world,dup --max-count 2000" \
-    "+bcast falls back to the previous module ($HO" \
-    "+reduce falls back to the previous module ($HO" \
-    "+allgather falls back to the previous module (coll_topo_handoff: on 2 ranks trivance is one message per rank, $TU" \
-    "+alltoall falls back to the previous module (coll_topo_handoff: on 2 ranks pairwise is one message per rank, $TU" \
-    "+barrier falls back to the previous module (coll_topo_handoff: on 2 ranks dissemination is one message per rank, $TU" \
+    "+bcast goes to the previous module ($HO" \
+    "+reduce goes to the previous module ($HO" \
+    "+allgather goes to the previous module (coll_topo_handoff: on 2 ranks trivance is one message per rank, $TU" \
+    "+alltoall goes to the previous module (coll_topo_handoff: on 2 ranks pairwise is one message per rank, $TU" \
+    "+barrier goes to the previous module (coll_topo_handoff: on 2 ranks dissemination is one message per rank, $TU" \
     "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+allgather uses" \
-    "+alltoall uses" "+reduce_scatter uses" "-reduce_scatter falls back" \
+    "+alltoall uses" "+reduce_scatter uses" "-reduce_scatter goes to the previous module" \
     "-barrier uses"
 # Without tuned behind coll/topo, an exchange stays with coll/topo (coll/basic
 # sends a 2-rank barrier or allgather as two messages in turn); bcast and
@@ -560,33 +560,33 @@ saved_launch=("${launch[@]}")
 # shellcheck disable=SC2054 # commas inside values
 launch=("${no_coll[@]}" --mca coll topo,basic,libnbc,self)
 run handoff-basic 2 "$V1 $NOAT $NOHH" "$PRIMS --comms world,dup --max-count 10" \
-    "+bcast falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
-    "+reduce falls back to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
-    "+barrier uses" "+allgather uses" "+alltoall uses" "-barrier falls back" "-allgather falls back" \
-    "-alltoall falls back"
+    "+bcast goes to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
+    "+reduce goes to the previous module ($HO (the eager limit), which the previous module (coll/basic) sends" \
+    "+barrier uses" "+allgather uses" "+alltoall uses" "-barrier goes to the previous module" "-allgather goes to the previous module" \
+    "-alltoall goes to the previous module"
 launch=("${saved_launch[@]}")
 run handoff-none 2 "$V1 coll_topo_handoff=none $NOHH" "$PRIMS --comms world --max-count 10" \
     "+bcast uses binomial (auto" "+reduce uses binomial (auto" "+barrier uses" "+allgather uses" \
     "+alltoall uses" "-coll_topo_handoff:"
 run handoff-every-primitive 2 "$V1 coll_topo_handoff=allreduce,reduce_scatter,allgather,bcast,reduce,alltoall,barrier" \
     "$PRIMS --comms world --max-count 10" \
-    "+allgather falls back to the previous module (coll_topo_handoff:" \
-    "+alltoall falls back to the previous module (coll_topo_handoff:" \
-    "+barrier falls back to the previous module (coll_topo_handoff:" "- uses "
+    "+allgather goes to the previous module (coll_topo_handoff:" \
+    "+alltoall goes to the previous module (coll_topo_handoff:" \
+    "+barrier goes to the previous module (coll_topo_handoff:" "- uses "
 run handoff-three-ranks 3 "$V1" "$PRIMS --comms world --max-count 10" \
     "+bcast uses knomial (auto" "+reduce uses knomial (auto" "+barrier uses" "+allgather uses" \
     "+alltoall uses" "-coll_topo_handoff:"
 run handoff-forced 2 "$V1 coll_topo_bcast_algorithm=binomial $NOHH" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
-    "+bcast uses binomial (forced" "+reduce falls back to the previous module ($HO" \
-    "-bcast falls back"
+    "+bcast uses binomial (forced" "+reduce goes to the previous module ($HO" \
+    "-bcast goes to the previous module"
 run handoff-rule 2 "$V1 coll_topo_reduce_rules=0-inf:binomial" \
     "$PRIMS --prims reduce --comms world --max-count 10" \
     "+reduce uses binomial (rule 0-inf" "-coll_topo_handoff:"
 run handoff-malformed 2 "$V1 coll_topo_handoff=bcast,,reduce $NOHH" \
     "$PRIMS --prims bcast,reduce --comms world --max-count 10" \
     "+The value of the MCA parameter coll_topo_handoff is not valid" "+an empty item in the list" \
-    "+Using the default \"allgather,bcast,reduce,alltoall,barrier\"" "+bcast falls back to the previous module ($HO"
+    "+Using the default \"allgather,bcast,reduce,alltoall,barrier\"" "+bcast goes to the previous module ($HO"
 
 # ---- timing against the previous module (coll_topo_autotune) -------------
 # Random sequences of every primitive on odd and even communicators (world,
@@ -603,15 +603,15 @@ run autotune-previous 5 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=-0
     "$PRIMS --comms world,split,reversed --random 1200 --max-count 100" \
     "+bcast, payloads of" "+reduce, payloads of" "+allgather, payloads of" \
     "+alltoall, payloads of" "+barrier, payloads of 0 bytes: coll/topo (" "+$ATP" \
-    "+falls back to the previous module (coll_topo_autotune: the previous module was faster than" \
-    "-$ATK" "-bcast falls back to the previous module (coll_topo_autotune"
+    "+goes to the previous module (coll_topo_autotune: the previous module was faster than" \
+    "-$ATK" "-bcast goes to the previous module (coll_topo_autotune"
 # (a bcast class handed over goes to the previous module at the entry, by
 # its payload alone: no fallback line; with a rule for the communicator's
 # size, whose calls the class may share, through the memo: the line shows,
 # and the rule's calls stay with their algorithm)
 run autotune-rule 4 "$V1 coll_topo_autotune_margin=-0.999 coll_topo_bcast_rules=0-64:binomial" \
     "$PRIMS --prims bcast --comms world --random 400 --max-count 100" \
-    "+bcast uses binomial (rule 0-64" "+bcast falls back to the previous module (coll_topo_autotune"
+    "+bcast uses binomial (rule 0-64" "+bcast goes to the previous module (coll_topo_autotune"
 run autotune-keep 4 "$V1 coll_topo_autotune=all coll_topo_autotune_margin=1000" \
     "$PRIMS --comms world,split --random 1500 --max-count 100" \
     "+$ATK" "+reduce_scatter_block, payloads of" "-$ATP" "-coll_topo_autotune:"
@@ -645,10 +645,10 @@ run autotune-bad-mode 3 "$V1 coll_topo_autotune=sometimes coll_topo_autotune_mar
     "$PRIMS --prims bcast --comms world --random 200 --max-count 50" \
     "+Variable     : coll_topo_autotune" "+$ATP"
 # The ranks must agree on it: one rank without timing would hang the
-# others in the barriers, so the communicator falls back as a whole.
+# others in the barriers, so the whole communicator goes to the previous module.
 run_mpmd autotune-disagree "$V1" "$PRIMS --prims bcast --comms world --random 100 --max-count 20" \
     "2" "1 OMPI_MCA_coll_topo_autotune=off" -- \
-    "+bcast falls back to the previous module (the ranks" "-coll_topo_autotune"
+    "+bcast goes to the previous module (the ranks" "-coll_topo_autotune"
 
 # ---- topology sources ----------------------------------------------------
 # Cartesian communicators, periodic, not, and mixed; MPI_COMM_WORLD of the
@@ -797,8 +797,8 @@ run locality-bad 2 "$V1 coll_topo_locality=sometimes" "$ALLREDUCE --comms world 
 # oversubscribes 4 ranks), bcast below 4 KiB and reduce below 64 KiB go
 # to the previous module, larger payloads to coll/topo; results checked
 # on world, a split and a reversed communicator.
-HH="+bcast falls back to the previous module (coll_topo_host_handoff: the 4 ranks share one host, where bcast of less than 4k bytes"
-HR="+reduce falls back to the previous module (coll_topo_host_handoff: the 4 ranks share one host, where reduce of less than 64k bytes"
+HH="+bcast goes to the previous module (coll_topo_host_handoff: the 4 ranks share one host, where bcast of less than 4k bytes"
+HR="+reduce goes to the previous module (coll_topo_host_handoff: the 4 ranks share one host, where reduce of less than 64k bytes"
 run host-handoff 4 "$V1 coll_topo_locality=always $NOAT" \
     "$PRIMS --prims bcast,reduce --comms world,split,reversed --max-count 70000" \
     "$HH" "$HR" "+comm MPI_COMM_WORLD (cid 0): bcast uses" "+comm MPI_COMM_WORLD (cid 0): reduce uses" \
@@ -851,27 +851,27 @@ run placed-by-world 8 "$V1 coll_topo_topology=torus:2x4" \
     "-does not match the size"
 
 # ---- agreement -----------------------------------------------------------
-# One rank forces another algorithm: every primitive falls back on every
+# One rank forces another algorithm: every primitive goes to the previous module on every
 # communicator, results stay correct, the message is shown.
 run_mpmd disagree-algorithm "$V1" "$PRIMS --comms world,dup --max-count 100" \
     "1 OMPI_MCA_coll_topo_allreduce_algorithm=ring" "3" -- \
     "+The ranks of a communicator reached different inputs for coll/topo's" \
-    "+comm MPI_COMM_WORLD (cid 0): bcast falls back to the previous module (the ranks" \
+    "+comm MPI_COMM_WORLD (cid 0): bcast goes to the previous module (the ranks" \
     "+comm dup (cid" "- uses "
 # Different cost models on half of the ranks (hash of a double).
 run_mpmd disagree-hop "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2" "2 OMPI_MCA_coll_topo_hop=1e-6" -- \
     "+The ranks of a communicator reached different inputs for coll/topo's" \
-    "+allreduce falls back to the previous module (the ranks" "- uses "
+    "+allreduce goes to the previous module (the ranks" "- uses "
 # A different eager limit on half of the ranks.
 run_mpmd disagree-eager "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2" "2 OMPI_MCA_coll_topo_eager_limit=1000" -- \
-    "+allreduce falls back to the previous module (the ranks" "- uses "
+    "+allreduce goes to the previous module (the ranks" "- uses "
 # A different handoff set on one rank: a handoff on one rank and our
-# schedule on the other would never match; every primitive falls back.
+# schedule on the other would never match; every primitive goes to the previous module.
 run_mpmd disagree-handoff "$V1" "$PRIMS --prims bcast,reduce --comms world --max-count 100" \
     "1" "1 OMPI_MCA_coll_topo_handoff=none" -- \
-    "+bcast falls back to the previous module (the ranks" "- uses "
+    "+bcast goes to the previous module (the ranks" "- uses "
 # Same values everywhere, given per context: no disagreement.
 run_mpmd agree-same-values "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" "2 OMPI_MCA_coll_topo_allreduce_rules=0-inf:ring" -- \
@@ -889,7 +889,7 @@ run_mpmd agree-out-of-range "$V1" "$ALLREDUCE --comms world --max-count 100" \
 # A different beta on half of the ranks is still seen.
 run_mpmd disagree-beta "$V1" "$ALLREDUCE --comms world --max-count 100" \
     "2" "2 OMPI_MCA_coll_topo_beta=2e-10" -- \
-    "+allreduce falls back to the previous module (the ranks" "- uses "
+    "+allreduce goes to the previous module (the ranks" "- uses "
 
 # ---- ranks that do not all run coll/topo ---------------------------------
 # Half of the ranks without coll/topo (priority -1, or a coll list without

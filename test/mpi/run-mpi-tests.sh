@@ -185,7 +185,7 @@ run_case() {
         served=*)
             local alg=${c#served=}
             if ! grep -Eq "coll:topo: comm .*: allreduce uses $alg \(" "$log" &&
-                ! grep -Eq "coll:topo: comm .*: allreduce falls back .*coll_topo_allreduce_algorithm=$alg does not fit" "$log"; then
+                ! grep -Eq "coll:topo: comm .*: allreduce goes to the previous module .*coll_topo_allreduce_algorithm=$alg does not fit" "$log"; then
                 why+=("neither 'allreduce uses $alg' nor a 'does not fit' line for $alg")
             fi
             if grep -E "coll:topo: comm .*: allreduce uses " "$log" | grep -Evq "allreduce uses $alg \("; then

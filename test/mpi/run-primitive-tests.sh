@@ -14,7 +14,7 @@
 #   - for more than one rank, coll/topo's verbose output proves that the
 #     component served each primitive: "<primitive> uses <algorithm>" with
 #     the forced algorithm and no other (or, where the forced algorithm fits
-#     no call of the run, its "falls back ... does not fit" line), and for
+#     no call of the run, its "goes to the previous module ... does not fit" line), and for
 #     the automatic run a "<primitive> uses" line of each primitive that has
 #     an algorithm (or its coll_topo_handoff line: coll/topo decided to hand
 #     the call over, as it does a 2-rank barrier).  A component that fails
@@ -75,7 +75,7 @@ for p in $PRIMS; do
     algos[$p]=$list
     n=$(echo "$list" | wc -w)
     [ "$n" -gt "$max_algos" ] && max_algos=$n
-    echo "algorithms of $p: ${list:-(none: every call falls back)}"
+    echo "algorithms of $p: ${list:-(none: every call goes to the previous module)}"
 done
 
 launch=("$MPIRUN" --oversubscribe)
@@ -97,10 +97,10 @@ served() {
     local log=$1 p=$2 alg=$3 uses
     uses=$(grep -oE "coll:topo: comm .*: $p uses [a-z0-9_]+ \(" "$log" | sed -E "s/.* uses ([a-z0-9_]+) .*/\1/" | sort -u)
     if [ "$alg" = auto ]; then
-        [ -n "$uses" ] || grep -q ": $p falls back to the previous module (coll_topo_handoff:" "$log" ||
+        [ -n "$uses" ] || grep -q ": $p goes to the previous module (coll_topo_handoff:" "$log" ||
             echo "no '$p uses <algorithm>' line"
     elif [ -z "$uses" ]; then
-        grep -q ": $p falls back .*coll_topo_${p}_algorithm=$alg does not fit" "$log" ||
+        grep -q ": $p goes to the previous module .*coll_topo_${p}_algorithm=$alg does not fit" "$log" ||
             echo "no '$p uses $alg' line"
     elif [ "$uses" != "$alg" ]; then
         echo "$p used $(echo "$uses" | tr '\n' ' ')instead of only $alg"
