@@ -469,7 +469,7 @@ typedef struct mca_coll_topo_module_t {
     char reason[COLL_TOPO_REASON_LEN]; /* why the current call goes to the
                                           previous module */
     mca_coll_topo_tables_t tables;
-    mca_coll_topo_memo_t memo[COLL_TOPO_NSLOTS]; /* by slot (coll_topo_memo.c) */
+    mca_coll_topo_memo_t memo;                   /* coll_topo_memo.c */
     size_t memo_plan_bytes;                      /* held by the memo entries' plans */
     mca_coll_topo_autotune_t tune;
     mca_coll_topo_said_t said;
@@ -556,9 +556,11 @@ static inline size_t mca_coll_topo_grown_cap(size_t cap, size_t need)
     return n;
 }
 /* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error.
- * Inline (a plan's compilation asks at every operation it adds: some 600
- * instructions of calls per compilation on 8 ranks). */
-static inline int mca_coll_topo_grow_to(void **buf, size_t *cap, size_t need)
+ * Out of line (mca_coll_topo_grow, inline, asks first: a plan's
+ * compilation asks at every operation it adds, some 600 instructions of
+ * calls per compilation on 8 ranks), in each file that grows one. */
+static __attribute__((unused, noinline)) int mca_coll_topo_grow_to(void **buf, size_t *cap,
+                                                                   size_t need)
 {
     if (need <= *cap) {
         return OMPI_SUCCESS;

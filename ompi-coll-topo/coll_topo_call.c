@@ -195,10 +195,10 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     /* A call that repeats a remembered one of the slot (a remembered call
      * was routed, so neither of begin_route's early answers applies). */
     mca_coll_topo_memo_entry_t *e =
-        mca_coll_topo_memo_find(&m->memo[slot], call->dtype, call->op, call->count, call->unit,
+        mca_coll_topo_memo_find(&m->memo, slot, call->dtype, call->op, call->count, call->unit,
                                 call->root, call->counts, comm);
     if (NULL != e) {
-        m->memo[slot].hits++;
+        m->memo.hits[slot]++;
         if (NULL == e->algo) {
             return COLL_TOPO_PREVIOUS;
         }
@@ -228,7 +228,7 @@ static int begin_route(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
     size_t total = call->count, dsize = 0;
     int rc, key = -1;
 
-    m->memo[slot].decided++;
+    m->memo.decided[slot]++;
     call->algo = NULL;
     call->sched = NULL;
     call->edt = MPI_BYTE; /* barrier: messages without data */

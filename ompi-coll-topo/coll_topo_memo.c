@@ -35,16 +35,16 @@ static void forget(mca_coll_topo_module_t *m, mca_coll_topo_memo_entry_t *e)
 
 void mca_coll_topo_memo_clear_slot(mca_coll_topo_module_t *m, int slot)
 {
-    mca_coll_topo_memo_t *mm = &m->memo[slot];
-    const unsigned n = mm->sets * COLL_TOPO_MEMO_WAYS;
-    for (unsigned j = 0; NULL != mm->entries && j < n; j++) {
-        forget(m, &mm->entries[j]);
+    mca_coll_topo_memo_t *mm = &m->memo;
+    const unsigned n = mm->sets[slot] * COLL_TOPO_MEMO_WAYS;
+    for (unsigned j = 0; NULL != mm->entries[slot] && j < n; j++) {
+        forget(m, &mm->entries[slot][j]);
     }
-    free(mm->entries);
-    mm->entries = NULL;
-    mm->last = NULL;
-    mm->sets = 0;
-    mm->replaced = 0;
+    free(mm->entries[slot]);
+    mm->entries[slot] = NULL;
+    mm->last[slot] = NULL;
+    mm->sets[slot] = 0;
+    mm->replaced[slot] = 0;
 }
 
 void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
@@ -62,19 +62,21 @@ void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m)
  * again after one more miss).  NULL: out of memory. */
 static mca_coll_topo_memo_entry_t *entries_of(mca_coll_topo_module_t *m, int slot)
 {
-    mca_coll_topo_memo_t *mm = &m->memo[slot];
+    mca_coll_topo_memo_t *mm = &m->memo;
     unsigned sets = COLL_TOPO_MEMO_SETS_MIN;
-    if (NULL != mm->entries) {
-        const unsigned long held = (unsigned long)mm->sets * COLL_TOPO_MEMO_WAYS;
-        if (mm->sets >= COLL_TOPO_MEMO_SETS_MAX || mm->replaced < COLL_TOPO_MEMO_GROW_AFTER * held) {
-            return mm->entries;
+    if (NULL != mm->entries[slot]) {
+        const unsigned long held = (unsigned long)mm->sets[slot] * COLL_TOPO_MEMO_WAYS;
+        if (mm->sets[slot] >= COLL_TOPO_MEMO_SETS_MAX ||
+            mm->replaced[slot] < COLL_TOPO_MEMO_GROW_AFTER * held) {
+            return mm->entries[slot];
         }
-        sets = 4 * mm->sets;
+        sets = 4 * mm->sets[slot];
         mca_coll_topo_memo_clear_slot(m, slot);
     }
-    mm->entries = calloc((size_t)sets * COLL_TOPO_MEMO_WAYS, sizeof(mca_coll_topo_memo_entry_t));
-    mm->sets = NULL != mm->entries ? sets : 0;
-    return mm->entries;
+    mm->entries[slot] =
+        calloc((size_t)sets * COLL_TOPO_MEMO_WAYS, sizeof(mca_coll_topo_memo_entry_t));
+    mm->sets[slot] = NULL != mm->entries[slot] ? sets : 0;
+    return mm->entries[slot];
 }
 
 mca_coll_topo_memo_entry_t *mca_coll_topo_memo_keep(mca_coll_topo_module_t *m, int slot,
@@ -104,16 +106,17 @@ mca_coll_topo_memo_entry_t *mca_coll_topo_memo_keep(mca_coll_topo_module_t *m, i
     if (NULL != units) {
         memcpy(units, call->units, (size_t)nunits * sizeof(*units));
     }
-    mca_coll_topo_memo_t *mm = &m->memo[slot];
-    mca_coll_topo_memo_entry_t *set = mca_coll_topo_memo_set(mm, call->count, call->unit,
-                                                             call->root),
+    mca_coll_topo_memo_t *mm = &m->memo;
+    mca_coll_topo_memo_entry_t *set =
+                                   mca_coll_topo_memo_set(mm, slot, call->count, call->unit,
+                                                          call->root),
                                *e = NULL;
     for (int w = 0; w < COLL_TOPO_MEMO_WAYS && NULL == e; w++) {
         e = set[w].valid ? NULL : &set[w];
     }
     if (NULL == e) {
-        e = &set[mm->turn++ % COLL_TOPO_MEMO_WAYS];
-        mm->replaced++;
+        e = &set[mm->turn[slot]++ % COLL_TOPO_MEMO_WAYS];
+        mm->replaced[slot]++;
     }
     /* The replaced entry's plan is compiled again for this call when it
      * needs one (rather than freed and allocated again: an application
@@ -149,6 +152,6 @@ mca_coll_topo_memo_entry_t *mca_coll_topo_memo_keep(mca_coll_topo_module_t *m, i
         .units = units,
         .plan = {NULL, 0, spare},
     };
-    mm->last = e;
+    mm->last[slot] = e;
     return e;
 }

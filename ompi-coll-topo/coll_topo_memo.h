@@ -55,35 +55,40 @@ typedef struct {
                                       (coll_topo_autotune), 0: none */
 } mca_coll_topo_memo_entry_t;
 
-/* The memo of one slot. */
+/* The memo of a module, per slot (arrays by slot, as the entry indexes
+ * them). */
 typedef struct {
-    mca_coll_topo_memo_entry_t *entries; /* sets * COLL_TOPO_MEMO_WAYS, allocated at
-                                            the slot's first call; NULL: none */
-    unsigned sets;                       /* 0: none */
-    unsigned long replaced;              /* entries replaced since allocated */
-    unsigned turn;                       /* the way a miss replaces next */
-    mca_coll_topo_memo_entry_t *last;    /* the entry of the slot's last call
-                                            (looked at first), or NULL */
-    /* coll_topo_verbose=2: the calls the memo held and those decided
+    mca_coll_topo_memo_entry_t *entries[COLL_TOPO_NSLOTS]; /* sets * COLL_TOPO_MEMO_WAYS,
+                                                              allocated at the slot's first
+                                                              call; NULL: none */
+    unsigned sets[COLL_TOPO_NSLOTS];                       /* 0: none */
+    unsigned long replaced[COLL_TOPO_NSLOTS];              /* entries replaced since
+                                                              allocated */
+    unsigned turn[COLL_TOPO_NSLOTS];                       /* the way a miss replaces next */
+    mca_coll_topo_memo_entry_t *last[COLL_TOPO_NSLOTS];    /* the entry of the slot's last
+                                                              call (looked at first), or
+                                                              NULL */
+    /* coll_topo_verbose=2: the calls the memo held and those routed
      * again, reported when the communicator is freed */
-    unsigned long hits, decided;
+    unsigned long hits[COLL_TOPO_NSLOTS], decided[COLL_TOPO_NSLOTS];
 } mca_coll_topo_memo_t;
 
 /* The memo set of a call (by its count and root; a unit count or a count
  * array: by the unit, the rank's own count), so that consecutive counts
  * and consecutive roots fall in different sets.  NULL: no memo yet. */
 static inline mca_coll_topo_memo_entry_t *mca_coll_topo_memo_set(const mca_coll_topo_memo_t *mm,
-                                                                 size_t count, size_t unit, int root)
+                                                                 int slot, size_t count,
+                                                                 size_t unit, int root)
 {
-    if (OPAL_UNLIKELY(NULL == mm->entries)) {
+    if (OPAL_UNLIKELY(NULL == mm->entries[slot])) {
         return NULL;
     }
     const uint64_t key =
         (uint64_t)count + (uint64_t)unit + (uint64_t)(unsigned)root * UINT64_C(0x9e3779b9);
     /* the high bits of a Fibonacci hash, scaled to the sets */
     const uint64_t h = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
-    const unsigned set = (unsigned)((h * mm->sets) >> 32);
-    return &mm->entries[set * COLL_TOPO_MEMO_WAYS];
+    const unsigned set = (unsigned)((h * mm->sets[slot]) >> 32);
+    return &mm->entries[slot][set * COLL_TOPO_MEMO_WAYS];
 }
 
 /* Does the entry describe the call (counts: NULL, or one per rank of comm)? */
@@ -104,25 +109,25 @@ static inline bool mca_coll_topo_memo_matches(const mca_coll_topo_memo_entry_t *
            0 == memcmp(e->counts, counts, (size_t)e->ncounts * sizeof(int));
 }
 
-/* The entry of a call in the memo mm, or NULL: the last call's, else one
- * of its set's (then the last one). */
+/* The entry of a call of `slot` in the memo mm, or NULL: the last call's,
+ * else one of its set's (then the last one). */
 static inline mca_coll_topo_memo_entry_t *
-mca_coll_topo_memo_find(mca_coll_topo_memo_t *mm, const struct ompi_datatype_t *dtype,
+mca_coll_topo_memo_find(mca_coll_topo_memo_t *mm, int slot, const struct ompi_datatype_t *dtype,
                         const struct ompi_op_t *op, size_t count, size_t unit, int root,
                         const int *counts, struct ompi_communicator_t *comm)
 {
-    mca_coll_topo_memo_entry_t *e = mm->last;
+    mca_coll_topo_memo_entry_t *e = mm->last[slot];
     if (NULL != e && mca_coll_topo_memo_matches(e, dtype, op, count, unit, root, counts, comm)) {
         return e;
     }
-    mca_coll_topo_memo_entry_t *set = mca_coll_topo_memo_set(mm, count, unit, root);
+    mca_coll_topo_memo_entry_t *set = mca_coll_topo_memo_set(mm, slot, count, unit, root);
     e = NULL;
     for (int w = 0; NULL != set && w < COLL_TOPO_MEMO_WAYS && NULL == e; w++) {
         e = mca_coll_topo_memo_matches(&set[w], dtype, op, count, unit, root, counts, comm)
                 ? &set[w]
                 : NULL;
     }
-    mm->last = e;
+    mm->last[slot] = e;
     return e;
 }
 

@@ -173,46 +173,40 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .price_ranks = c->price_ranks};
     const topo_proto_t proto = *mca_coll_topo_proto();
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
-    int n;
-    const topo_algo_t *cat = topo_catalog(&n);
-    mca_coll_topo_decision_t d = {
-        .prim = args->prim, .root = args->root, .opclass = opclass, .upto = upto};
-    d.algo = calloc((size_t)n, sizeof(*d.algo));
-    d.price = calloc((size_t)n, sizeof(*d.price));
-    const topo_price_t **pr = calloc((size_t)n, sizeof(*pr));
-    const topo_algo_t **fit = calloc((size_t)n, sizeof(*fit));
-    topo_price_t *price = calloc((size_t)n, sizeof(*price));
-    int *prc = calloc((size_t)n, sizeof(*prc));
-    int rc = NULL == d.algo || NULL == d.price || NULL == pr || NULL == fit || NULL == price ||
-                     NULL == prc
-                 ? TOPO_ENOMEM
-                 : TOPO_OK;
-    int nfit = 0;
-    for (int i = 0; i < n && TOPO_OK == rc; i++) {
-        char why[256] = "";
-        const topo_algo_t *a = &cat[i];
-        if (a->prim != args->prim) {
-            continue;
-        }
-        if (!topo_algo_fits(a, args, opclass, why, sizeof(why))) {
-            if (say) {
-                mca_coll_topo_say_excluded(comm, args->prim, a->name, why);
-            }
-            continue;
-        }
-        fit[nfit++] = a;
-    }
+    topo_candidates_t all;
     /* candidates whose lower bound is above a priced one at every payload
      * are not priced: they cannot be in the table (decision.h) */
-    if (TOPO_OK == rc) {
-        rc = topo_price_candidates_upto(fit, nfit, args, &params, &net, &proto, c->prune, upto,
-                                        price, prc, NULL);
+    if (TOPO_OK !=
+        topo_candidates_price(args, opclass, &params, &net, &proto, c->prune, upto, 0, &all)) {
+        return NULL;
     }
-    for (int k = 0; k < nfit && TOPO_OK == rc; k++) {
-        if (TOPO_OK != prc[k]) {
+    mca_coll_topo_decision_t d = {
+        .prim = args->prim, .root = args->root, .opclass = opclass, .upto = upto};
+    d.algo = calloc((size_t)all.n + 1, sizeof(*d.algo));
+    d.price = calloc((size_t)all.n + 1, sizeof(*d.price));
+    int *at = calloc((size_t)all.n + 1, sizeof(*at)); /* all.cand -> d's index */
+    if (NULL == d.algo || NULL == d.price || NULL == at) {
+        free(d.algo);
+        free(d.price);
+        free(at);
+        topo_candidates_free(&all);
+        return NULL;
+    }
+    for (int i = 0; i < all.n && say; i++) {
+        if (!all.cand[i].fits) {
+            mca_coll_topo_say_excluded(comm, args->prim, all.cand[i].algo->name, all.cand[i].why);
+        }
+    }
+    for (int i = 0; i < all.n; i++) {
+        topo_candidate_t *k = &all.cand[i];
+        at[i] = -1;
+        if (!k->fits) {
+            continue;
+        }
+        if (TOPO_OK != k->rc) {
             if (say) {
                 char why[160];
-                if (TOPO_PRUNED != prc[k]) {
+                if (TOPO_PRUNED != k->rc) {
                     snprintf(why, sizeof(why), "the cost model could not price it");
                 } else if (SIZE_MAX == upto) {
                     snprintf(why, sizeof(why),
@@ -224,26 +218,24 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                              "every payload up to %zu bytes",
                              upto);
                 }
-                mca_coll_topo_say_excluded(comm, args->prim, fit[k]->name, why);
+                mca_coll_topo_say_excluded(comm, args->prim, k->algo->name, why);
             }
             continue;
         }
-        d.algo[d.ncand] = fit[k];
-        d.price[d.ncand] = price[k];
-        pr[d.ncand] = &d.price[d.ncand];
-        d.ncand++;
+        /* the price moves to the decision */
+        at[i] = d.ncand;
+        d.algo[d.ncand] = k->algo;
+        d.price[d.ncand++] = k->price;
+        memset(&k->price, 0, sizeof(k->price));
     }
-    free(fit);
-    free(price);
-    free(prc);
-    if (TOPO_OK == rc) {
-        rc = topo_decision_build(pr, d.ncand, &d.table);
+    /* the table, its candidates renumbered for d */
+    d.table = all.table;
+    memset(&all.table, 0, sizeof(all.table));
+    for (int k = 0; k < d.table.n; k++) {
+        d.table.cand[k] = d.table.cand[k] >= 0 ? at[d.table.cand[k]] : -1;
     }
-    free(pr);
-    if (TOPO_OK != rc) {
-        decision_free(&d);
-        return NULL;
-    }
+    free(at);
+    topo_candidates_free(&all);
     if (say) {
         mca_coll_topo_say_table(comm, &d, &proto);
         fflush(stderr);

@@ -171,21 +171,21 @@ void mca_coll_topo_say_calls(const mca_coll_topo_module_t *m)
 {
     bool any = false;
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
-        if (0 == m->memo[i].hits + m->memo[i].decided) {
+        if (0 == m->memo.hits[i] + m->memo.decided[i]) {
             continue;
         }
         any = true;
         char grown[64] = "";
-        if (m->memo[i].sets > COLL_TOPO_MEMO_SETS_MIN) {
+        if (m->memo.sets[i] > COLL_TOPO_MEMO_SETS_MIN) {
             snprintf(grown, sizeof(grown), " (the memo grew to %u entries)",
-                     m->memo[i].sets * COLL_TOPO_MEMO_WAYS);
+                     m->memo.sets[i] * COLL_TOPO_MEMO_WAYS);
         }
         fprintf(stderr,
                 "coll:topo: comm %s: %s: %lu calls, %lu repeating a remembered call, %lu "
                 "decided%s\n",
                 m->said.comm,
                 mca_coll_topo_slot_name(i),
-                m->memo[i].hits + m->memo[i].decided, m->memo[i].hits, m->memo[i].decided, grown);
+                m->memo.hits[i] + m->memo.decided[i], m->memo.hits[i], m->memo.decided[i], grown);
     }
     if (any) {
         fprintf(stderr,

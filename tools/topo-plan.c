@@ -5,9 +5,10 @@
  * the primitive in the catalog, priced by the core cost model per message
  * size, the cheapest marked; the ones that do not fit with the reason),
  * dumps an algorithm's schedule step by step with bytes and hops, and plots
- * predicted time against message size with gnuplot.  The decision is the
- * glue's (coll_topo_decide.c): the core's decision table (decision.h) over
- * the candidates' prices, ties to the earlier catalog row.
+ * predicted time against message size with gnuplot.  The candidates and
+ * their table are the component's, built by the same core function
+ * (topo_candidates_price, decision.h): the core's decision table over the
+ * candidates' prices, ties to the earlier catalog row.
  */
 #include "catalog.h"
 #include "cost.h"
@@ -258,12 +259,8 @@ static int *parse_nodes(const char *list, int grid, long *n)
 
 /* --- the plan ------------------------------------------------------------ */
 
-typedef struct {
-    const topo_algo_t *algo;
-    int fits, rc;              /* rc: TOPO_OK (priced), TOPO_PRUNED or an error */
-    topo_price_t price, bound; /* bound: where pruning computed one */
-    char why[256];
-} cand_t;
+/* a candidate: the core's (decision.h) */
+typedef topo_candidate_t cand_t;
 
 typedef struct {
     topo_topology_t topo;
@@ -278,72 +275,22 @@ typedef struct {
     size_t upto; /* the payloads priced for: SIZE_MAX, or --first-stage's */
     double sizes[MAX_SIZES];
     int nsizes;
-    cand_t *cands;
-    int ncands;
-    topo_decision_t table; /* cand: an index into cands */
+    topo_candidates_t all; /* every algorithm of the primitive, priced as the
+                              component does (topo_candidates_price) */
+    cand_t *cands;         /* all.cand */
+    int ncands;            /* all.n */
+    topo_decision_t table; /* all.table (cand: an index into cands) */
 } plan_t;
 
 static void price(plan_t *pl)
 {
-    int n;
-    const topo_algo_t *cat = topo_catalog(&n);
-    pl->cands = calloc((size_t)n + 1, sizeof(cand_t));
-    if (NULL == pl->cands) {
+    if (TOPO_OK != topo_candidates_price(&pl->args, pl->opclass, &pl->params, &pl->net, &pl->proto,
+                                         pl->prune, pl->upto, 1, &pl->all)) {
         die(1, "out of memory");
     }
-    for (int i = 0; i < n; i++) {
-        if (cat[i].prim != pl->args.prim) {
-            continue;
-        }
-        cand_t *c = &pl->cands[pl->ncands++];
-        c->algo = &cat[i];
-        c->fits = topo_algo_fits(c->algo, &pl->args, pl->opclass, c->why, sizeof(c->why));
-    }
-    /* the fitting ones, priced (or pruned) together as the component does */
-    const topo_algo_t **fit = calloc((size_t)pl->ncands + 1, sizeof(*fit));
-    topo_price_t *price = calloc((size_t)pl->ncands + 1, sizeof(*price));
-    topo_price_t *bound = calloc((size_t)pl->ncands + 1, sizeof(*bound));
-    int *rc = calloc((size_t)pl->ncands + 1, sizeof(*rc)),
-        *at = calloc((size_t)pl->ncands + 1, sizeof(*at));
-    if (NULL == fit || NULL == price || NULL == bound || NULL == rc || NULL == at) {
-        die(1, "out of memory");
-    }
-    int nfit = 0;
-    for (int i = 0; i < pl->ncands; i++) {
-        if (pl->cands[i].fits) {
-            at[nfit] = i;
-            fit[nfit++] = pl->cands[i].algo;
-        }
-    }
-    if (TOPO_OK != topo_price_candidates_upto(fit, nfit, &pl->args, &pl->params, &pl->net,
-                                              &pl->proto, pl->prune, pl->upto, price, rc, bound)) {
-        die(1, "out of memory");
-    }
-    for (int k = 0; k < nfit; k++) {
-        cand_t *c = &pl->cands[at[k]];
-        c->rc = rc[k];
-        c->price = price[k];
-        c->bound = bound[k];
-        if (TOPO_OK != c->rc && TOPO_PRUNED != c->rc) {
-            snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)", c->rc);
-        }
-    }
-    free(fit);
-    free(price);
-    free(bound);
-    free(rc);
-    free(at);
-    const topo_price_t **pr = calloc((size_t)pl->ncands + 1, sizeof(*pr));
-    if (NULL == pr) {
-        die(1, "out of memory");
-    }
-    for (int i = 0; i < pl->ncands; i++) {
-        pr[i] = pl->cands[i].fits && TOPO_OK == pl->cands[i].rc ? &pl->cands[i].price : NULL;
-    }
-    if (TOPO_OK != topo_decision_build(pr, pl->ncands, &pl->table)) {
-        die(1, "out of memory");
-    }
-    free(pr);
+    pl->cands = pl->all.cand;
+    pl->ncands = pl->all.n;
+    pl->table = pl->all.table;
 }
 
 static int priced(const cand_t *c)
@@ -1071,12 +1018,7 @@ int main(int argc, char **argv)
     if (0 == rc && NULL != plot_file) {
         rc = plot(&pl, plot_file);
     }
-    for (int i = 0; i < pl.ncands; i++) {
-        topo_price_free(&pl.cands[i].price);
-        topo_price_free(&pl.cands[i].bound);
-    }
-    free(pl.cands);
+    topo_candidates_free(&pl.all);
     free(place);
-    topo_decision_free(&pl.table);
     return rc;
 }
