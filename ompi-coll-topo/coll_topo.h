@@ -39,6 +39,7 @@
 #include "cost.h"
 #include "decision.h"
 #include "params.h"
+#include "route.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -134,18 +135,9 @@ typedef struct mca_coll_topo_component_t {
                                                    bytes per primitive (0: none) */
 } mca_coll_topo_component_t;
 
-/* coll_topo_handoff's default: the primitives whose one-message calls go
- * to the previous module (README, "Known gaps": on 2 ranks, binomial bcast
- * and reduce of small payloads ran at 0.84-0.96 of tuned; barrier,
- * allgather and alltoall, one exchange, executed 20-45% more instructions
- * than tuned's two-process code for the same messages) */
-#define COLL_TOPO_HANDOFF_DEFAULT "allgather,bcast,reduce,alltoall,barrier"
-
-/* coll_topo_host_handoff's default: on a communicator whose ranks share one
- * host, the payloads (bytes, exclusive) below which a primitive's calls go
- * to the previous module (README, "One host": on 16 ranks of a 16-core
- * node, coll/tuned was as fast or faster in both timings there) */
-#define COLL_TOPO_HOST_HANDOFF_DEFAULT "bcast:4k,reduce:64k"
+/* coll_topo_handoff's and coll_topo_host_handoff's defaults (route.h) */
+#define COLL_TOPO_HANDOFF_DEFAULT TOPO_ROUTE_TWO_RANKS_DEFAULT
+#define COLL_TOPO_HOST_HANDOFF_DEFAULT TOPO_ROUTE_HOST_DEFAULT
 
 /* coll_topo_autotune (coll_topo_autotune.c) */
 enum {
@@ -332,21 +324,6 @@ typedef struct {
 /* ------------------------------------------------------------------ */
 /* Routes (coll_topo_route.c)                                         */
 
-/* Where a call's route comes from, in their order of precedence: a forced
- * algorithm, the rules, the routes to the previous module
- * (coll_topo_host_handoff, coll_topo_handoff), the verdicts of
- * coll_topo_autotune, the cost model (auto); last, what the call itself
- * allows (its datatype, its layout) and the ranks' agreement. */
-typedef enum {
-    COLL_TOPO_BY_FORCED = 0, /* coll_topo_<prim>_algorithm */
-    COLL_TOPO_BY_RULE,       /* coll_topo_<prim>_rules */
-    COLL_TOPO_BY_HOST,       /* coll_topo_host_handoff: the ranks share one host */
-    COLL_TOPO_BY_TWO_RANKS,  /* coll_topo_handoff: one message per rank on 2 ranks */
-    COLL_TOPO_BY_AUTOTUNE,   /* a verdict of coll_topo_autotune */
-    COLL_TOPO_BY_AUTO,       /* the cost model's cheapest */
-    COLL_TOPO_BY_CALL        /* the call or the communicator (reason in the module) */
-} mca_coll_topo_by_t;
-
 /* A route of the previous module: the calls of a payload in [lo, hi),
  * from `root` (-1: any) with an operation of this commutativity (-1:
  * either) go to the previous module, because of `by`; `algo`: the
@@ -355,7 +332,7 @@ typedef struct {
     size_t lo, hi;
     int root;
     signed char commutative;
-    unsigned char by; /* mca_coll_topo_by_t */
+    unsigned char by; /* topo_route_by_t (route.h) */
     const topo_algo_t *algo;
 } mca_coll_topo_route_t;
 

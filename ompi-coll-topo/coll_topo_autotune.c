@@ -162,7 +162,7 @@ static void decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, 
                                          .hi = (size_t)1 << b,
                                          .root = -1,
                                          .commutative = -1,
-                                         .by = COLL_TOPO_BY_AUTOTUNE,
+                                         .by = TOPO_BY_AUTOTUNE,
                                          .algo = t->algo};
         mca_coll_topo_routes_put(&m->routes[slot], &r);
     }

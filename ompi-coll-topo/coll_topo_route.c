@@ -15,6 +15,8 @@
  *   4. auto: the cheapest candidate under the cost model, unless it is one
  *      message per rank on 2 ranks (coll_topo_handoff) or a payload class
  *      coll_topo_autotune found the previous module faster for.
+ * Sources 1, 2, the one-host limit and the two-rank test are the core's
+ * (route.h), which topo-plan --route prints with the same parameters.
  * The memo (coll_topo_memo.c) keeps each call's route, so this runs once
  * per distinct call.  Every rank must reach the same answer, so it depends
  * only on what is the same on every rank: the primitive, the root, the
@@ -467,21 +469,21 @@ static void route_reason(const mca_coll_topo_module_t *m, int slot, topo_prim_t 
 {
     char text[96], prev[64];
     switch (r->by) {
-    case COLL_TOPO_BY_HOST:
+    case TOPO_BY_HOST:
         topo_rules_format_size(mca_coll_topo_component.host_handoff_lim[prim], text, sizeof(text));
         snprintf(buf, len,
                  "coll_topo_host_handoff: the %d ranks share one host, where %s of less than %s "
                  "bytes goes to the previous module",
                  size, topo_prim_name(prim), text);
         break;
-    case COLL_TOPO_BY_TWO_RANKS:
+    case TOPO_BY_TWO_RANKS:
         snprintf(buf, len,
                  "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most %.0f bytes "
                  "(the eager limit), which the previous module (%s) sends with less bookkeeping",
                  NULL != r->algo ? r->algo->name : "?", mca_coll_topo_proto()->eager,
                  previous_name(&m->prev[slot], prev, sizeof(prev)));
         break;
-    case COLL_TOPO_BY_AUTOTUNE:
+    case TOPO_BY_AUTOTUNE:
         mca_coll_topo_tune_class(2 * mca_coll_topo_bit_length(bytes) + !commutative, text,
                                  sizeof(text));
         snprintf(buf, len, "coll_topo_autotune: the previous module was faster than %s for %s",
@@ -505,14 +507,16 @@ void mca_coll_topo_routes_prepare(mca_coll_topo_module_t *m, struct ompi_communi
         const topo_prim_t prim = COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == slot
                                      ? TOPO_PRIM_REDUCE_SCATTER
                                      : (topo_prim_t)slot;
-        const size_t lim = mca_coll_topo_component.host_handoff_lim[prim];
-        const topo_rules_t *rules = 0 != lim ? mca_coll_topo_rules(prim) : NULL;
-        if (0 == lim || NULL != mca_coll_topo_component.forced[prim] ||
-            (NULL != rules && NULL != topo_rules_group(rules, size))) {
+        const size_t host = mca_coll_topo_component.host_handoff_lim[prim];
+        const topo_route_params_t rp = {.forced = mca_coll_topo_component.forced[prim],
+                                        .rules = 0 != host ? mca_coll_topo_rules(prim) : NULL,
+                                        .host_limit = host};
+        const size_t lim = topo_route_host_limit(&rp, size);
+        if (0 == lim) {
             continue;
         }
         const mca_coll_topo_route_t r = {
-            .lo = 0, .hi = lim, .root = -1, .commutative = -1, .by = COLL_TOPO_BY_HOST};
+            .lo = 0, .hi = lim, .root = -1, .commutative = -1, .by = TOPO_BY_HOST};
         mca_coll_topo_routes_put(&m->routes[slot], &r);
         if (mca_coll_topo_component.verbose > 0) {
             char reason[COLL_TOPO_REASON_LEN];
@@ -520,27 +524,6 @@ void mca_coll_topo_routes_prepare(mca_coll_topo_module_t *m, struct ompi_communi
             mca_coll_topo_say_previous(m, comm, prim, reason);
         }
     }
-}
-
-/*
- * coll_topo_handoff: does a call of `bytes` whose automatic plan on 2 ranks
- * is one message per rank go to the previous module (`prev`)?  A bcast or
- * reduce is one message from one rank, which every implementation sends
- * the same way (eager), with less per-call bookkeeping than ours (the
- * memo, the windows, the plan).  The other primitives are an exchange,
- * which coll/tuned's two-process code also sends as one; others need not
- * (coll/basic's barrier and allgather: two messages in turn), so these go
- * only to tuned.  The same on every rank: the set, the eager limit and
- * which slots have tuned behind them are part of the agreement hash.
- */
-static inline bool two_ranks(topo_prim_t prim, size_t bytes, const choice_t *ch, int size,
-                             const mca_coll_topo_previous_t *prev)
-{
-    const double eager = mca_coll_topo_proto()->eager;
-    return 1 == ch->steps && ch->msgs >= 1 && ch->msgs <= 2 && 2 == size &&
-           0 != (mca_coll_topo_component.handoff_set & (1u << prim)) && eager > 0 &&
-           (double)bytes <= eager &&
-           (TOPO_PRIM_BCAST == prim || TOPO_PRIM_REDUCE == prim || prev->tuned);
 }
 
 const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
@@ -556,44 +539,40 @@ const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_co
 #define SAY(a) (verbose && !mca_coll_topo_algorithm_said(m, prim, (a)))
 
     *tune_key = -1;
-    /* 1. forced */
-    if (NULL != algo) {
-        if (!topo_algo_fits(algo, args, opclass, why, len)) {
-            snprintf(call->reason, COLL_TOPO_REASON_LEN,
-                     "coll_topo_%s_algorithm=%s does not fit: %s", topo_prim_name(prim), algo->name,
-                     why);
-            return NULL;
+    /* 1. forced, 2. rules (route.h) */
+    const topo_algo_t *forced = mca_coll_topo_component.forced[prim];
+    topo_route_params_t rp = {.forced = forced,
+                              .rules = NULL == forced ? mca_coll_topo_rules(prim) : NULL,
+                              .two_ranks = mca_coll_topo_component.handoff_set,
+                              .previous_tuned = call->prev->tuned};
+    const topo_rule_t *rule;
+    int by;
+    if (topo_route_named(&rp, args, opclass, bytes, &algo, &by, &rule, why, len)) {
+        if (TOPO_BY_FORCED == by) {
+            if (NULL == algo) {
+                snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                         "coll_topo_%s_algorithm=%s does not fit: %s", topo_prim_name(prim),
+                         rp.forced->name, why);
+            } else if (SAY(algo)) {
+                snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
+            }
+            return algo;
         }
-        if (SAY(algo)) {
-            snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
-        }
-        return algo;
-    }
-    /* 2. rules */
-    const topo_rules_t *rules = mca_coll_topo_rules(prim);
-    const topo_rule_t *rule = NULL != rules ? topo_rules_find(rules, args->size, bytes) : NULL;
-    if (NULL != rule) {
         char rng[96];
-        algo = rule->algo;
-        const int fits = !rule->previous && topo_algo_fits(algo, args, opclass, why, len);
-        const int say = fits && SAY(algo);
-        if (!fits || say) {
+        const int say = NULL != algo && SAY(algo);
+        if (NULL == algo || say) {
             topo_rules_format_rule(rule, rng, sizeof(rng));
         }
         if (rule->previous) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "rule %s of coll_topo_%s_rules gives the previous module", rng,
                      topo_prim_name(prim));
-            return NULL;
-        }
-        if (!fits) {
+        } else if (NULL == algo) {
             snprintf(call->reason, COLL_TOPO_REASON_LEN,
                      "rule %s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
                      "fit: %s",
-                     rng, topo_prim_name(prim), algo->name, bytes, why);
-            return NULL;
-        }
-        if (say) {
+                     rng, topo_prim_name(prim), rule->algo->name, bytes, why);
+        } else if (say) {
             snprintf(why, len, "rule %s of coll_topo_%s_rules", rng, topo_prim_name(prim));
         }
         return algo;
@@ -628,19 +607,26 @@ const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_co
                                               : "the operation is not commutative");
         return NULL;
     }
-    /* ... unless coll_topo_handoff gives it the previous module */
-    if (two_ranks(prim, bytes, &ch, args->size, call->prev)) {
+    /* ... unless coll_topo_handoff gives it the previous module: on 2 ranks,
+     * one message per rank of at most the eager limit, which every
+     * implementation sends the same way (eager) with less per-call
+     * bookkeeping than ours; an exchange only to coll/tuned, whose
+     * two-process code also sends it as one (the set, the eager limit and
+     * which slots have tuned behind them are in the agreement hash) */
+    rp.eager = mca_coll_topo_proto()->eager;
+    if (topo_route_two_ranks(&rp, prim, args->size, bytes, ch.msgs, ch.steps)) {
         mca_coll_topo_route_t r = {.lo = ch.lo,
                                    .hi = ch.hi,
                                    .root = call->root,
                                    .commutative = (signed char)commutative,
-                                   .by = COLL_TOPO_BY_TWO_RANKS,
+                                   .by = TOPO_BY_TWO_RANKS,
                                    .algo = algo};
         if (OPAL_UNLIKELY(verbose)) {
             route_reason(m, slot, prim, args->size, &r, bytes, commutative, call->reason,
                          COLL_TOPO_REASON_LEN);
         }
-        if (NULL == call->counts && (NULL == rules || NULL == topo_rules_group(rules, args->size))) {
+        if (NULL == call->counts &&
+            (NULL == rp.rules || NULL == topo_rules_group(rp.rules, args->size))) {
             /* every payload of this answer's range up to the eager limit
              * (no rule can cover one of them on this communicator; a
              * forced algorithm would not have come here) */
@@ -656,7 +642,7 @@ const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_co
     const int verdict = key >= 0 ? m->tune.cls[slot][key].verdict : COLL_TOPO_TUNE_KEEP;
     if (COLL_TOPO_TUNE_PREV == verdict) {
         if (OPAL_UNLIKELY(verbose)) {
-            const mca_coll_topo_route_t r = {.by = COLL_TOPO_BY_AUTOTUNE,
+            const mca_coll_topo_route_t r = {.by = TOPO_BY_AUTOTUNE,
                                              .algo = m->tune.cls[slot][key].algo};
             route_reason(m, slot, prim, args->size, &r, bytes, commutative, call->reason,
                          COLL_TOPO_REASON_LEN);

@@ -14,6 +14,7 @@
 #include "cost.h"
 #include "decision.h"
 #include "links.h"
+#include "route.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -46,6 +47,8 @@ static void usage(FILE *f)
         "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules] [--first-stage]\n"
+        "       [--route] [--algorithm A] [--use-rules VALUE | --rules-file FILE]\n"
+        "       [--handoff LIST] [--host-handoff LIST] [--previous tuned|other]\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
         "                     README's) and exit\n"
@@ -112,10 +115,24 @@ static void usage(FILE *f)
         "  --first-stage      price as the component's first stage on a communicator of\n"
         "                     more ranks than coll_topo_price_ranks: only the candidates\n"
         "                     that can be the cheapest up to 4096 bytes (the others are\n"
-        "                     listed as pruned); --sizes and the table stop there\n",
+        "                     listed as pruned); --sizes and the table stop there\n"
+        "  --route            also print where the component sends each payload of --sizes:\n"
+        "                     an algorithm or the previous module, and why, in the\n"
+        "                     component's order (forced, rules, one host, auto, on 2\n"
+        "                     ranks one message per rank); the options below imply it\n"
+        "                     (the timing of coll_topo_autotune is a run's, not shown)\n"
+        "  --algorithm A      as coll_topo_<primitive>_algorithm (default auto)\n"
+        "  --use-rules VALUE  as coll_topo_<primitive>_rules (default none)\n"
+        "  --rules-file FILE  the same, the value read from FILE (--rules writes one)\n"
+        "  --handoff LIST     as coll_topo_handoff (default %s)\n"
+        "  --host-handoff LIST\n"
+        "                     as coll_topo_host_handoff (default %s): applies on a star\n"
+        "                     whose --nodes put every rank on one host\n"
+        "  --previous P       the previous module: tuned (default; takes the exchanges\n"
+        "                     of coll_topo_handoff too) or other\n",
         prog, prog, TOPO_COST_ALPHA, TOPO_COST_BETA, TOPO_COST_GAMMA, TOPO_COST_COPY,
         TOPO_COST_MSG_OVERHEAD, TOPO_COST_INTRA_ALPHA, TOPO_COST_INTRA_BETA,
-        TOPO_COST_INTRA_BETA_WRITTEN);
+        TOPO_COST_INTRA_BETA_WRITTEN, TOPO_ROUTE_TWO_RANKS_DEFAULT, TOPO_ROUTE_HOST_DEFAULT);
 }
 
 static void die(int code, const char *fmt, ...)
@@ -280,6 +297,13 @@ typedef struct {
     cand_t *cands;         /* all.cand */
     int ncands;            /* all.n */
     topo_decision_t table; /* all.table (cand: an index into cands) */
+    int route;             /* --route */
+    topo_route_params_t rp; /* --algorithm, rules, --handoff, --host-handoff,
+                               --previous, --eager-limit */
+    topo_rules_t rules;
+    const char *rules_from; /* "--use-rules", "--rules-file F", or NULL */
+    const char *two_ranks;  /* --handoff's list */
+    int one_host;          /* a star whose --nodes put every rank on one host */
 } plan_t;
 
 static void price(plan_t *pl)
@@ -469,6 +493,75 @@ static void print_table(const plan_t *pl)
             const cand_t *c = &pl->cands[chosen[k]];
             printf("  %-10s %-20s %12.3f us\n", b, c->algo->name, predict(c, pl->sizes[k]) * 1e6);
         }
+    }
+}
+
+/* --route: where the component sends a call of each payload (route.h),
+ * with its verbose line's reason. */
+static void print_route(const plan_t *pl)
+{
+    const topo_prim_t prim = pl->args.prim;
+    const char *pn = topo_prim_name(prim);
+    const size_t host = pl->one_host ? topo_route_host_limit(&pl->rp, pl->args.size) : 0;
+    printf("route (as the component: forced %s, rules %s, coll_topo_handoff %s, previous "
+           "module %s%s):\n",
+           NULL != pl->rp.forced ? pl->rp.forced->name : "none",
+           NULL != pl->rules_from ? pl->rules_from : "none", pl->two_ranks,
+           pl->rp.previous_tuned ? "coll/tuned" : "not coll/tuned",
+           pl->one_host ? ", the ranks share one host" : "");
+    for (int k = 0; k < pl->nsizes; k++) {
+        const size_t bytes = (size_t)pl->sizes[k];
+        char b[32], why[256] = "", rng[96] = "", what[400];
+        const topo_algo_t *algo = NULL;
+        const topo_rule_t *rule = NULL;
+        int by;
+        format_bytes(pl->sizes[k], b, sizeof(b));
+        if (topo_route_named(&pl->rp, &pl->args, pl->opclass, bytes, &algo, &by, &rule, why,
+                             sizeof(why))) {
+            if (NULL != rule) {
+                topo_rules_format_rule(rule, rng, sizeof(rng));
+            }
+            if (TOPO_BY_FORCED == by) {
+                snprintf(what, sizeof(what),
+                         NULL != algo ? "forced by coll_topo_%s_algorithm"
+                                      : "coll_topo_%s_algorithm=%s does not fit: %s",
+                         pn, pl->rp.forced->name, why);
+            } else if (rule->previous) {
+                snprintf(what, sizeof(what), "rule %s of coll_topo_%s_rules gives the previous "
+                         "module", rng, pn);
+            } else if (NULL == algo) {
+                snprintf(what, sizeof(what),
+                         "rule %s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
+                         "fit: %s",
+                         rng, pn, rule->algo->name, bytes, why);
+            } else {
+                snprintf(what, sizeof(what), "rule %s of coll_topo_%s_rules", rng, pn);
+            }
+        } else if (bytes < host) {
+            char lim[32];
+            topo_rules_format_size(host, lim, sizeof(lim));
+            snprintf(what, sizeof(what),
+                     "coll_topo_host_handoff: the %d ranks share one host, where %s of less "
+                     "than %s bytes goes to the previous module",
+                     pl->args.size, pn, lim);
+        } else {
+            const int c = choose(pl, pl->sizes[k]);
+            if (c < 0) {
+                snprintf(what, sizeof(what), "no algorithm fits");
+            } else if (topo_route_two_ranks(&pl->rp, prim, pl->args.size, bytes,
+                                            pl->cands[c].price.msgs,
+                                            pl->cands[c].price.msg_steps)) {
+                snprintf(what, sizeof(what),
+                         "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most "
+                         "%.0f bytes (the eager limit)",
+                         pl->cands[c].algo->name, pl->rp.eager);
+            } else {
+                algo = pl->cands[c].algo;
+                snprintf(what, sizeof(what), "auto: cheapest predicted for %zu bytes: %.3f us",
+                         bytes, predict(&pl->cands[c], pl->sizes[k]) * 1e6);
+            }
+        }
+        printf("  %-10s %-20s %s\n", b, NULL != algo ? algo->name : "previous", what);
     }
 }
 
@@ -792,9 +885,13 @@ int main(int argc, char **argv)
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
     const char *nodes = NULL;
+    const char *algorithm = NULL, *rules_value = NULL, *rules_file = NULL;
+    const char *handoff = TOPO_ROUTE_TWO_RANKS_DEFAULT, *host_handoff = TOPO_ROUTE_HOST_DEFAULT;
+    char *rules_text = NULL;
     int *place = NULL;
     plan_t pl;
     memset(&pl, 0, sizeof(pl));
+    pl.rp.previous_tuned = 1;
     pl.params.alpha = TOPO_COST_ALPHA;
     pl.params.beta = TOPO_COST_BETA;
     pl.params.gamma = TOPO_COST_GAMMA;
@@ -850,13 +947,18 @@ int main(int argc, char **argv)
             pl.upto = TOPO_PRICE_FIRST_STAGE;
             continue;
         }
+        if (0 == strcmp(opt, "--route")) {
+            pl.route = 1;
+            continue;
+        }
         static const char *const with_value[] = {
             "--topology",    "--size",       "--primitive",    "--sizes",
             "--alpha",       "--beta",       "--gamma",        "--hop",
             "--root",        "--dump",       "--rank",         "--plot",
             "--eager-limit", "--rndv-alpha", "--nodes",        "--intra-alpha",
             "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written",
-            "--price-ranks"};
+            "--price-ranks", "--algorithm",  "--use-rules",    "--rules-file",
+            "--handoff",     "--host-handoff", "--previous"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -913,6 +1015,27 @@ int main(int argc, char **argv)
             rndv = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--rank")) {
             rank = parse_int(opt, val, 0, 1L << 24);
+        } else if (0 == strcmp(opt, "--algorithm")) {
+            algorithm = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--use-rules") || 0 == strcmp(opt, "--rules-file")) {
+            if (NULL != rules_value || NULL != rules_file) {
+                die(EXIT_USAGE, "one of --use-rules and --rules-file");
+            }
+            *(0 == strcmp(opt, "--use-rules") ? &rules_value : &rules_file) = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--handoff")) {
+            handoff = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--host-handoff")) {
+            host_handoff = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--previous")) {
+            if (0 != strcmp(val, "tuned") && 0 != strcmp(val, "other")) {
+                die(EXIT_USAGE, "--previous: tuned or other, not '%s'", val);
+            }
+            pl.rp.previous_tuned = 0 == strcmp(val, "tuned");
+            pl.route = 1;
         } else {
             plot_file = val;
         }
@@ -1006,6 +1129,55 @@ int main(int argc, char **argv)
     pl.proto.rndv_intra = rndv >= 0.0                ? rndv
                           : pl.net.intra_alpha > 0.0 ? pl.net.intra_alpha
                                                      : 2.0 * pl.params.alpha;
+    if (pl.route) {
+        if (NULL != dump_algo || rules) {
+            die(EXIT_USAGE, "--route and its options go with the table: not with --dump or "
+                            "--rules");
+        }
+        /* the component's parameters of this primitive (route.h) */
+        if (NULL != algorithm && 0 != strcmp(algorithm, "auto") &&
+            NULL == (pl.rp.forced = topo_catalog_find((topo_prim_t)prim, algorithm))) {
+            die(EXIT_USAGE, "--algorithm: %s has no algorithm '%s' (topo-plan --catalog)",
+                primitive, algorithm);
+        }
+        if (NULL != rules_file) {
+            FILE *f = fopen(rules_file, "r");
+            size_t len = 0;
+            if (NULL == f || getdelim(&rules_text, &len, '\0', f) < 0) {
+                die(EXIT_USAGE, "--rules-file %s: %s", rules_file,
+                    NULL == f ? strerror(errno) : "empty or unreadable");
+            }
+            fclose(f);
+            rules_text[strcspn(rules_text, "\r\n")] = '\0'; /* its first line */
+            rules_value = rules_text;
+        }
+        if (NULL != rules_value && '\0' != rules_value[0]) {
+            char rerr[256];
+            if (TOPO_OK != topo_rules_parse(rules_value, (topo_prim_t)prim, &pl.rules, rerr,
+                                            sizeof(rerr))) {
+                die(EXIT_USAGE, "%s: %s", NULL != rules_file ? "--rules-file" : "--use-rules",
+                    rerr);
+            }
+            pl.rp.rules = pl.rules.n > 0 ? &pl.rules : NULL;
+            pl.rules_from = NULL != rules_file ? rules_file : "--use-rules";
+        }
+        char perr[256];
+        pl.two_ranks = handoff;
+        if (TOPO_OK != topo_prim_set_parse(handoff, &pl.rp.two_ranks, perr, sizeof(perr))) {
+            die(EXIT_USAGE, "--handoff: %s", perr);
+        }
+        size_t lim[TOPO_PRIM_COUNT];
+        if (TOPO_OK != topo_prim_limits_parse(host_handoff, lim, perr, sizeof(perr))) {
+            die(EXIT_USAGE, "--host-handoff: %s", perr);
+        }
+        pl.rp.host_limit = lim[prim];
+        pl.rp.eager = pl.proto.eager > 0.0 && pl.proto.rndv > 0.0 ? pl.proto.eager : 0.0;
+        /* coll_topo_locality's star on one host */
+        pl.one_host = TOPO_NET_STAR == pl.topo.kind && NULL != place;
+        for (long r = 1; pl.one_host && r < size; r++) {
+            pl.one_host = place[r] == place[0];
+        }
+    }
     price(&pl);
     int rc = 0;
     if (NULL != dump_algo) {
@@ -1014,11 +1186,15 @@ int main(int argc, char **argv)
         rc = print_rules(&pl);
     } else {
         print_table(&pl);
+        if (pl.route) {
+            print_route(&pl);
+        }
     }
     if (0 == rc && NULL != plot_file) {
         rc = plot(&pl, plot_file);
     }
     topo_candidates_free(&pl.all);
     free(place);
+    free(rules_text);
     return rc;
 }
