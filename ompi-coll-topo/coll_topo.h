@@ -171,8 +171,8 @@ const topo_rules_t *mca_coll_topo_rules(topo_prim_t prim);
 
 /* A 64-bit hash of every parameter value the decisions depend on (the
  * effective algorithms, the rules, the cost model, segment_size, the
- * topology and coordinates file parameters, the handoff set): the same on
- * every rank of a job that was given the same values. */
+ * topology and coordinates file parameters, the coll_topo_handoff set):
+ * the same on every rank of a job that was given the same values. */
 uint64_t mca_coll_topo_params_hash(void);
 /* Continue an FNV-1a hash over n bytes. */
 uint64_t mca_coll_topo_hash(uint64_t h, const void *p, size_t n);
@@ -350,9 +350,8 @@ typedef struct {
 
 /* The route of the calls of `bytes` from `root` with an operation of this
  * commutativity, or NULL: coll/topo decides them. */
-static inline const mca_coll_topo_route_t *mca_coll_topo_routes_find(const mca_coll_topo_routes_t *t,
-                                                                     size_t bytes, int root,
-                                                                     bool commutative)
+static inline const mca_coll_topo_route_t *
+mca_coll_topo_routes_find(const mca_coll_topo_routes_t *t, size_t bytes, int root, bool commutative)
 {
     for (int i = 0; i < t->n; i++) {
         const mca_coll_topo_route_t *r = &t->r[i];
@@ -366,7 +365,8 @@ static inline const mca_coll_topo_route_t *mca_coll_topo_routes_find(const mca_c
 
 /* Add route r to the table: merged with a route of the same source, root
  * and commutativity that it touches, else appended while there is room. */
-static inline void mca_coll_topo_routes_put(mca_coll_topo_routes_t *t, const mca_coll_topo_route_t *r)
+static inline void mca_coll_topo_routes_put(mca_coll_topo_routes_t *t,
+                                            const mca_coll_topo_route_t *r)
 {
     for (int i = 0; i < t->n; i++) {
         mca_coll_topo_route_t *q = &t->r[i];

@@ -153,7 +153,8 @@ static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_commun
     m->placement.topo = c->topo;
     if (!c->topo_valid) {
         set_star(&m->placement.topo);
-        snprintf(m->placement.source, sizeof(m->placement.source), "coll_topo_topology is malformed: star");
+        snprintf(m->placement.source, sizeof(m->placement.source),
+                 "coll_topo_topology is malformed: star");
         return SRC_PARAM;
     }
     if (TOPO_NET_AUTO != m->placement.topo.kind) {
@@ -164,7 +165,8 @@ static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_commun
         if (0 != n && n != size) {
             if (0 == ompi_comm_rank(comm)) {
                 mca_coll_topo_show_help("topology-size-mismatch", value, n,
-                               mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size);
+                                        mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
+                                        size);
             }
             set_star(&m->placement.topo);
             snprintf(m->placement.source, sizeof(m->placement.source),
@@ -180,15 +182,18 @@ static topo_source_t resolve_local(mca_coll_topo_module_t *m, struct ompi_commun
     }
     if (NULL != c->coords_file && '\0' != c->coords_file[0]) {
         char shape[64];
-        (void)mca_coll_topo_coords(c->coords_file, &m->placement.topo, shape, sizeof(shape), position);
-        snprintf(m->placement.source, sizeof(m->placement.source), "coordinates file %s", c->coords_file);
+        (void)mca_coll_topo_coords(c->coords_file, &m->placement.topo, shape, sizeof(shape),
+                                   position);
+        snprintf(m->placement.source, sizeof(m->placement.source), "coordinates file %s",
+                 c->coords_file);
         return SRC_COORDS;
     }
     char why[256] = "PMIx: not consulted (coll_topo_pmix is 0)";
     if (c->pmix && mca_coll_topo_pmix_coords(&m->placement.topo, position, why, sizeof(why))) {
         char shape[64];
         topo_topology_format(&m->placement.topo, shape, sizeof(shape));
-        snprintf(m->placement.source, sizeof(m->placement.source), "PMIx fabric coordinates (%s)", shape);
+        snprintf(m->placement.source, sizeof(m->placement.source), "PMIx fabric coordinates (%s)",
+                 shape);
         return SRC_COORDS;
     }
     set_star(&m->placement.topo);
@@ -213,8 +218,9 @@ static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
     if (NULL != m->placement.place) {
         h = mca_coll_topo_hash(h, m->placement.place, sizeof(int) * (size_t)m->placement.nplace);
     }
-    /* which slots coll_topo_handoff may hand an exchange (same previous
-     * modules on every rank, or a handoff on one rank only would hang) */
+    /* which slots coll_topo_handoff may give an exchange (the same previous
+     * modules on every rank, or a call given to the previous module on one
+     * rank only would hang) */
     uint32_t tuned = 0;
     for (int i = 0; i < COLL_TOPO_NSLOTS; i++) {
         tuned |= m->prev[i].tuned ? 1u << i : 0u;
@@ -365,8 +371,8 @@ static void place(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, c
     free(seen);
     set_place(m, size, place);
     if (NULL != m->placement.place) {
-        snprintf(m->placement.source, sizeof(m->placement.source), "%s, placed: %d ranks on %d of %d nodes",
-                 src, size, nodes, n);
+        snprintf(m->placement.source, sizeof(m->placement.source),
+                 "%s, placed: %d ranks on %d of %d nodes", src, size, nodes, n);
     }
 }
 
@@ -404,13 +410,14 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
      * or a star's ranks on their hosts. */
     int *pos = SRC_COORDS == source ? malloc((size_t)size * sizeof(int)) : NULL;
     const int locality = mca_coll_topo_component.locality;
-    const bool nodes = TOPO_NET_STAR == m->placement.topo.kind && COLL_TOPO_LOCALITY_OFF != locality;
+    const bool nodes =
+        TOPO_NET_STAR == m->placement.topo.kind && COLL_TOPO_LOCALITY_OFF != locality;
     uint64_t *hosts = nodes ? malloc((size_t)size * sizeof(uint64_t)) : NULL;
     const uint64_t host = host_hash();
     agreed_t ag;
     uint64_t h = inputs_hash(m);
     if ((SRC_COORDS == source && NULL == pos) || (nodes && NULL == hosts)) {
-        h = ~h; /* out of memory: every rank falls back rather than hang */
+        h = ~h; /* out of memory: every rank goes to the previous module rather than hang */
     }
     const bool busy = COLL_TOPO_LOCALITY_AUTO == locality && host_oversubscribed();
     m->placement.disagree = !agree(comm, h, host, nodes && busy, &ag);
@@ -457,4 +464,3 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
      * communicator (coll_topo_host_handoff) */
     mca_coll_topo_routes_prepare(m, comm, one_host);
 }
-
