@@ -1,12 +1,20 @@
 /*
  * coll/topo: topology-aware collectives for Open MPI 4.1.
  *
- * The component glue (this header, coll_topo_component.c,
- * coll_topo_module.c), the per-primitive entry points
- * (coll_topo_<primitive>.c), the decision (coll_topo_decide.c) and the
- * executor that runs any schedule of the core (coll_topo_exec.h).  The
- * algorithms themselves live in core/ as schedule generators; nothing here
- * knows any particular algorithm.
+ * The component (coll_topo_component.c), the module's life
+ * (coll_topo_module.c), where the ranks sit (coll_topo_place.c, with
+ * coll_topo_coords.c, coll_topo_pmix.c and the agreement,
+ * coll_topo_agree.c), a call's entry (coll_topo_<primitive>.c,
+ * coll_topo_call.c), its route (coll_topo_route.c: an algorithm or the
+ * previous module), the memo of repeated calls (coll_topo_memo.c), the
+ * timing against the previous module (coll_topo_autotune.c), the verbose
+ * output (coll_topo_say.c) and the executor (coll_topo_exec.h) that compiles
+ * any schedule of the core into a plan (coll_topo_plan.c) and runs it
+ * (coll_topo_run.c) over a transport (coll_topo_transport.h: the PML,
+ * coll_topo_pml.c, or libfabric, coll_topo_ofi.c).  The algorithms themselves live
+ * in core/ as schedule generators; nothing here knows any particular
+ * algorithm.  "The previous module" is the module that served a function
+ * slot before coll/topo: every call coll/topo does not serve goes there.
  */
 #ifndef MCA_COLL_TOPO_H
 #define MCA_COLL_TOPO_H
@@ -17,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
@@ -31,6 +41,7 @@
 #include "cost.h"
 #include "decision.h"
 #include "params.h"
+#include "route.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -62,12 +73,12 @@ BEGIN_C_DECLS
 #define COLL_TOPO_TAG_PREPARE(i) \
     (COLL_TOPO_TAG_BASE - (int)TOPO_PRIM_COUNT * COLL_TOPO_MAX_LANES - (int)(i))
 
-/* Room for the reason a call falls back. */
+/* Room for the reason a call goes to the previous module. */
 #define COLL_TOPO_REASON_LEN 320
 
 /* Verbose levels of coll_topo_verbose. */
 enum {
-    COLL_TOPO_VERBOSE_DECISIONS = 1, /* topology, algorithm, fallbacks */
+    COLL_TOPO_VERBOSE_DECISIONS = 1, /* topology, algorithm, the previous module */
     COLL_TOPO_VERBOSE_CANDIDATES = 2 /* + every candidate of auto, priced */
 };
 
@@ -128,18 +139,9 @@ typedef struct mca_coll_topo_component_t {
                                                    bytes per primitive (0: none) */
 } mca_coll_topo_component_t;
 
-/* coll_topo_handoff's default: the primitives whose one-message calls go
- * to the previous module (README, "Known gaps": on 2 ranks, binomial bcast
- * and reduce of small payloads ran at 0.84-0.96 of tuned; barrier,
- * allgather and alltoall, one exchange, executed 20-45% more instructions
- * than tuned's two-process code for the same messages) */
-#define COLL_TOPO_HANDOFF_DEFAULT "allgather,bcast,reduce,alltoall,barrier"
-
-/* coll_topo_host_handoff's default: on a communicator whose ranks share one
- * host, the payloads (bytes, exclusive) below which a primitive's calls go
- * to the previous module (README, "One host": on 16 ranks of a 16-core
- * node, coll/tuned was as fast or faster in both timings there) */
-#define COLL_TOPO_HOST_HANDOFF_DEFAULT "bcast:4k,reduce:64k"
+/* coll_topo_handoff's and coll_topo_host_handoff's defaults (route.h) */
+#define COLL_TOPO_HANDOFF_DEFAULT TOPO_ROUTE_TWO_RANKS_DEFAULT
+#define COLL_TOPO_HOST_HANDOFF_DEFAULT TOPO_ROUTE_HOST_DEFAULT
 
 /* coll_topo_autotune (coll_topo_autotune.c) */
 enum {
@@ -237,7 +239,11 @@ extern const int mca_coll_topo_nserved;
 #define COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK ((int)TOPO_PRIM_COUNT)
 #define COLL_TOPO_NSLOTS ((int)TOPO_PRIM_COUNT + 1)
 
-/* The module that served a slot before us (our fallback). */
+/* The module that served a slot before us: "the previous module", where
+ * every call coll/topo does not serve goes (a `previous` rule, a forced
+ * algorithm that does not fit, coll_topo_host_handoff, coll_topo_handoff,
+ * a verdict of coll_topo_autotune, a call no algorithm fits, ranks that
+ * disagree). */
 typedef struct {
     union {
         mca_coll_base_module_allreduce_fn_t allreduce;
@@ -253,8 +259,8 @@ typedef struct {
     mca_coll_base_module_t *module; /* retained */
     bool tuned;                     /* the module is coll/tuned's (its class name says so),
                                        whose two-process code sends one exchange where
-                                       coll_topo_handoff hands it one */
-} mca_coll_topo_fallback_t;
+                                       coll_topo_handoff gives it one */
+} mca_coll_topo_previous_t;
 
 /* A generated schedule, per (algorithm, root) (found through
  * mca_coll_topo_module_t.sched_at), and the plan of the first layout it
@@ -282,59 +288,13 @@ typedef struct {
     size_t upto;              /* the table holds for payloads up to this many
                                  bytes (SIZE_MAX: every payload); above, a
                                  candidate not priced may be cheaper
-                                 (coll_topo_decide.c: two stages) */
-    bool shared;              /* owned by the process's cache (coll_topo_decide.c),
+                                 (coll_topo_route.c: two stages) */
+    bool shared;              /* owned by the process's cache (coll_topo_route.c),
                                  not by the module */
 } mca_coll_topo_decision_t;
 
-/* The repeated-call memo of each slot: sets of COLL_TOPO_MEMO_WAYS
- * entries, a call's set chosen by its count and root, so that an
- * application cycling through up to about 3/4 as many counts or roots as
- * the memo holds finds each call's decision, schedule, layout and plan
- * without looking them up (with one entry per slot, allreduce of 40 counts
- * in turn on 4 ranks cost 8798 instructions per call against tuned's 2591,
- * most of it compiling the plan again).  A slot starts with
- * COLL_TOPO_MEMO_SETS_MIN sets; one that has replaced
- * COLL_TOPO_MEMO_GROW_AFTER times its entries (its calls cycle through more
- * than it holds) grows 4 times, up to COLL_TOPO_MEMO_SETS_MAX sets (allreduce
- * of 100 counts in turn: 6921 instructions per call against tuned's 2990
- * with 64 entries; 2000 counts: 16642 against 13254 with at most 1024
- * entries, 11473 against 13176 with 4096).  Entries own their plans up to
- * COLL_TOPO_MEMO_PLAN_BYTES per module (a large communicator's plans are
- * large; past that, plans[] serve). */
-#define COLL_TOPO_MEMO_SETS_MIN 16
-#define COLL_TOPO_MEMO_SETS_MAX 1024
-#define COLL_TOPO_MEMO_WAYS 4
-#define COLL_TOPO_MEMO_GROW_AFTER 2
-#define COLL_TOPO_MEMO_PLAN_BYTES ((size_t)8 << 20)
+#include "coll_topo_memo.h"
 
-/* A call of a slot that ran, for a call that repeats it (same datatype,
- * operation, count, root and units: the same decision, schedule and
- * layout).  The datatype and operation are retained so that their
- * addresses cannot be reused by other objects. */
-typedef struct {
-    bool valid;
-    int root;
-    size_t count;
-    size_t unit;
-    int *counts;                   /* owned copy of the call's counts, or NULL */
-    int ncounts;
-    struct ompi_datatype_t *dtype; /* retained, or NULL (barrier) */
-    struct ompi_op_t *op;          /* retained, or NULL */
-    const topo_algo_t *algo;
-    int sched;                     /* index in the module's schedules */
-    struct ompi_datatype_t *edt;
-    size_t k;
-    ptrdiff_t eext;
-    size_t n;
-    size_t *units;                 /* owned copy of the layout's units, or NULL */
-    mca_coll_topo_plan_ref_t plan; /* the executor's plan of this call */
-    bool handoff;                  /* the call went to the previous module
-                                      (coll_topo_handoff, or a fallback):
-                                      no schedule (sched -1) and no plan */
-    int tune;                      /* the payload class being timed + 1
-                                      (coll_topo_autotune), 0: none */
-} mca_coll_topo_memo_t;
 
 /* The timing of one payload class of a slot (coll_topo_autotune.c): a
  * payload's bit length and whether the operation commutes,
@@ -353,28 +313,137 @@ typedef struct {
     const topo_algo_t *algo; /* coll/topo's algorithm (the last one timed) */
 } mca_coll_topo_tune_t;
 
-typedef struct mca_coll_topo_module_t {
-    mca_coll_base_module_t super;
+/* ------------------------------------------------------------------ */
+/* Routes (coll_topo_route.c)                                         */
 
-    bool enabled;
-    mca_coll_topo_fallback_t prev[COLL_TOPO_NSLOTS]; /* by slot */
+/* A route of the previous module: the calls of a payload in [lo, hi),
+ * from `root` (-1: any) with an operation of this commutativity (-1:
+ * either) go to the previous module, because of `by`; `algo`: the
+ * algorithm `auto` had chosen for them (for the verbose reason), or NULL. */
+typedef struct {
+    size_t lo, hi;
+    int root;
+    signed char commutative;
+    unsigned char by; /* topo_route_by_t (route.h) */
+    const topo_algo_t *algo;
+} mca_coll_topo_route_t;
 
-    /* Resolved at the communicator's first collective call (Cartesian
-     * information is attached only after coll selection). */
-    bool topo_ready;
+/* The routes of a slot that hold by the payload alone (every rank writes
+ * the same, in the same calls), read once by the entry before any other
+ * work (COLL_TOPO_ROUTE).  The routes that depend on the call's datatype
+ * or layout are found by mca_coll_topo_route at a call's first time and
+ * kept in the memo.  A full table takes no more: those calls are then
+ * routed through the memo, to the same place. */
+#define COLL_TOPO_ROUTES 16
+typedef struct {
+    int n;
+    mca_coll_topo_route_t r[COLL_TOPO_ROUTES];
+} mca_coll_topo_routes_t;
+
+/* The route of the calls of `bytes` from `root` with an operation of this
+ * commutativity, or NULL: coll/topo decides them. */
+static inline const mca_coll_topo_route_t *
+mca_coll_topo_routes_find(const mca_coll_topo_routes_t *t, size_t bytes, int root, bool commutative)
+{
+    for (int i = 0; i < t->n; i++) {
+        const mca_coll_topo_route_t *r = &t->r[i];
+        if (bytes < r->hi && bytes >= r->lo && (r->root < 0 || r->root == root) &&
+            (r->commutative < 0 || r->commutative == (signed char)commutative)) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* Add route r to the table: merged with a route of the same source, root
+ * and commutativity that it touches, else appended while there is room. */
+static inline void mca_coll_topo_routes_put(mca_coll_topo_routes_t *t,
+                                            const mca_coll_topo_route_t *r)
+{
+    for (int i = 0; i < t->n; i++) {
+        mca_coll_topo_route_t *q = &t->r[i];
+        if (q->by == r->by && q->root == r->root && q->commutative == r->commutative &&
+            q->algo == r->algo && r->lo <= q->hi && q->lo <= r->hi) {
+            q->lo = r->lo < q->lo ? r->lo : q->lo;
+            q->hi = r->hi > q->hi ? r->hi : q->hi;
+            return;
+        }
+    }
+    if (t->n < COLL_TOPO_ROUTES) {
+        t->r[t->n++] = *r;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Module                                                             */
+
+/* Where the communicator's ranks sit (coll_topo_place.c), resolved at its
+ * first collective call (Cartesian information is attached only after
+ * coll selection). */
+typedef struct {
+    bool ready;
+    bool preparing;        /* inside mca_coll_topo_comm_prepare: nested
+                              calls go to the previous module quietly */
+    bool disagree;         /* the ranks' decision inputs differ (coll_topo_*
+                              values): every call of this communicator goes
+                              to the previous module */
     topo_topology_t topo;
     int *place, nplace;    /* topo.place (owned): the grid position (star:
                               the host) of each rank, NULL when the
                               communicator is the whole grid in order (star:
                               every rank a host of its own) */
-    char topo_name[64];    /* canonical spelling */
-    char topo_source[512]; /* where it came from */
-    /* The ranks' decision inputs differ (coll_topo_* values): every
-     * primitive goes to the previous module on this communicator. */
-    bool disagree;
-    bool preparing; /* inside comm_prepare: nested calls fall back quietly */
+    char name[64];         /* canonical spelling */
+    char source[512];      /* where it came from */
+} mca_coll_topo_placement_t;
 
-    /* Caches */
+/* The decision tables of `auto` on this communicator (coll_topo_route.c). */
+typedef struct {
+    mca_coll_topo_decision_t *d;
+    int n, cap;
+    int last[TOPO_PRIM_COUNT]; /* the last one used: index + 1, 0 = none */
+    /* topo_prim_root_free on this communicator, asked at the first call of
+     * a nonzero root: 0 not yet, 1 no, 2 yes (the topology is settled) */
+    unsigned char root_free[TOPO_PRIM_COUNT];
+} mca_coll_topo_tables_t;
+
+/* What the verbose output has said on this communicator (coll_topo_say.c):
+ * which (primitive, catalog row) lines were printed, the payload buckets of
+ * level 2, the reasons for the previous module already reported. */
+typedef struct {
+    unsigned char *algo;             /* [TOPO_PRIM_COUNT * catalog size] */
+    uint64_t bucket[TOPO_PRIM_COUNT];
+    char **reasons;
+    int nreasons, cap_reasons;
+    char comm[96];                   /* "NAME (cid N)" for the report at
+                                        free (level 2), or empty: none */
+} mca_coll_topo_said_t;
+
+/* coll_topo_autotune (coll_topo_autotune.c): per slot, COLL_TOPO_TUNE_KEYS
+ * classes (allocated at the slot's first timed call; NULL: none), and the
+ * call being timed: slot + 1 (0: none), its class, side (0 coll/topo, 1
+ * the previous module) and start. */
+typedef struct {
+    mca_coll_topo_tune_t *cls[COLL_TOPO_NSLOTS];
+    int slot, key, side;
+    double t0;
+} mca_coll_topo_autotune_t;
+
+typedef struct mca_coll_topo_module_t {
+    mca_coll_base_module_t super;
+
+    bool enabled;
+    mca_coll_topo_previous_t prev[COLL_TOPO_NSLOTS]; /* by slot */
+    mca_coll_topo_placement_t placement;
+    mca_coll_topo_routes_t routes[COLL_TOPO_NSLOTS]; /* by slot */
+    char reason[COLL_TOPO_REASON_LEN]; /* why the current call goes to the
+                                          previous module */
+    mca_coll_topo_tables_t tables;
+    mca_coll_topo_memo_t memo;                   /* coll_topo_memo.c */
+    size_t memo_plan_bytes;                      /* held by the memo entries' plans */
+    mca_coll_topo_autotune_t tune;
+    mca_coll_topo_said_t said;
+
+    /* Schedules */
     mca_coll_topo_sched_entry_t *scheds;
     int nscheds, cap_scheds;
     /* where each algorithm's schedule of each root is in scheds, so that a
@@ -387,101 +456,22 @@ typedef struct mca_coll_topo_module_t {
         int *at;
     } *sched_at;
     int nsched_at;
-    mca_coll_topo_memo_t *memo[COLL_TOPO_NSLOTS]; /* memo_sets[slot] * COLL_TOPO_MEMO_WAYS
-                                                     each, allocated at the slot's first
-                                                     call; NULL: none */
-    unsigned memo_sets[COLL_TOPO_NSLOTS];         /* sets of memo[slot] (0: none) */
-    unsigned long memo_replaced[COLL_TOPO_NSLOTS]; /* entries replaced since memo[slot]
-                                                      was allocated */
-    unsigned memo_turn[COLL_TOPO_NSLOTS];         /* the way a miss replaces next */
-    mca_coll_topo_memo_t *memo_last[COLL_TOPO_NSLOTS]; /* the entry of the slot's last
-                                                          call (looked at first), or NULL */
-    /* coll_topo_verbose=2: per slot, the calls the memo held and those
-     * decided again, and the plans compiled and derived from another
-     * count's, reported when the communicator is freed (by rank 0,
-     * `said_comm` names it). */
-    unsigned long memo_hits[COLL_TOPO_NSLOTS], decided[COLL_TOPO_NSLOTS];
-    char said_comm[96];                           /* "NAME (cid N)", or empty: no report */
-    size_t memo_plan_bytes;                       /* held by the memo entries' plans */
-    /* coll_topo_handoff's payloads of each slot: a call of root `root`, an
-     * operation of this commutativity and a payload in [lo, hi) goes to the
-     * previous module (hi 0: none known yet).  Set by the first such call
-     * (every rank sees the same calls, so every rank sets the same). */
-    struct {
-        size_t lo, hi;
-        int root;
-        bool commutative;
-    } handoff[COLL_TOPO_NSLOTS];
-    /* coll_topo_host_handoff, per slot: calls of a smaller payload go to
-     * the previous module (0: none; set at the communicator's first call,
-     * when it is on one host and the primitive has neither a forced
-     * algorithm nor rules for its size) */
-    size_t host_lim[COLL_TOPO_NSLOTS];
-    char reason[COLL_TOPO_REASON_LEN]; /* of the current call's fallback */
-    mca_coll_topo_decision_t *decisions;
-    int ndecisions, cap_decisions;
-    int last_decision[TOPO_PRIM_COUNT]; /* the last one used: index + 1, 0 = none */
-    /* topo_prim_root_free on this communicator, asked at the first call of
-     * a nonzero root: 0 not yet, 1 no, 2 yes (the topology is settled) */
-    unsigned char root_free[TOPO_PRIM_COUNT];
-
-    /* Verbose: which (primitive, catalog row) lines were printed, and the
-     * fallback reasons already reported. */
-    unsigned char *said_algo;              /* [TOPO_PRIM_COUNT * catalog size] */
-    uint64_t said_bucket[TOPO_PRIM_COUNT]; /* level 2: payload buckets shown */
-    char **said_reasons;
-    int nsaid_reasons, cap_said_reasons;
-
     mca_coll_topo_exec_t exec; /* the executor's plans, scratch and transport */
 
     /* Unit sizes of the current call, in executor elements. */
     size_t *units;
     size_t cap_units; /* bytes */
 
-    /* coll_topo_autotune: per slot, COLL_TOPO_TUNE_KEYS classes (allocated
-     * at the slot's first timed call; NULL: none), and the call being
-     * timed: slot + 1 (0: none), its class, side (0 coll/topo, 1 the
-     * previous module) and start */
-    mca_coll_topo_tune_t *tune[COLL_TOPO_NSLOTS];
-    int tune_slot, tune_key, tune_side;
-    double tune_t0;
-    /* per slot, bit b: the payloads of bit length b go to the previous
-     * module at the entry (COLL_TOPO_HANDOFF), without the memo's lookup:
-     * classes handed over of a primitive that moves data (every call of
-     * it is timed alike) without rules on this communicator */
-    uint64_t tune_mask[COLL_TOPO_NSLOTS];
 } mca_coll_topo_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_topo_module_t);
 
-/* coll_topo_module.c */
+/* coll_topo_module.c: the module's life */
 int mca_coll_topo_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_topo_comm_query(struct ompi_communicator_t *comm, int *priority);
-/* Resolve the communicator's topology and print its verbose line; called at
- * the start of every collective (cheap after the first call). */
-void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm);
-/* The communicator's name for verbose lines. */
-const char *mca_coll_topo_comm_name(struct ompi_communicator_t *comm);
-/* Is rank 0 of comm to print at `level`? */
-bool mca_coll_topo_should_say(struct ompi_communicator_t *comm, int level);
-/* Has the "uses" line of (prim, algo) been printed (or can it not be)? */
-bool mca_coll_topo_algorithm_said(mca_coll_topo_module_t *m, topo_prim_t prim,
-                                  const topo_algo_t *algo);
-/* Verbose lines, printed once per (primitive, algorithm) and per reason. */
-void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                 topo_prim_t prim, const topo_algo_t *algo, const char *why);
-void mca_coll_topo_say_fallback(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                topo_prim_t prim, const char *reason);
 /* The cached schedule of (prim, algo, root) for this rank, or NULL. */
-const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m,
-                                           struct ompi_communicator_t *comm,
-                                           const topo_algo_t *algo, const topo_gen_args_t *args);
-/* Forget the repeated-call memo of every slot (releases its objects). */
-void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
-/* Forget the memo of one slot and free it (the next call allocates it). */
-void mca_coll_topo_memo_clear_slot(mca_coll_topo_module_t *m, int slot);
-/* Forget one memo entry (frees its plan). */
-void mca_coll_topo_memo_forget(mca_coll_topo_module_t *m, mca_coll_topo_memo_t *memo);
+const topo_sched_t *mca_coll_topo_schedule(mca_coll_topo_module_t *m, const topo_algo_t *algo,
+                                           const topo_gen_args_t *args);
 /* The index in m->scheds of a schedule mca_coll_topo_schedule returned
  * (stable while the array may move). */
 static inline int mca_coll_topo_sched_index(const mca_coll_topo_module_t *m,
@@ -492,10 +482,6 @@ static inline int mca_coll_topo_sched_index(const mca_coll_topo_module_t *m,
                                               offsetof(mca_coll_topo_sched_entry_t, sched));
     return (int)(e - m->scheds);
 }
-/* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error.
- * Inline where it has room (a plan's compilation asks at every operation it
- * adds: some 600 instructions of calls per compilation on 8 ranks). */
-int mca_coll_topo_grow_to(void **buf, size_t *cap, size_t need);
 /* The capacity a buffer of `cap` bytes grows to for `need` (> cap): cap
  * doubled (from 64) until it holds need. */
 static inline size_t mca_coll_topo_grown_cap(size_t cap, size_t need)
@@ -506,10 +492,77 @@ static inline size_t mca_coll_topo_grown_cap(size_t cap, size_t need)
     }
     return n;
 }
+/* Grow a buffer to at least `need` bytes; returns OMPI_SUCCESS or an error.
+ * Out of line (mca_coll_topo_grow, inline, asks first: a plan's
+ * compilation asks at every operation it adds, some 600 instructions of
+ * calls per compilation on 8 ranks), in each file that grows one. */
+static __attribute__((unused, noinline)) int mca_coll_topo_grow_to(void **buf, size_t *cap,
+                                                                   size_t need)
+{
+    if (need <= *cap) {
+        return OMPI_SUCCESS;
+    }
+    const size_t n = mca_coll_topo_grown_cap(*cap, need);
+    void *p = realloc(*buf, n);
+    if (NULL == p) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *buf = p;
+    *cap = n;
+    return OMPI_SUCCESS;
+}
 static inline int mca_coll_topo_grow(void **buf, size_t *cap, size_t need)
 {
     return OPAL_LIKELY(need <= *cap) ? OMPI_SUCCESS : mca_coll_topo_grow_to(buf, cap, need);
 }
+
+/* coll_topo_place.c: resolve the communicator's topology, agree on the
+ * decision inputs, place the ranks, write the routes that hold for the
+ * communicator (mca_coll_topo_routes_prepare) and print the topology's
+ * verbose line; called at the start of every collective (cheap after the
+ * first call). */
+void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm);
+
+/* coll_topo_say.c: the verbose output. */
+/* The communicator's name for verbose lines. */
+const char *mca_coll_topo_comm_name(struct ompi_communicator_t *comm);
+/* Is rank 0 of comm to print at `level`? */
+bool mca_coll_topo_should_say(struct ompi_communicator_t *comm, int level);
+/* The MPI name of a function slot ("reduce_scatter_block"). */
+const char *mca_coll_topo_slot_name(int slot);
+/* Has the "uses" line of (prim, algo) been printed (or can it not be)? */
+bool mca_coll_topo_algorithm_said(mca_coll_topo_module_t *m, topo_prim_t prim,
+                                  const topo_algo_t *algo);
+/* Verbose lines, printed once per (primitive, algorithm) and per reason. */
+void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                 topo_prim_t prim, const topo_algo_t *algo, const char *why);
+void mca_coll_topo_say_previous(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                topo_prim_t prim, const char *reason);
+/* Level 2: a decision table, and its candidates' prices for a payload
+ * (once per power-of-two bucket); a candidate not in the table. */
+void mca_coll_topo_say_table(struct ompi_communicator_t *comm, const mca_coll_topo_decision_t *d,
+                             const topo_proto_t *proto);
+void mca_coll_topo_say_candidates(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                  const mca_coll_topo_decision_t *d, size_t bytes);
+void mca_coll_topo_say_excluded(struct ompi_communicator_t *comm, topo_prim_t prim,
+                                const char *name, const char *why);
+/* Level 2, when the communicator is freed: how its calls went. */
+void mca_coll_topo_say_calls(const mca_coll_topo_module_t *m);
+/* Free what the module said (said.algo, said.reasons). */
+void mca_coll_topo_said_free(mca_coll_topo_module_t *m);
+
+/* coll_topo_memo.c (types in coll_topo_memo.h) */
+/* The memo entry for a call that just got its route (algo NULL: the
+ * previous module, else its schedule, layout and units in the call): in
+ * the call's set, an empty entry or the next in turn.  NULL when out of
+ * memory (nothing is kept). */
+struct mca_coll_topo_call_t;
+mca_coll_topo_memo_entry_t *mca_coll_topo_memo_keep(mca_coll_topo_module_t *m, int slot,
+                                                    const struct mca_coll_topo_call_t *call);
+/* Forget the memo of one slot and free it (the next call allocates it). */
+void mca_coll_topo_memo_clear_slot(mca_coll_topo_module_t *m, int slot);
+/* Forget the memo of every slot (releases its objects). */
+void mca_coll_topo_memo_clear(mca_coll_topo_module_t *m);
 
 /* coll_topo_coords.c: the coordinates file (coll_topo_coords_file), read
  * once per process.  Returns true when this process's host has a line:
@@ -527,46 +580,17 @@ bool mca_coll_topo_coords(const char *file, topo_topology_t *shape, char *shape_
  * reason in why. */
 bool mca_coll_topo_pmix_coords(topo_topology_t *shape, int *position, char *why, size_t len);
 
-/* coll_topo_decide.c */
-/* The protocol switch the prices use: coll_topo_eager_limit (or, auto, the
- * smallest eager limit of the PML's BTLs) and coll_topo_rndv_alpha; no
- * switch when transfers are segmented at or below the eager limit.
- * Resolved once per process. */
-const topo_proto_t *mca_coll_topo_proto(void);
-/* Free the module's decision tables; the process's (at component close). */
-void mca_coll_topo_decisions_free(mca_coll_topo_module_t *m);
-void mca_coll_topo_shared_decisions_free(void);
-/* The cheapest algorithm of args->prim that fits, or NULL if none does.
- * `bytes` is the primitive's payload.  Every rank computes the same answer
- * (same inputs, same arithmetic).  The table is built at the first call of
- * each (primitive, root, commutativity); later calls cost a binary search.
- * *ch describes the answer. */
-typedef struct {
-    double predicted; /* seconds (set when verbose, else 0) */
-    int msgs;         /* messages its busiest rank sends and receives, summed
-                         over the steps (topo_price_t.msgs) */
-    int steps;        /* its steps that move messages (topo_price_t.msg_steps):
-                         one such step of 1 or 2 messages is one message per
-                         rank, one way or an exchange */
-    size_t lo, hi;    /* the payloads [lo, hi) of the same answer (hi
-                         SIZE_MAX: no end) */
-    bool autochosen;  /* the cost model chose (no forced algorithm, no rule):
-                         coll_topo_autotune may time it */
-} mca_coll_topo_choice_t;
-const topo_algo_t *mca_coll_topo_decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
-                                        const topo_gen_args_t *args, int opclass, size_t bytes,
-                                        mca_coll_topo_choice_t *ch);
-
 /* coll_topo_call.c: what every primitive does around the executor.
  *
  * A call describes the work buffer the executor runs on, in the user's
  * datatype: `count` elements, or units (one per rank for allgather and
- * reduce_scatter, one per block group for alltoall).  COLL_TOPO_BEGIN picks
- * the algorithm and its schedule, lays the data out on its blocks and says
- * so in the verbose output, or hands the call to the previous module; the
- * primitive then says where its input comes from and where its output goes
- * (spans), and mca_coll_topo_execute does the rest. */
-typedef struct {
+ * reduce_scatter, one per block group for alltoall).  COLL_TOPO_BEGIN finds
+ * the call's route (the memo, else mca_coll_topo_route), the algorithm's
+ * schedule, lays the data out on its blocks and says so in the verbose
+ * output, or gives the call to the previous module; the primitive then
+ * says where its input comes from and where its output goes (spans), and
+ * mca_coll_topo_execute does the rest. */
+typedef struct mca_coll_topo_call_t {
     /* in (set by the primitive) */
     topo_prim_t prim;
     int root;                      /* rooted primitives; 0 otherwise */
@@ -579,7 +603,7 @@ typedef struct {
     /* out (set by mca_coll_topo_begin) */
     mca_coll_topo_module_t *m;
     struct ompi_communicator_t *comm;
-    const mca_coll_topo_fallback_t *prev; /* the previous module's function */
+    const mca_coll_topo_previous_t *prev; /* the previous module's function */
     const topo_algo_t *algo;
     const topo_sched_t *sched;
     struct ompi_datatype_t *edt; /* the executor's element type */
@@ -589,15 +613,15 @@ typedef struct {
     const size_t *units;         /* NULL or the module's units array */
     mca_coll_topo_plan_ref_t *plan; /* the memo's plan reference when the
                                        memo describes this call, or NULL */
-    char *reason;                /* why the call falls back (the module's
-                                    buffer, COLL_TOPO_REASON_LEN bytes) */
+    char *reason;                /* why the call goes to the previous module
+                                    (the module's buffer, COLL_TOPO_REASON_LEN
+                                    bytes) */
     bool timed;                  /* coll_topo_autotune times this call */
 } mca_coll_topo_call_t;
 
 /* The class of the call's operation (catalog.h): which algorithms may
  * combine it so that every rank gets the same bits.  Needs call->edt. */
 topo_opclass_t mca_coll_topo_opclass(const mca_coll_topo_call_t *call);
-
 /* A call's inputs.  The outputs are all set by mca_coll_topo_begin, so
  * nothing else is written here (a designated initializer would clear the
  * whole structure on every call). */
@@ -618,19 +642,41 @@ static inline void mca_coll_topo_call_init(mca_coll_topo_call_t *call, topo_prim
  * nothing moves, the call is complete; negative: an error to return). */
 enum {
     COLL_TOPO_RUN = 1,     /* run the schedule */
-    COLL_TOPO_FALLBACK = 2 /* hand the call to the previous module */
+    COLL_TOPO_PREVIOUS = 2 /* give the call to the previous module */
 };
 
-/* Decide how to serve the call on `slot` (every rank reaches the same
+/* Find how to serve the call on `slot` (every rank reaches the same
  * answer: it depends only on the primitive, root, payload, operation and
- * unit counts).  Prints the "uses" line, or the "falls back" line with
- * call->reason. */
+ * unit counts).  Prints the "uses" line, or the "goes to the previous
+ * module" line with call->reason. */
 int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module, int slot);
 
-/* The verbose reason of a call coll_topo_host_handoff hands over: its
- * primitive on a communicator of `size` ranks. */
-void mca_coll_topo_host_handoff_reason(char *buf, size_t len, int size, topo_prim_t prim);
+/* coll_topo_route.c: the route of a call, in one order of precedence
+ * (mca_coll_topo_by_t), and the decision tables of `auto`. */
+/* The protocol switch the prices use: coll_topo_eager_limit (or, auto, the
+ * smallest eager limit of the PML's BTLs) and coll_topo_rndv_alpha; no
+ * switch when transfers are segmented at or below the eager limit.
+ * Resolved once per process. */
+const topo_proto_t *mca_coll_topo_proto(void);
+/* Free the module's decision tables; the process's (at component close). */
+void mca_coll_topo_tables_free(mca_coll_topo_module_t *m);
+void mca_coll_topo_shared_tables_free(void);
+/* Write the routes that hold for the whole communicator, at its first
+ * call (coll_topo_host_handoff when its ranks share one host), and say
+ * them (the calls they take never reach the decision). */
+void mca_coll_topo_routes_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                  bool one_host);
+/* The route of a call the memo does not hold, of `bytes` and operation
+ * class `opclass`: the algorithm, or NULL (the previous module) with the
+ * reason in call->reason when verbose or when no algorithm fits (`why`:
+ * the reason of the algorithm's "uses" line, when it is to be said).
+ * *by: the source; *tune_key: the payload class coll_topo_autotune times,
+ * or -1. */
+const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                       mca_coll_topo_call_t *call, int slot,
+                                       const topo_gen_args_t *args, int opclass, size_t bytes,
+                                       char *why, size_t len, int *tune_key);
 
 /* The bit length of n (0 for 0, else floor(log2 n) + 1): a payload's
  * class for coll_topo_autotune. */
@@ -639,64 +685,47 @@ static inline int mca_coll_topo_bit_length(size_t n)
     return 0 == n ? 0 : 64 - __builtin_clzll((unsigned long long)n);
 }
 
-/* Does a call of `bytes` on `slot` go to the previous module by
- * coll_topo_host_handoff (host_lim), coll_topo_handoff (a range an earlier
- * call found), or by a verdict of coll_topo_autotune (tune_mask)?  The same answer as
- * mca_coll_topo_begin would give, before any of its work. */
-static inline bool mca_coll_topo_handing_off(const mca_coll_base_module_t *module, int slot,
-                                             size_t bytes, int root, bool commutative)
-{
-    const mca_coll_topo_module_t *m = (const mca_coll_topo_module_t *)module;
-    if (bytes < m->host_lim[slot]) {
-        return true;
-    }
-    if (0 != m->tune_mask[slot]) {
-        const int b = mca_coll_topo_bit_length(bytes);
-        if (b < 64 && 0 != ((m->tune_mask[slot] >> b) & 1)) {
-            return true;
-        }
-    }
-    return bytes < m->handoff[slot].hi && bytes >= m->handoff[slot].lo &&
-           root == m->handoff[slot].root && commutative == m->handoff[slot].commutative;
-}
-
 /* coll_topo_autotune.c.  The payload class of a call that `auto` decided
  * (bytes: its payload), or -1 when coll_topo_autotune does not time it
  * (off; `exact` and a reduction whose result depends on the order; no
  * previous barrier or allreduce; out of memory). */
 int mca_coll_topo_tune_key(mca_coll_topo_module_t *m, const mca_coll_topo_call_t *call, int slot,
-                           size_t bytes);
+                           int opclass, size_t bytes);
 /* A call of a class still being timed, ready to run (begin's work done):
  * the previous module's barrier, then the clock starts; COLL_TOPO_RUN when
- * this call is coll/topo's turn, COLL_TOPO_FALLBACK when it is the previous
+ * this call is coll/topo's turn, COLL_TOPO_PREVIOUS when it is the previous
  * module's, or an error. */
 int mca_coll_topo_tune_start(mca_coll_topo_call_t *call, int slot, int key);
 /* The end of a timed call (either side), whose code is rc: the clock
  * stops; the class's last call decides (mca_coll_topo_tune_t.verdict, the
- * verbose line, the slot's memo cleared).  Returns rc. */
+ * verbose line, the slot's routes and memo).  Returns rc. */
 int mca_coll_topo_tune_end(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, int rc);
 /* "payloads of 512-1023 bytes[, non-commutative]" */
 void mca_coll_topo_tune_class(int key, char *s, size_t len);
 
-/* Hand the call to the previous module when mca_coll_topo_handing_off says
- * so: the first statement of a primitive's entry. */
-#define COLL_TOPO_HANDOFF(module, slot, bytes, root, commutative, name, ...)               \
-    do {                                                                                   \
-        if (mca_coll_topo_handing_off((module), (slot), (bytes), (root), (commutative))) { \
-            const mca_coll_topo_fallback_t *coll_topo_prev_ =                              \
-                &((mca_coll_topo_module_t *)(module))->prev[slot];                         \
-            return coll_topo_prev_->fn.name(__VA_ARGS__, coll_topo_prev_->module);         \
-        }                                                                                  \
+/* The first statement of a primitive's entry: a call of `bytes` from
+ * `root` that the slot's routes give the previous module goes there, with
+ * the previous module's `name` function applied to the arguments (then its
+ * module), before any other work. */
+#define COLL_TOPO_ROUTE(module, slot, bytes, root, commutative, name, ...)                    \
+    do {                                                                                      \
+        mca_coll_topo_module_t *coll_topo_m_ = (mca_coll_topo_module_t *)(module);            \
+        if (OPAL_UNLIKELY(0 != coll_topo_m_->routes[slot].n) &&                               \
+            NULL != mca_coll_topo_routes_find(&coll_topo_m_->routes[slot], (bytes), (root),   \
+                                              (commutative))) {                               \
+            const mca_coll_topo_previous_t *coll_topo_prev_ = &coll_topo_m_->prev[slot];      \
+            return coll_topo_prev_->fn.name(__VA_ARGS__, coll_topo_prev_->module);            \
+        }                                                                                     \
     } while (0)
 
 /* Start a call in a coll_topo_<primitive>.c entry point: return from it
  * with the previous module's `name` function applied to the arguments
- * (then the module) when the call falls back, or with begin's code when
+ * (then the module) when the call goes there, or with begin's code when
  * nothing is to run. */
 #define COLL_TOPO_BEGIN(call, comm, module, slot, name, ...)                                  \
     do {                                                                                      \
         const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot));      \
-        if (COLL_TOPO_FALLBACK == coll_topo_rc_) {                                            \
+        if (COLL_TOPO_PREVIOUS == coll_topo_rc_) {                                            \
             if (OPAL_LIKELY(!(call)->timed)) {                                                \
                 return (call)->prev->fn.name(__VA_ARGS__, (call)->prev->module);              \
             }                                                                                 \

@@ -14,7 +14,7 @@ int mca_coll_topo_allgather_intra(const void *sbuf, int scount, struct ompi_data
                                   void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, TOPO_PRIM_ALLGATHER,
+    COLL_TOPO_ROUTE(module, TOPO_PRIM_ALLGATHER,
                       (size_t)ompi_comm_size(comm) * (size_t)rcount * rdtype->super.size, 0, true,
                       allgather, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
     const size_t unit = (size_t)rcount;

@@ -13,7 +13,7 @@ int mca_coll_topo_allreduce_intra(const void *sbuf, void *rbuf, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, TOPO_PRIM_ALLREDUCE, (size_t)count * dtype->super.size, 0,
+    COLL_TOPO_ROUTE(module, TOPO_PRIM_ALLREDUCE, (size_t)count * dtype->super.size, 0,
                       ompi_op_is_commute(op), allreduce, sbuf, rbuf, count, dtype, op, comm);
     mca_coll_topo_call_t call;
     mca_coll_topo_call_init(&call, TOPO_PRIM_ALLREDUCE, 0, dtype, op, (size_t)count, NULL, 0);

@@ -15,7 +15,7 @@ int mca_coll_topo_alltoall_intra(const void *sbuf, int scount, struct ompi_datat
                                  void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, TOPO_PRIM_ALLTOALL,
+    COLL_TOPO_ROUTE(module, TOPO_PRIM_ALLTOALL,
                       (size_t)ompi_comm_size(comm) * (size_t)rcount * rdtype->super.size, 0, true,
                       alltoall, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
     const int size = ompi_comm_size(comm);

@@ -50,17 +50,18 @@ static double now(void)
 }
 
 int mca_coll_topo_tune_key(mca_coll_topo_module_t *m, const mca_coll_topo_call_t *call, int slot,
-                           size_t bytes)
+                           int opclass, size_t bytes)
 {
     const int mode = mca_coll_topo_component.autotune;
-    if (COLL_TOPO_AUTOTUNE_OFF == mode || (COLL_TOPO_AUTOTUNE_EXACT == mode && TOPO_OP_EXACT != mca_coll_topo_opclass(call)) ||
+    if (COLL_TOPO_AUTOTUNE_OFF == mode ||
+        (COLL_TOPO_AUTOTUNE_EXACT == mode && TOPO_OP_EXACT != opclass) ||
         NULL == m->prev[TOPO_PRIM_BARRIER].fn.any || NULL == m->prev[TOPO_PRIM_ALLREDUCE].fn.any) {
         return -1;
     }
     const int commutative = NULL == call->op || ompi_op_is_commute(call->op);
-    if (NULL == m->tune[slot]) {
-        m->tune[slot] = calloc(COLL_TOPO_TUNE_KEYS, sizeof(mca_coll_topo_tune_t));
-        if (NULL == m->tune[slot]) {
+    if (NULL == m->tune.cls[slot]) {
+        m->tune.cls[slot] = calloc(COLL_TOPO_TUNE_KEYS, sizeof(mca_coll_topo_tune_t));
+        if (NULL == m->tune.cls[slot]) {
             return -1; /* out of memory: no timing, coll/topo keeps the call */
         }
     }
@@ -70,13 +71,13 @@ int mca_coll_topo_tune_key(mca_coll_topo_module_t *m, const mca_coll_topo_call_t
 int mca_coll_topo_tune_start(mca_coll_topo_call_t *call, int slot, int key)
 {
     mca_coll_topo_module_t *m = call->m;
-    if (0 != m->tune_slot) {
+    if (0 != m->tune.slot) {
         /* a collective the previous module calls inside a timed call (tuned's
          * reduce_scatter_block calls MPI_Reduce): part of that call's time,
          * not timed itself (every rank makes the same calls) */
         return COLL_TOPO_RUN;
     }
-    mca_coll_topo_tune_t *t = &m->tune[slot][key];
+    mca_coll_topo_tune_t *t = &m->tune.cls[slot][key];
     const unsigned k = (unsigned)mca_coll_topo_component.autotune_calls;
     if (t->calls < k) {
         /* a class called only a few times on this communicator costs no
@@ -90,17 +91,17 @@ int mca_coll_topo_tune_start(mca_coll_topo_call_t *call, int slot, int key)
     }
     /* every rank starts the call together, so that one call's time does
      * not include waiting for the ranks the last one left behind */
-    const mca_coll_topo_fallback_t *b = &m->prev[TOPO_PRIM_BARRIER];
+    const mca_coll_topo_previous_t *b = &m->prev[TOPO_PRIM_BARRIER];
     const int rc = b->fn.barrier(call->comm, b->module);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    m->tune_slot = slot + 1;
-    m->tune_key = key;
-    m->tune_side = side;
-    m->tune_t0 = now();
+    m->tune.slot = slot + 1;
+    m->tune.key = key;
+    m->tune.side = side;
+    m->tune.t0 = now();
     call->timed = true;
-    return side ? COLL_TOPO_FALLBACK : COLL_TOPO_RUN;
+    return side ? COLL_TOPO_PREVIOUS : COLL_TOPO_RUN;
 }
 
 /* "512-1023", "0" */
@@ -123,12 +124,12 @@ void mca_coll_topo_tune_class(int key, char *s, size_t len)
     snprintf(s, len, "payloads of %s bytes%s", r, key % 2 ? ", non-commutative" : "");
 }
 
-/* Can the entry hand this slot's calls of a class over by their payload
- * alone (tune_mask)?  When every call of it is timed alike: a primitive
- * that only moves data (exact whatever the mode; no operation, so one
- * class per bit length), with no rule for this communicator's size (a rule
- * covering part of the class keeps those calls in coll/topo). */
-static bool entry_handoff(int slot, struct ompi_communicator_t *comm)
+/* Can the slot's routes give the previous module a class by the payload
+ * alone (read at the entry)?  When every call of it is timed alike: a
+ * primitive that only moves data (exact whatever the mode; no operation,
+ * so one class per bit length), with no rule for this communicator's size
+ * (a rule covering part of the class keeps those calls in coll/topo). */
+static bool by_payload(int slot, struct ompi_communicator_t *comm)
 {
     if (TOPO_PRIM_BCAST != slot && TOPO_PRIM_ALLGATHER != slot && TOPO_PRIM_ALLTOALL != slot &&
         TOPO_PRIM_BARRIER != slot) {
@@ -147,7 +148,7 @@ static void decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, 
     for (int s = 0; s < 2; s++) {
         v[s] = k > 1 ? (t->sum[s] - t->max[s]) / (k - 1) : t->sum[s];
     }
-    const mca_coll_topo_fallback_t *a = &m->prev[TOPO_PRIM_ALLREDUCE];
+    const mca_coll_topo_previous_t *a = &m->prev[TOPO_PRIM_ALLREDUCE];
     const int rc = a->fn.allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm, a->module);
     /* keep coll/topo unless the previous module was faster by more than
      * the margin (an error leaves coll/topo; every rank sees the same
@@ -155,15 +156,20 @@ static void decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, 
     const bool prev =
         OMPI_SUCCESS == rc && v[0] > v[1] * (1.0 + mca_coll_topo_component.autotune_margin);
     t->verdict = prev ? COLL_TOPO_TUNE_PREV : COLL_TOPO_TUNE_KEEP;
-    if (prev && entry_handoff(slot, comm) && key / 2 < 64) {
-        m->tune_mask[slot] |= (uint64_t)1 << (key / 2);
+    if (prev && by_payload(slot, comm) && key / 2 < 64) {
+        const int b = key / 2;
+        const mca_coll_topo_route_t r = {.lo = 0 == b ? 0 : (size_t)1 << (b - 1),
+                                         .hi = (size_t)1 << b,
+                                         .root = -1,
+                                         .commutative = -1,
+                                         .by = TOPO_BY_AUTOTUNE,
+                                         .algo = t->algo};
+        mca_coll_topo_routes_put(&m->routes[slot], &r);
     }
     if (OPAL_UNLIKELY(mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS))) {
         char cls[96];
         mca_coll_topo_tune_class(key, cls, sizeof(cls));
-        const char *name = COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == slot
-                               ? "reduce_scatter_block"
-                               : topo_prim_name((topo_prim_t)slot);
+        const char *name = mca_coll_topo_slot_name(slot);
         fprintf(stderr,
                 "coll:topo: comm %s (cid %u): %s, %s: coll/topo (%s) took %.2f us, the previous "
                 "module %.2f us (the slowest rank's mean of %d call%s each): %s "
@@ -173,15 +179,15 @@ static void decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, 
                 prev ? "hands these calls to the previous module" : "keeps them");
         fflush(stderr);
     }
-    /* the slot's remembered calls were timed ones: decide them again */
+    /* the slot's remembered calls were timed ones: route them again */
     mca_coll_topo_memo_clear_slot(m, slot);
 }
 
 int mca_coll_topo_tune_end(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, int rc)
 {
-    const double dt = now() - m->tune_t0;
-    const int slot = m->tune_slot - 1, side = m->tune_side;
-    mca_coll_topo_tune_t *t = &m->tune[slot][m->tune_key];
+    const double dt = now() - m->tune.t0;
+    const int slot = m->tune.slot - 1, side = m->tune.side;
+    mca_coll_topo_tune_t *t = &m->tune.cls[slot][m->tune.key];
     const unsigned k = (unsigned)mca_coll_topo_component.autotune_calls;
     /* the timed calls before this one; the first of each side warms up */
     const unsigned n = t->calls++ - k;
@@ -194,8 +200,8 @@ int mca_coll_topo_tune_end(mca_coll_topo_module_t *m, struct ompi_communicator_t
     if (t->calls >= 3 * k + 2) {
         /* (with tune_slot still set: the collectives the previous
          * module's allreduce may call on this communicator are not timed) */
-        decide(m, comm, slot, t, m->tune_key);
+        decide(m, comm, slot, t, m->tune.key);
     }
-    m->tune_slot = 0;
+    m->tune.slot = 0;
     return rc;
 }

@@ -10,7 +10,7 @@
 
 int mca_coll_topo_barrier_intra(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, TOPO_PRIM_BARRIER, 0, 0, true, barrier, comm);
+    COLL_TOPO_ROUTE(module, TOPO_PRIM_BARRIER, 0, 0, true, barrier, comm);
     mca_coll_topo_call_t call;
     mca_coll_topo_call_init(&call, TOPO_PRIM_BARRIER, 0, NULL, NULL, 0, NULL, 0);
     COLL_TOPO_BEGIN(&call, comm, module, TOPO_PRIM_BARRIER, barrier, comm);

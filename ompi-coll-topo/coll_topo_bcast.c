@@ -12,7 +12,7 @@
 int mca_coll_topo_bcast_intra(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, TOPO_PRIM_BCAST, (size_t)count * dtype->super.size, root, true, bcast,
+    COLL_TOPO_ROUTE(module, TOPO_PRIM_BCAST, (size_t)count * dtype->super.size, root, true, bcast,
                       buf, count, dtype, root, comm);
     mca_coll_topo_call_t call;
     mca_coll_topo_call_init(&call, TOPO_PRIM_BCAST, root, dtype, NULL, (size_t)count, NULL, 0);

@@ -193,6 +193,6 @@ static int topo_close(void)
 {
     mca_coll_topo_ofi_close();
     mca_coll_topo_agree_finalize();
-    mca_coll_topo_shared_decisions_free();
+    mca_coll_topo_shared_tables_free();
     return OMPI_SUCCESS;
 }

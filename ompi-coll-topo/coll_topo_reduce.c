@@ -14,7 +14,7 @@ int mca_coll_topo_reduce_intra(const void *sbuf, void *rbuf, int count,
                                struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
                                struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, TOPO_PRIM_REDUCE, (size_t)count * dtype->super.size, root,
+    COLL_TOPO_ROUTE(module, TOPO_PRIM_REDUCE, (size_t)count * dtype->super.size, root,
                       ompi_op_is_commute(op), reduce, sbuf, rbuf, count, dtype, op, root, comm);
     /* MPI_IN_PLACE is allowed at the root only: its input is in rbuf. */
     const bool at_root = root == ompi_comm_rank(comm);

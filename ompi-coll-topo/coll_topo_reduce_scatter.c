@@ -44,7 +44,7 @@ int mca_coll_topo_reduce_scatter_block_intra(const void *sbuf, void *rbuf, int r
                                              struct ompi_communicator_t *comm,
                                              mca_coll_base_module_t *module)
 {
-    COLL_TOPO_HANDOFF(module, COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK,
+    COLL_TOPO_ROUTE(module, COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK,
                       (size_t)ompi_comm_size(comm) * (size_t)rcount * dtype->super.size, 0,
                       ompi_op_is_commute(op), reduce_scatter_block, sbuf, rbuf, rcount, dtype, op,
                       comm);

@@ -42,7 +42,7 @@ for r in $(seq "$reps"); do
     # coll/topo ran the primitive, or decided to hand its calls to the
     # previous module (coll_topo_handoff's one-message calls, or calls that
     # fall back: those sizes then measure tuned behind coll/topo's entry)
-    grep -Eq "coll:topo: .*: $vprim (uses |falls back )" "$tmp/topo.err" ||
+    grep -Eq "coll:topo: .*: $vprim (uses |goes to the previous module )" "$tmp/topo.err" ||
         { echo "bench: coll/topo did not run" >&2; cat "$tmp/topo.err" >&2; exit 1; }
     mpirun "${flags[@]}" -np "$np" --mca coll tuned,inter,basic,libnbc,self "$prog" "$max" "$prim" >"$tmp/tuned.run$r"
 done
@@ -55,5 +55,5 @@ awk 'NR == FNR { tuned[$1] = $2; next }
     "$tmp/tuned" "$tmp/topo"
 echo "coll/topo's choices (the first call of each algorithm, and of the handoff), and the"
 echo "verdicts of coll_topo_autotune (the last run's):"
-grep -E ": $vprim (uses |falls back )|: $prim, payloads of .*\(coll_topo_autotune\)" "$tmp/topo.err" |
+grep -E ": $vprim (uses |goes to the previous module )|: $prim, payloads of .*\(coll_topo_autotune\)" "$tmp/topo.err" |
     sed 's/^/  /'

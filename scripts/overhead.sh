@@ -61,7 +61,7 @@ for bytes in "${sizes[@]}"; do
             "$prog" --calls "$calls" "$bytes" "$prim" >"$tmp/$c.$bytes.log" 2>&1 ||
             { cat "$tmp/$c.$bytes.log" >&2; exit 1; }
     done
-    grep -Eq "coll:topo: .*: $vprim (uses |falls back )" "$tmp/topo.$bytes.log" ||
+    grep -Eq "coll:topo: .*: $vprim (uses |goes to the previous module )" "$tmp/topo.$bytes.log" ||
         { echo "overhead: coll/topo did not run" >&2; cat "$tmp/topo.$bytes.log" >&2; exit 1; }
     read -r t tw < <(per_call "$tmp/topo.$bytes.0")
     read -r u uw < <(per_call "$tmp/tuned.$bytes.0")
@@ -69,4 +69,4 @@ for bytes in "${sizes[@]}"; do
         'BEGIN { printf "%8d %8d %8d %10.2f %8d %8d %10.2f\n", b, t, u, t / u, tw, uw, tw / uw }'
 done
 echo "coll/topo's choices:"
-grep -hE ": $vprim (uses |falls back )" "$tmp"/topo.*.log | sort -u | sed 's/^/  /'
+grep -hE ": $vprim (uses |goes to the previous module )" "$tmp"/topo.*.log | sort -u | sed 's/^/  /'

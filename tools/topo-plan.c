@@ -5,14 +5,16 @@
  * the primitive in the catalog, priced by the core cost model per message
  * size, the cheapest marked; the ones that do not fit with the reason),
  * dumps an algorithm's schedule step by step with bytes and hops, and plots
- * predicted time against message size with gnuplot.  The decision is the
- * glue's (coll_topo_decide.c): the core's decision table (decision.h) over
- * the candidates' prices, ties to the earlier catalog row.
+ * predicted time against message size with gnuplot.  The candidates and
+ * their table are the component's, built by the same core function
+ * (topo_candidates_price, decision.h): the core's decision table over the
+ * candidates' prices, ties to the earlier catalog row.
  */
 #include "catalog.h"
 #include "cost.h"
 #include "decision.h"
 #include "links.h"
+#include "route.h"
 #include "rules.h"
 #include "schedule.h"
 #include "topology.h"
@@ -45,6 +47,8 @@ static void usage(FILE *f)
         "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules] [--first-stage]\n"
+        "       [--route] [--algorithm A] [--use-rules VALUE | --rules-file FILE]\n"
+        "       [--handoff LIST] [--host-handoff LIST] [--previous tuned|other]\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
         "                     README's) and exit\n"
@@ -112,10 +116,24 @@ static void usage(FILE *f)
         "  --first-stage      price as the component's first stage on a communicator of\n"
         "                     more ranks than coll_topo_price_ranks: only the candidates\n"
         "                     that can be the cheapest up to 4096 bytes (the others are\n"
-        "                     listed as pruned); --sizes and the table stop there\n",
+        "                     listed as pruned); --sizes and the table stop there\n"
+        "  --route            also print where the component sends each payload of --sizes:\n"
+        "                     an algorithm or the previous module, and why, in the\n"
+        "                     component's order (forced, rules, one host, auto, on 2\n"
+        "                     ranks one message per rank); the options below imply it\n"
+        "                     (the timing of coll_topo_autotune is a run's, not shown)\n"
+        "  --algorithm A      as coll_topo_<primitive>_algorithm (default auto)\n"
+        "  --use-rules VALUE  as coll_topo_<primitive>_rules (default none)\n"
+        "  --rules-file FILE  the same, the value read from FILE (--rules writes one)\n"
+        "  --handoff LIST     as coll_topo_handoff (default %s)\n"
+        "  --host-handoff LIST\n"
+        "                     as coll_topo_host_handoff (default %s): applies on a star\n"
+        "                     whose --nodes put every rank on one host\n"
+        "  --previous P       the previous module: tuned (default; takes the exchanges\n"
+        "                     of coll_topo_handoff too) or other\n",
         prog, prog, TOPO_COST_ALPHA, TOPO_COST_BETA, TOPO_COST_GAMMA, TOPO_COST_COPY,
         TOPO_COST_MSG_OVERHEAD, TOPO_COST_INTRA_ALPHA, TOPO_COST_INTRA_BETA,
-        TOPO_COST_INTRA_BETA_WRITTEN);
+        TOPO_COST_INTRA_BETA_WRITTEN, TOPO_ROUTE_TWO_RANKS_DEFAULT, TOPO_ROUTE_HOST_DEFAULT);
 }
 
 static void die(int code, const char *fmt, ...)
@@ -259,12 +277,8 @@ static int *parse_nodes(const char *list, int grid, long *n)
 
 /* --- the plan ------------------------------------------------------------ */
 
-typedef struct {
-    const topo_algo_t *algo;
-    int fits, rc;              /* rc: TOPO_OK (priced), TOPO_PRUNED or an error */
-    topo_price_t price, bound; /* bound: where pruning computed one */
-    char why[256];
-} cand_t;
+/* a candidate: the core's (decision.h) */
+typedef topo_candidate_t cand_t;
 
 typedef struct {
     topo_topology_t topo;
@@ -279,72 +293,29 @@ typedef struct {
     size_t upto; /* the payloads priced for: SIZE_MAX, or --first-stage's */
     double sizes[MAX_SIZES];
     int nsizes;
-    cand_t *cands;
-    int ncands;
-    topo_decision_t table; /* cand: an index into cands */
+    topo_candidates_t all; /* every algorithm of the primitive, priced as the
+                              component does (topo_candidates_price) */
+    cand_t *cands;         /* all.cand */
+    int ncands;            /* all.n */
+    topo_decision_t table; /* all.table (cand: an index into cands) */
+    int route;             /* --route */
+    topo_route_params_t rp; /* --algorithm, rules, --handoff, --host-handoff,
+                               --previous, --eager-limit */
+    topo_rules_t rules;
+    const char *rules_from; /* "--use-rules", "--rules-file F", or NULL */
+    const char *two_ranks;  /* --handoff's list */
+    int one_host;          /* a star whose --nodes put every rank on one host */
 } plan_t;
 
 static void price(plan_t *pl)
 {
-    int n;
-    const topo_algo_t *cat = topo_catalog(&n);
-    pl->cands = calloc((size_t)n + 1, sizeof(cand_t));
-    if (NULL == pl->cands) {
+    if (TOPO_OK != topo_candidates_price(&pl->args, pl->opclass, &pl->params, &pl->net, &pl->proto,
+                                         pl->prune, pl->upto, 1, &pl->all)) {
         die(1, "out of memory");
     }
-    for (int i = 0; i < n; i++) {
-        if (cat[i].prim != pl->args.prim) {
-            continue;
-        }
-        cand_t *c = &pl->cands[pl->ncands++];
-        c->algo = &cat[i];
-        c->fits = topo_algo_fits(c->algo, &pl->args, pl->opclass, c->why, sizeof(c->why));
-    }
-    /* the fitting ones, priced (or pruned) together as the component does */
-    const topo_algo_t **fit = calloc((size_t)pl->ncands + 1, sizeof(*fit));
-    topo_price_t *price = calloc((size_t)pl->ncands + 1, sizeof(*price));
-    topo_price_t *bound = calloc((size_t)pl->ncands + 1, sizeof(*bound));
-    int *rc = calloc((size_t)pl->ncands + 1, sizeof(*rc)),
-        *at = calloc((size_t)pl->ncands + 1, sizeof(*at));
-    if (NULL == fit || NULL == price || NULL == bound || NULL == rc || NULL == at) {
-        die(1, "out of memory");
-    }
-    int nfit = 0;
-    for (int i = 0; i < pl->ncands; i++) {
-        if (pl->cands[i].fits) {
-            at[nfit] = i;
-            fit[nfit++] = pl->cands[i].algo;
-        }
-    }
-    if (TOPO_OK != topo_price_candidates_upto(fit, nfit, &pl->args, &pl->params, &pl->net,
-                                              &pl->proto, pl->prune, pl->upto, price, rc, bound)) {
-        die(1, "out of memory");
-    }
-    for (int k = 0; k < nfit; k++) {
-        cand_t *c = &pl->cands[at[k]];
-        c->rc = rc[k];
-        c->price = price[k];
-        c->bound = bound[k];
-        if (TOPO_OK != c->rc && TOPO_PRUNED != c->rc) {
-            snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)", c->rc);
-        }
-    }
-    free(fit);
-    free(price);
-    free(bound);
-    free(rc);
-    free(at);
-    const topo_price_t **pr = calloc((size_t)pl->ncands + 1, sizeof(*pr));
-    if (NULL == pr) {
-        die(1, "out of memory");
-    }
-    for (int i = 0; i < pl->ncands; i++) {
-        pr[i] = pl->cands[i].fits && TOPO_OK == pl->cands[i].rc ? &pl->cands[i].price : NULL;
-    }
-    if (TOPO_OK != topo_decision_build(pr, pl->ncands, &pl->table)) {
-        die(1, "out of memory");
-    }
-    free(pr);
+    pl->cands = pl->all.cand;
+    pl->ncands = pl->all.n;
+    pl->table = pl->all.table;
 }
 
 static int priced(const cand_t *c)
@@ -525,6 +496,75 @@ static void print_table(const plan_t *pl)
             const cand_t *c = &pl->cands[chosen[k]];
             printf("  %-10s %-20s %12.3f us\n", b, c->algo->name, predict(c, pl->sizes[k]) * 1e6);
         }
+    }
+}
+
+/* --route: where the component sends a call of each payload (route.h),
+ * with its verbose line's reason. */
+static void print_route(const plan_t *pl)
+{
+    const topo_prim_t prim = pl->args.prim;
+    const char *pn = topo_prim_name(prim);
+    const size_t host = pl->one_host ? topo_route_host_limit(&pl->rp, pl->args.size) : 0;
+    printf("route (as the component: forced %s, rules %s, coll_topo_handoff %s, previous "
+           "module %s%s):\n",
+           NULL != pl->rp.forced ? pl->rp.forced->name : "none",
+           NULL != pl->rules_from ? pl->rules_from : "none", pl->two_ranks,
+           pl->rp.previous_tuned ? "coll/tuned" : "not coll/tuned",
+           pl->one_host ? ", the ranks share one host" : "");
+    for (int k = 0; k < pl->nsizes; k++) {
+        const size_t bytes = (size_t)pl->sizes[k];
+        char b[32], why[256] = "", rng[96] = "", what[400];
+        const topo_algo_t *algo = NULL;
+        const topo_rule_t *rule = NULL;
+        int by;
+        format_bytes(pl->sizes[k], b, sizeof(b));
+        if (topo_route_named(&pl->rp, &pl->args, pl->opclass, bytes, &algo, &by, &rule, why,
+                             sizeof(why))) {
+            if (NULL != rule) {
+                topo_rules_format_rule(rule, rng, sizeof(rng));
+            }
+            if (TOPO_BY_FORCED == by) {
+                snprintf(what, sizeof(what),
+                         NULL != algo ? "forced by coll_topo_%s_algorithm"
+                                      : "coll_topo_%s_algorithm=%s does not fit: %s",
+                         pn, pl->rp.forced->name, why);
+            } else if (rule->previous) {
+                snprintf(what, sizeof(what), "rule %s of coll_topo_%s_rules gives the previous "
+                         "module", rng, pn);
+            } else if (NULL == algo) {
+                snprintf(what, sizeof(what),
+                         "rule %s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
+                         "fit: %s",
+                         rng, pn, rule->algo->name, bytes, why);
+            } else {
+                snprintf(what, sizeof(what), "rule %s of coll_topo_%s_rules", rng, pn);
+            }
+        } else if (bytes < host) {
+            char lim[32];
+            topo_rules_format_size(host, lim, sizeof(lim));
+            snprintf(what, sizeof(what),
+                     "coll_topo_host_handoff: the %d ranks share one host, where %s of less "
+                     "than %s bytes goes to the previous module",
+                     pl->args.size, pn, lim);
+        } else {
+            const int c = choose(pl, pl->sizes[k]);
+            if (c < 0) {
+                snprintf(what, sizeof(what), "no algorithm fits");
+            } else if (topo_route_two_ranks(&pl->rp, prim, pl->args.size, bytes,
+                                            pl->cands[c].price.msgs,
+                                            pl->cands[c].price.msg_steps)) {
+                snprintf(what, sizeof(what),
+                         "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most "
+                         "%.0f bytes (the eager limit)",
+                         pl->cands[c].algo->name, pl->rp.eager);
+            } else {
+                algo = pl->cands[c].algo;
+                snprintf(what, sizeof(what), "auto: cheapest predicted for %zu bytes: %.3f us",
+                         bytes, predict(&pl->cands[c], pl->sizes[k]) * 1e6);
+            }
+        }
+        printf("  %-10s %-20s %s\n", b, NULL != algo ? algo->name : "previous", what);
     }
 }
 
@@ -852,9 +892,13 @@ int main(int argc, char **argv)
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
     const char *nodes = NULL;
+    const char *algorithm = NULL, *rules_value = NULL, *rules_file = NULL;
+    const char *handoff = TOPO_ROUTE_TWO_RANKS_DEFAULT, *host_handoff = TOPO_ROUTE_HOST_DEFAULT;
+    char *rules_text = NULL;
     int *place = NULL;
     plan_t pl;
     memset(&pl, 0, sizeof(pl));
+    pl.rp.previous_tuned = 1;
     pl.params.alpha = TOPO_COST_ALPHA;
     pl.params.beta = TOPO_COST_BETA;
     pl.params.gamma = TOPO_COST_GAMMA;
@@ -910,13 +954,18 @@ int main(int argc, char **argv)
             pl.upto = TOPO_PRICE_FIRST_STAGE;
             continue;
         }
+        if (0 == strcmp(opt, "--route")) {
+            pl.route = 1;
+            continue;
+        }
         static const char *const with_value[] = {
             "--topology",    "--size",       "--primitive",    "--sizes",
             "--alpha",       "--beta",       "--gamma",        "--hop",
             "--root",        "--dump",       "--rank",         "--plot",
             "--eager-limit", "--rndv-alpha", "--nodes",        "--intra-alpha",
             "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written",
-            "--price-ranks"};
+            "--price-ranks", "--algorithm",  "--use-rules",    "--rules-file",
+            "--handoff",     "--host-handoff", "--previous"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -973,6 +1022,27 @@ int main(int argc, char **argv)
             rndv = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--rank")) {
             rank = parse_int(opt, val, 0, 1L << 24);
+        } else if (0 == strcmp(opt, "--algorithm")) {
+            algorithm = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--use-rules") || 0 == strcmp(opt, "--rules-file")) {
+            if (NULL != rules_value || NULL != rules_file) {
+                die(EXIT_USAGE, "one of --use-rules and --rules-file");
+            }
+            *(0 == strcmp(opt, "--use-rules") ? &rules_value : &rules_file) = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--handoff")) {
+            handoff = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--host-handoff")) {
+            host_handoff = val;
+            pl.route = 1;
+        } else if (0 == strcmp(opt, "--previous")) {
+            if (0 != strcmp(val, "tuned") && 0 != strcmp(val, "other")) {
+                die(EXIT_USAGE, "--previous: tuned or other, not '%s'", val);
+            }
+            pl.rp.previous_tuned = 0 == strcmp(val, "tuned");
+            pl.route = 1;
         } else {
             plot_file = val;
         }
@@ -1066,6 +1136,55 @@ int main(int argc, char **argv)
     pl.proto.rndv_intra = rndv >= 0.0                ? rndv
                           : pl.net.intra_alpha > 0.0 ? pl.net.intra_alpha
                                                      : 2.0 * pl.params.alpha;
+    if (pl.route) {
+        if (NULL != dump_algo || rules) {
+            die(EXIT_USAGE, "--route and its options go with the table: not with --dump or "
+                            "--rules");
+        }
+        /* the component's parameters of this primitive (route.h) */
+        if (NULL != algorithm && 0 != strcmp(algorithm, "auto") &&
+            NULL == (pl.rp.forced = topo_catalog_find((topo_prim_t)prim, algorithm))) {
+            die(EXIT_USAGE, "--algorithm: %s has no algorithm '%s' (topo-plan --catalog)",
+                primitive, algorithm);
+        }
+        if (NULL != rules_file) {
+            FILE *f = fopen(rules_file, "r");
+            size_t len = 0;
+            if (NULL == f || getdelim(&rules_text, &len, '\0', f) < 0) {
+                die(EXIT_USAGE, "--rules-file %s: %s", rules_file,
+                    NULL == f ? strerror(errno) : "empty or unreadable");
+            }
+            fclose(f);
+            rules_text[strcspn(rules_text, "\r\n")] = '\0'; /* its first line */
+            rules_value = rules_text;
+        }
+        if (NULL != rules_value && '\0' != rules_value[0]) {
+            char rerr[256];
+            if (TOPO_OK != topo_rules_parse(rules_value, (topo_prim_t)prim, &pl.rules, rerr,
+                                            sizeof(rerr))) {
+                die(EXIT_USAGE, "%s: %s", NULL != rules_file ? "--rules-file" : "--use-rules",
+                    rerr);
+            }
+            pl.rp.rules = pl.rules.n > 0 ? &pl.rules : NULL;
+            pl.rules_from = NULL != rules_file ? rules_file : "--use-rules";
+        }
+        char perr[256];
+        pl.two_ranks = handoff;
+        if (TOPO_OK != topo_prim_set_parse(handoff, &pl.rp.two_ranks, perr, sizeof(perr))) {
+            die(EXIT_USAGE, "--handoff: %s", perr);
+        }
+        size_t lim[TOPO_PRIM_COUNT];
+        if (TOPO_OK != topo_prim_limits_parse(host_handoff, lim, perr, sizeof(perr))) {
+            die(EXIT_USAGE, "--host-handoff: %s", perr);
+        }
+        pl.rp.host_limit = lim[prim];
+        pl.rp.eager = pl.proto.eager > 0.0 && pl.proto.rndv > 0.0 ? pl.proto.eager : 0.0;
+        /* coll_topo_locality's star on one host */
+        pl.one_host = TOPO_NET_STAR == pl.topo.kind && NULL != place;
+        for (long r = 1; pl.one_host && r < size; r++) {
+            pl.one_host = place[r] == place[0];
+        }
+    }
     price(&pl);
     int rc = 0;
     if (NULL != dump_algo) {
@@ -1074,16 +1193,15 @@ int main(int argc, char **argv)
         rc = print_rules(&pl);
     } else {
         print_table(&pl);
+        if (pl.route) {
+            print_route(&pl);
+        }
     }
     if (0 == rc && NULL != plot_file) {
         rc = plot(&pl, plot_file);
     }
-    for (int i = 0; i < pl.ncands; i++) {
-        topo_price_free(&pl.cands[i].price);
-        topo_price_free(&pl.cands[i].bound);
-    }
-    free(pl.cands);
+    topo_candidates_free(&pl.all);
     free(place);
-    topo_decision_free(&pl.table);
+    free(rules_text);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include "decision.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,4 +532,87 @@ int topo_price_root(int root, int size, int k)
     const long long n = size - 1, m = k - 1;
     const long long i = (2 * root * m + n) / (2 * n);
     return (int)((2 * i * n + m) / (2 * m));
+}
+
+int topo_candidates_price(const topo_gen_args_t *a, int opclass, const topo_cost_params_t *p,
+                          const topo_cost_net_t *net, const topo_proto_t *proto, int prune,
+                          size_t upto, int want_bounds, topo_candidates_t *out)
+{
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    memset(out, 0, sizeof(*out));
+    out->cand = calloc((size_t)n + 1, sizeof(*out->cand));
+    const topo_algo_t **fit = calloc((size_t)n + 1, sizeof(*fit));
+    topo_price_t *price = calloc((size_t)n + 1, sizeof(*price));
+    topo_price_t *bound = want_bounds ? calloc((size_t)n + 1, sizeof(*bound)) : NULL;
+    int *rc = calloc((size_t)n + 1, sizeof(*rc)), *at = calloc((size_t)n + 1, sizeof(*at));
+    const topo_price_t **pr = calloc((size_t)n + 1, sizeof(*pr));
+    int err = NULL == out->cand || NULL == fit || NULL == price || (want_bounds && NULL == bound) ||
+                      NULL == rc || NULL == at || NULL == pr
+                  ? TOPO_ENOMEM
+                  : TOPO_OK;
+    int nfit = 0;
+    for (int i = 0; i < n && TOPO_OK == err; i++) {
+        if (cat[i].prim != a->prim) {
+            continue;
+        }
+        topo_candidate_t *c = &out->cand[out->n++];
+        c->algo = &cat[i];
+        c->fits = topo_algo_fits(c->algo, a, opclass, c->why, sizeof(c->why));
+        if (c->fits) {
+            at[nfit] = out->n - 1;
+            fit[nfit++] = c->algo;
+        }
+    }
+    /* the fitting ones, priced (or pruned) together */
+    if (TOPO_OK == err) {
+        err = topo_price_candidates_upto(fit, nfit, a, p, net, proto, prune, upto, price, rc,
+                                         bound);
+    }
+    for (int k = 0; k < nfit && TOPO_OK != err && NULL != price && NULL != rc; k++) {
+        topo_price_free(&price[k]); /* priced before the error */
+        if (NULL != bound) {
+            topo_price_free(&bound[k]);
+        }
+    }
+    for (int k = 0; k < nfit && TOPO_OK == err; k++) {
+        topo_candidate_t *c = &out->cand[at[k]];
+        c->rc = rc[k];
+        c->price = price[k];
+        if (NULL != bound) {
+            c->bound = bound[k];
+        }
+        if (TOPO_OK != c->rc && TOPO_PRUNED != c->rc) {
+            snprintf(c->why, sizeof(c->why), "the cost model could not price it (error %d)",
+                     c->rc);
+        }
+    }
+    for (int i = 0; i < out->n && TOPO_OK == err; i++) {
+        const topo_candidate_t *c = &out->cand[i];
+        pr[i] = c->fits && TOPO_OK == c->rc ? &c->price : NULL;
+    }
+    if (TOPO_OK == err) {
+        err = topo_decision_build(pr, out->n, &out->table);
+    }
+    free(fit);
+    free(price);
+    free(bound);
+    free(rc);
+    free(at);
+    free(pr);
+    if (TOPO_OK != err) {
+        topo_candidates_free(out);
+    }
+    return err;
+}
+
+void topo_candidates_free(topo_candidates_t *c)
+{
+    for (int i = 0; NULL != c->cand && i < c->n; i++) {
+        topo_price_free(&c->cand[i].price);
+        topo_price_free(&c->cand[i].bound);
+    }
+    free(c->cand);
+    topo_decision_free(&c->table);
+    memset(c, 0, sizeof(*c));
 }

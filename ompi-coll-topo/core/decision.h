@@ -105,7 +105,7 @@ int topo_price_candidates(const topo_algo_t *const *algos, int n, const topo_gen
 
 /* The payloads the first stage of the component's pricing covers (on a
  * communicator of more ranks than coll_topo_price_ranks: see
- * coll_topo_decide.c): latency-bound calls, where the candidates with
+ * coll_topo_route.c): latency-bound calls, where the candidates with
  * O(p) transfers per rank that cost most of the pricing do not win. */
 #define TOPO_PRICE_FIRST_STAGE ((size_t)4096)
 
@@ -148,6 +148,37 @@ int topo_decision_range(const topo_decision_t *d, size_t bytes);
  * the range's last, or upto if that is smaller (SIZE_MAX: the last range
  * of a table of every payload, unbounded). */
 size_t topo_decision_range_last(const topo_decision_t *d, int k, size_t upto);
+
+/* The candidates of one decision and their table: every catalog
+ * algorithm of the call's primitive (catalog order), whether it fits the
+ * call (topo_algo_fits; why not), its price, or why it has none (rc), and
+ * the table of payload ranges over those priced.  What the component
+ * decides for `auto` and what topo-plan prints, built by one function. */
+typedef struct {
+    const topo_algo_t *algo;
+    int fits;            /* topo_algo_fits */
+    int rc;              /* fits: TOPO_OK (price holds it), TOPO_PRUNED, or the
+                            cost model's error */
+    topo_price_t price;  /* rc TOPO_OK */
+    topo_price_t bound;  /* where pruning computed one and bounds were wanted */
+    char why[256];       /* !fits: why not; an error: "the cost model could
+                            not price it (error N)" */
+} topo_candidate_t;
+
+typedef struct {
+    int n;                   /* the primitive's catalog rows */
+    topo_candidate_t *cand;  /* [n] */
+    topo_decision_t table;   /* cand: an index into cand[] */
+} topo_candidates_t;
+
+/* Filter what fits the call `a` (operation class `opclass`), price it
+ * (topo_price_candidates_upto: prune, upto; bounds kept when want_bounds)
+ * and build the table.  Returns TOPO_OK or an error (then nothing is
+ * left to free); free with topo_candidates_free. */
+int topo_candidates_price(const topo_gen_args_t *a, int opclass, const topo_cost_params_t *p,
+                          const topo_cost_net_t *net, const topo_proto_t *proto, int prune,
+                          size_t upto, int want_bounds, topo_candidates_t *out);
+void topo_candidates_free(topo_candidates_t *c);
 
 /* The root whose decision table a rooted call from `root` of a
  * communicator of `size` uses, where every root may cost differently and

@@ -597,6 +597,96 @@ START_TEST(test_pruned_candidate_above_envelope)
 }
 END_TEST
 
+START_TEST(test_candidates_price_filters_prices_and_tables)
+{
+    /* topo_candidates_price (the component's and topo-plan's pricing): every
+     * catalog row of the primitive, in catalog order; those that do not fit
+     * with topo_algo_fits' answer and reason; the others priced as
+     * topo_price_candidates_upto prices them alone; the table over the
+     * priced ones exactly topo_decision_build's.  Operation classes 0-2:
+     * with pruning, without, pruned up to 4096 bytes with bounds kept. */
+    for (size_t ci = 0; ci < sizeof(prune_cases) / sizeof(prune_cases[0]); ci++) {
+        const prune_case_t *c = &prune_cases[ci];
+        topo_topology_t t = ut_topo(c->topo);
+        t.place = c->place;
+        const topo_cost_params_t par = {2e-6, 1e-10, 5e-11};
+        const topo_cost_net_t net = {
+            .copy = 1e-10, .msg_overhead = 5e-8, .price_ranks = c->price_ranks};
+        const topo_proto_t proto = {.eager = 4096.0, .rndv = 4e-6, .rndv_intra = 5e-7};
+        for (int prim = 0; prim < TOPO_PRIM_COUNT; prim++) {
+            for (int opclass = 0; opclass <= 2; opclass++) {
+                const topo_gen_args_t a = {
+                    .prim = (topo_prim_t)prim, .size = c->size, .root = c->root, .topo = &t};
+                const int prune = 1 != opclass;
+                const size_t upto = 2 == opclass ? 4096 : SIZE_MAX;
+                const topo_proto_t *pp = c->eager ? &proto : NULL;
+                topo_candidates_t all;
+                ck_assert_int_eq(topo_candidates_price(&a, opclass, &par, &net, pp, prune, upto,
+                                                       2 == opclass, &all),
+                                 TOPO_OK);
+                int n, rows = 0, nfit = 0;
+                const topo_algo_t *cat = topo_catalog(&n);
+                const topo_algo_t **fit = calloc((size_t)n + 1, sizeof(*fit));
+                topo_price_t *price = calloc((size_t)n + 1, sizeof(*price));
+                int *rc = calloc((size_t)n + 1, sizeof(int));
+                int *at = calloc((size_t)n + 1, sizeof(int));
+                const topo_price_t **pr = calloc((size_t)n + 1, sizeof(*pr));
+                ck_assert(fit && price && rc && at && pr);
+                for (int i = 0; i < n; i++) {
+                    char why[256];
+                    if ((int)cat[i].prim != prim) {
+                        continue;
+                    }
+                    ck_assert_int_lt(rows, all.n);
+                    const topo_candidate_t *k = &all.cand[rows];
+                    ck_assert_ptr_eq(k->algo, &cat[i]);
+                    const int fits = topo_algo_fits(&cat[i], &a, opclass, why, sizeof(why));
+                    ck_assert_int_eq(!!k->fits, !!fits);
+                    if (!fits) {
+                        ck_assert_str_eq(k->why, why);
+                    } else {
+                        at[nfit] = rows;
+                        fit[nfit++] = &cat[i];
+                    }
+                    rows++;
+                }
+                ck_assert_int_eq(rows, all.n);
+                ck_assert_int_eq(topo_price_candidates_upto(fit, nfit, &a, &par, &net, pp, prune,
+                                                            upto, price, rc, NULL),
+                                 TOPO_OK);
+                for (int k = 0; k < nfit; k++) {
+                    const topo_candidate_t *q = &all.cand[at[k]];
+                    ck_assert_int_eq(q->rc, rc[k]);
+                    if (TOPO_OK == rc[k]) {
+                        ck_assert(q->price.lat == price[k].lat &&
+                                  q->price.per_byte == price[k].per_byte);
+                        ck_assert_int_eq(q->price.nthr, price[k].nthr);
+                        pr[at[k]] = &q->price;
+                    }
+                    topo_price_free(&price[k]);
+                }
+                topo_decision_t d;
+                ck_assert_int_eq(topo_decision_build(pr, all.n, &d), TOPO_OK);
+                ck_assert_int_eq(d.n, all.table.n);
+                for (int k = 0; k < d.n; k++) {
+                    ck_assert_uint_eq(d.lo[k], all.table.lo[k]);
+                    ck_assert_int_eq(d.cand[k], all.table.cand[k]);
+                }
+                topo_decision_free(&d);
+                free(fit);
+                free(price);
+                free(rc);
+                free(at);
+                free(pr);
+                topo_candidates_free(&all);
+                ck_assert_int_eq(all.n, 0);
+                ck_assert_ptr_null(all.cand);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decision");
@@ -616,5 +706,6 @@ int main(void)
     tcase_add_test(tc, test_pruning_with_a_wrong_bound_is_caught);
     tcase_add_test(tc, test_pruning_up_to_a_payload_keeps_the_tables_there);
     tcase_add_test(tc, test_pruned_candidate_above_envelope);
+    tcase_add_test(tc, test_candidates_price_filters_prices_and_tables);
     return ut_run_suite(s);
 }

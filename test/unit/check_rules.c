@@ -1,4 +1,5 @@
 /* Unit tests: size-range rules (core/rules.c). */
+#include "route.h"
 #include "rules.h"
 #include "unit_common.h"
 
@@ -354,6 +355,71 @@ START_TEST(test_limits_reason_in_full)
 }
 END_TEST
 
+START_TEST(test_route_order)
+{
+    /* route.h: forced first (even when it does not fit: the previous
+     * module, never another algorithm), then the rule covering the size and
+     * payload, then nothing (host, auto); the one-host limit only without a
+     * forced algorithm or rules for the size; the two-rank test */
+    topo_topology_t t = ut_topo("star");
+    const topo_gen_args_t a = {.prim = TOPO_PRIM_ALLREDUCE, .size = 2, .rank = 0, .topo = &t};
+    topo_rules_t rules;
+    char err[256], why[256];
+    ck_assert_int_eq(topo_rules_parse("2@0-1k:previous,1k-64k:ring", TOPO_PRIM_ALLREDUCE, &rules,
+                                      err, sizeof(err)),
+                     TOPO_OK);
+    const topo_algo_t *ring = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "ring");
+    const topo_algo_t *bfb = topo_catalog_find(TOPO_PRIM_ALLREDUCE, "bfb");
+    ck_assert(NULL != ring && NULL != bfb);
+    topo_route_params_t p = {.rules = &rules, .host_limit = 4096};
+    const topo_algo_t *algo;
+    const topo_rule_t *rule;
+    int by;
+    ck_assert(topo_route_named(&p, &a, TOPO_OP_COMMUTATIVE, 8, &algo, &by, &rule, why,
+                               sizeof(why)));
+    ck_assert_int_eq(by, TOPO_BY_RULE);
+    ck_assert_ptr_null(algo);
+    ck_assert(rule->previous);
+    ck_assert(topo_route_named(&p, &a, TOPO_OP_COMMUTATIVE, 2048, &algo, &by, &rule, why,
+                               sizeof(why)));
+    ck_assert_ptr_eq(algo, ring);
+    ck_assert(!topo_route_named(&p, &a, TOPO_OP_COMMUTATIVE, 1 << 20, &algo, &by, &rule, why,
+                                sizeof(why)));
+    ck_assert_uint_eq(topo_route_host_limit(&p, 2), 0); /* rules for 2 ranks */
+    ck_assert_uint_eq(topo_route_host_limit(&p, 4), 4096);
+    p.forced = bfb;
+    ck_assert_uint_eq(topo_route_host_limit(&p, 4), 0);
+    ck_assert(topo_route_named(&p, &a, TOPO_OP_ORDERED, 2048, &algo, &by, &rule, why,
+                               sizeof(why)));
+    ck_assert_int_eq(by, TOPO_BY_FORCED);
+    ck_assert_ptr_null(algo); /* bfb does not fit: the previous module, not the rule's ring */
+    ck_assert(strlen(why) > 0);
+    p.forced = ring;
+    ck_assert(topo_route_named(&p, &a, TOPO_OP_COMMUTATIVE, 8, &algo, &by, &rule, why,
+                               sizeof(why)));
+    ck_assert_int_eq(by, TOPO_BY_FORCED);
+    ck_assert_ptr_eq(algo, ring); /* over the rule's previous */
+    /* the two-rank test: one step of one or two messages per rank, 2 ranks,
+     * in the set, at most the eager limit; an exchange only to tuned */
+    unsigned set;
+    ck_assert_int_eq(topo_prim_set_parse(TOPO_ROUTE_TWO_RANKS_DEFAULT, &set, err, sizeof(err)),
+                     TOPO_OK);
+    topo_route_params_t q = {.two_ranks = set, .eager = 4032, .previous_tuned = 1};
+    ck_assert(topo_route_two_ranks(&q, TOPO_PRIM_BCAST, 2, 8, 1, 1));
+    ck_assert(topo_route_two_ranks(&q, TOPO_PRIM_BCAST, 2, 4032, 1, 1));
+    ck_assert(!topo_route_two_ranks(&q, TOPO_PRIM_BCAST, 2, 4033, 1, 1));
+    ck_assert(!topo_route_two_ranks(&q, TOPO_PRIM_BCAST, 3, 8, 1, 1));
+    ck_assert(!topo_route_two_ranks(&q, TOPO_PRIM_BCAST, 2, 8, 2, 2));
+    ck_assert(!topo_route_two_ranks(&q, TOPO_PRIM_ALLREDUCE, 2, 8, 2, 1)); /* not in the set */
+    ck_assert(topo_route_two_ranks(&q, TOPO_PRIM_ALLGATHER, 2, 8, 2, 1));
+    q.previous_tuned = 0;
+    ck_assert(!topo_route_two_ranks(&q, TOPO_PRIM_ALLGATHER, 2, 8, 2, 1));
+    ck_assert(topo_route_two_ranks(&q, TOPO_PRIM_REDUCE, 2, 8, 1, 1));
+    q.eager = 0;
+    ck_assert(!topo_route_two_ranks(&q, TOPO_PRIM_REDUCE, 2, 8, 1, 1));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rules");
@@ -367,5 +433,6 @@ int main(void)
     tcase_add_test(tc, test_prim_limits);
     tcase_add_test(tc, test_bytes_parse);
     tcase_add_test(tc, test_limits_reason_in_full);
+    tcase_add_test(tc, test_route_order);
     return ut_run_suite(s);
 }

@@ -10,9 +10,9 @@ W_LINE="coll:topo: comm "
 W_USES="uses"
 # The module below coll/topo, as the verbose lines and reasons name it.
 W_PREVIOUS="the previous module"
-# "<primitive> falls back to the previous module (<reason>)": the call went
+# "<primitive> goes to the previous module (<reason>)": the call went
 # to it.
-W_PREV="falls back to $W_PREVIOUS"
+W_PREV="goes to $W_PREVIOUS"
 # the reason of a forced algorithm that does not fit a call:
 # "(coll_topo_<primitive>_algorithm=<algorithm> does not fit ...)"
 W_NOFIT="does not fit"

@@ -1,0 +1,659 @@
+/*
+ * The route of a call: an algorithm of ours, or the previous module (the
+ * module that served the slot before coll/topo), in one order of
+ * precedence:
+ *   1. forced: coll_topo_<prim>_algorithm (not auto); one that does not fit
+ *      the call gives the previous module, never another algorithm;
+ *   2. rules: the rule of coll_topo_<prim>_rules covering the communicator's
+ *      size and the payload (`previous`, or an algorithm that must fit);
+ *   3. the routes of the previous module that hold by the payload alone
+ *      (mca_coll_topo_routes_t, read by the entry before any other work):
+ *      coll_topo_host_handoff (the ranks share one host, written at the
+ *      communicator's first call), coll_topo_handoff (a one-message call on
+ *      2 ranks, written by the first such call), the verdicts of
+ *      coll_topo_autotune (written by coll_topo_autotune.c);
+ *   4. auto: the cheapest candidate under the cost model, unless it is one
+ *      message per rank on 2 ranks (coll_topo_handoff) or a payload class
+ *      coll_topo_autotune found the previous module faster for.
+ * Sources 1, 2, the one-host limit and the two-rank test are the core's
+ * (route.h), which topo-plan --route prints with the same parameters.
+ * The memo (coll_topo_memo.c) keeps each call's route, so this runs once
+ * per distinct call.  Every rank must reach the same answer, so it depends
+ * only on what is the same on every rank: the primitive, the root, the
+ * payload in bytes, the operation and the unit counts.
+ *
+ * The automatic decision is the core's decision table (decision.h) per
+ * communicator.  A candidate is every catalog algorithm of the primitive
+ * that fits the call (topo_algo_fits).  Its price comes from the core cost
+ * model (coll_topo_alpha/beta/gamma, coll_topo_copy per byte copied
+ * locally, coll_topo_msg_overhead per message a rank sends, coll_topo_hop
+ * per extra link hop) plus the rendezvous switch of the point-to-point
+ * protocol (coll_topo_eager_limit, coll_topo_rndv_alpha).  At the first
+ * call of a (primitive, root, commutativity) on a communicator every
+ * candidate is priced and the table of payload ranges is built; every
+ * later call is a binary search in it.  On a communicator of more ranks
+ * than coll_topo_price_ranks, a first call of at most
+ * TOPO_PRICE_FIRST_STAGE bytes prices only the candidates that can be the
+ * cheapest up to that payload, and the first call above it prices the
+ * table of every payload (two stages, see below).  Every rank has the same
+ * inputs (communicator size, topology, parameters, payload; the agreement
+ * of coll_topo_place.c covers them) and runs the same arithmetic, so every
+ * rank picks the same algorithm without communicating.  Ties go to the
+ * earlier catalog row.
+ */
+#include "ompi_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ompi/mca/pml/base/base.h"
+#include "opal/mca/btl/base/base.h"
+#include "opal/threads/mutex.h"
+
+#include "coll_topo.h"
+
+/* Headers that travel in the eager fragment with the data: ob1's match
+ * header and the BTL's own (with vader in Open MPI 4.1.4 the switch was
+ * measured between 4040 and 4044 bytes of data for a 4096-byte limit). */
+#define COLL_TOPO_EAGER_HEADERS 64
+
+/* The largest message the BTLs ob1 sends with all send eagerly (not self,
+ * which only reaches this process): their smallest eager limit less the
+ * headers; 0 when the PML is not ob1 (cm, ucx: their protocols are not
+ * modelled). */
+static double btl_eager_limit(void)
+{
+    const char *pml = mca_pml_base_selected_component.pmlm_version.mca_component_name;
+    if (0 != strcmp(pml, "ob1")) {
+        return 0.0;
+    }
+    size_t limit = 0;
+    mca_btl_base_selected_module_t *sm;
+    OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized, mca_btl_base_selected_module_t) {
+        if (0 == strcmp(sm->btl_component->btl_version.mca_component_name, "self")) {
+            continue;
+        }
+        size_t e = sm->btl_module->btl_eager_limit;
+        if (e > 0 && (0 == limit || e < limit)) {
+            limit = e;
+        }
+    }
+    return limit > COLL_TOPO_EAGER_HEADERS ? (double)(limit - COLL_TOPO_EAGER_HEADERS) : 0.0;
+}
+
+const topo_proto_t *mca_coll_topo_proto(void)
+{
+    static topo_proto_t proto;
+    static volatile bool ready = false; /* set after proto (see coll_topo.h) */
+    if (ready) {
+        opal_atomic_rmb();
+        return &proto;
+    }
+    OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
+    if (ready) {
+        OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
+        return &proto;
+    }
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    proto.eager = c->eager_limit >= 0 ? (double)c->eager_limit : btl_eager_limit();
+    proto.rndv = c->rndv_alpha >= 0.0 ? c->rndv_alpha : 2.0 * c->alpha;
+    /* within a node (single copy) the receiver pulls the data as soon as
+     * the first fragment arrives: one shared-memory message more, the
+     * sender's acknowledgement */
+    proto.rndv_intra = c->rndv_alpha >= 0.0   ? c->rndv_alpha
+                       : c->intra_alpha > 0.0 ? c->intra_alpha
+                                              : 2.0 * c->alpha;
+    /* segments no larger than the eager limit never go by rendezvous */
+    if (0 != c->segment_size && (double)c->segment_size <= proto.eager) {
+        proto.eager = 0.0;
+    }
+    if (proto.eager <= 0.0 || proto.rndv <= 0.0) {
+        proto.eager = proto.rndv = proto.rndv_intra = 0.0;
+    }
+    opal_atomic_wmb();
+    ready = true;
+    OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
+    return &proto;
+}
+
+static void decision_free(mca_coll_topo_decision_t *d)
+{
+    if (d->shared) {
+        return;
+    }
+    for (int i = 0; i < d->ncand; i++) {
+        topo_price_free(&d->price[i]);
+    }
+    free(d->price);
+    free(d->algo);
+    topo_decision_free(&d->table);
+}
+
+void mca_coll_topo_tables_free(mca_coll_topo_module_t *m)
+{
+    for (int i = 0; i < m->tables.n; i++) {
+        decision_free(&m->tables.d[i]);
+    }
+    free(m->tables.d);
+    m->tables.d = NULL;
+    m->tables.n = m->tables.cap = 0;
+}
+
+/* The payloads the table of a first call of `bytes` on a communicator of
+ * `size` ranks covers: TOPO_PRICE_FIRST_STAGE (4096) in the first stage,
+ * else every payload.  On torus:32x32x16 (`topo-plan --eager-limit 4032
+ * --sizes 8 --first-stage`, machine C) the first allreduce of at most 4
+ * KiB then prices in 0.15 s instead of 0.69 s, the first allgather,
+ * reduce_scatter or alltoall in 0.22-0.24 s instead of 0.74-0.87 s.  A
+ * function of the call and the parameters alone: every rank prices the
+ * same stage (and any stage gives the same answer for the payloads it
+ * covers). */
+static size_t stage_upto(int size, size_t bytes)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    return c->prune && c->price_ranks > 0 && size > c->price_ranks &&
+                   bytes <= TOPO_PRICE_FIRST_STAGE
+               ? TOPO_PRICE_FIRST_STAGE
+               : SIZE_MAX;
+}
+
+/* Price the candidates (those that can be the cheapest up to `upto`
+ * bytes) and build the table, appended to m->tables.d (which has room for
+ * it).  NULL when out of memory. */
+static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                       const topo_gen_args_t *args, int opclass, size_t upto)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
+    const topo_cost_net_t net = {.hop = c->hop,
+                                 .no_links = 0,
+                                 .intra_alpha = c->intra_alpha,
+                                 .intra_beta = c->intra_beta,
+                                 .intra_beta_written = c->intra_beta_written,
+                                 .copy = c->copy,
+                                 .msg_overhead = c->msg_overhead,
+                                 .price_ranks = c->price_ranks};
+    const topo_proto_t proto = *mca_coll_topo_proto();
+    const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
+    topo_candidates_t all;
+    /* candidates whose lower bound is above a priced one at every payload
+     * are not priced: they cannot be in the table (decision.h) */
+    if (TOPO_OK !=
+        topo_candidates_price(args, opclass, &params, &net, &proto, c->prune, upto, 0, &all)) {
+        return NULL;
+    }
+    mca_coll_topo_decision_t d = {
+        .prim = args->prim, .root = args->root, .opclass = opclass, .upto = upto};
+    d.algo = calloc((size_t)all.n + 1, sizeof(*d.algo));
+    d.price = calloc((size_t)all.n + 1, sizeof(*d.price));
+    int *at = calloc((size_t)all.n + 1, sizeof(*at)); /* all.cand -> d's index */
+    if (NULL == d.algo || NULL == d.price || NULL == at) {
+        free(d.algo);
+        free(d.price);
+        free(at);
+        topo_candidates_free(&all);
+        return NULL;
+    }
+    for (int i = 0; i < all.n && say; i++) {
+        if (!all.cand[i].fits) {
+            mca_coll_topo_say_excluded(comm, args->prim, all.cand[i].algo->name, all.cand[i].why);
+        }
+    }
+    for (int i = 0; i < all.n; i++) {
+        topo_candidate_t *k = &all.cand[i];
+        at[i] = -1;
+        if (!k->fits) {
+            continue;
+        }
+        if (TOPO_OK != k->rc) {
+            if (say) {
+                char why[160];
+                if (TOPO_PRUNED != k->rc) {
+                    snprintf(why, sizeof(why), "the cost model could not price it");
+                } else if (SIZE_MAX == upto) {
+                    snprintf(why, sizeof(why),
+                             "pruned: its lower bound is above a priced candidate's price at "
+                             "every payload");
+                } else {
+                    snprintf(why, sizeof(why),
+                             "pruned: its lower bound is above a priced candidate's price at "
+                             "every payload up to %zu bytes",
+                             upto);
+                }
+                mca_coll_topo_say_excluded(comm, args->prim, k->algo->name, why);
+            }
+            continue;
+        }
+        /* the price moves to the decision */
+        at[i] = d.ncand;
+        d.algo[d.ncand] = k->algo;
+        d.price[d.ncand++] = k->price;
+        memset(&k->price, 0, sizeof(k->price));
+    }
+    /* the table, its candidates renumbered for d */
+    d.table = all.table;
+    memset(&all.table, 0, sizeof(all.table));
+    for (int k = 0; k < d.table.n; k++) {
+        d.table.cand[k] = d.table.cand[k] >= 0 ? at[d.table.cand[k]] : -1;
+    }
+    free(at);
+    topo_candidates_free(&all);
+    if (say) {
+        mca_coll_topo_say_table(comm, &d, &proto);
+        fflush(stderr);
+    }
+    m->tables.d[m->tables.n] = d;
+    return &m->tables.d[m->tables.n++];
+}
+
+/* The tables of this process, for every communicator whose decisions have
+ * the same inputs: the topology (its placement included), size,
+ * primitive, root and commutativity (the parameters are the process's), so
+ * that a communicator duplicated or split into the same shape (a library's
+ * MPI_Comm_dup of MPI_COMM_WORLD) does not price again what another one
+ * did: on 4096 ranks, seconds per primitive.  At most
+ * COLL_TOPO_SHARED_DECISIONS of them; the calls that build one hold
+ * shared_lock (communicators of different threads). */
+#define COLL_TOPO_SHARED_DECISIONS 256
+typedef struct {
+    topo_topology_t topo; /* place: an owned copy of `size` entries, or NULL */
+    int size;
+    mca_coll_topo_decision_t d;
+} shared_decision_t;
+static shared_decision_t shared[COLL_TOPO_SHARED_DECISIONS];
+static int nshared;
+static opal_mutex_t shared_lock = OPAL_MUTEX_STATIC_INIT;
+
+static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, int opclass)
+{
+    const topo_topology_t *t = a->topo, *u = &e->topo;
+    if (e->size != a->size || e->d.prim != a->prim || e->d.root != a->root ||
+        e->d.opclass != opclass || t->kind != u->kind || t->ndims != u->ndims ||
+        t->ports != u->ports || (NULL == t->place) != (NULL == u->place)) {
+        return false;
+    }
+    for (int i = 0; i < t->ndims && i < TOPO_MAX_DIMS; i++) {
+        if (t->dims[i] != u->dims[i] || t->periodic[i] != u->periodic[i]) {
+            return false;
+        }
+    }
+    return NULL == t->place || 0 == memcmp(t->place, u->place, sizeof(int) * (size_t)a->size);
+}
+
+/* Keep d (built for a, opclass) for the process, if there is room:
+ * then d is the cache's (shared). */
+static void share(mca_coll_topo_decision_t *d, const topo_gen_args_t *a)
+{
+    if (nshared >= COLL_TOPO_SHARED_DECISIONS) {
+        return;
+    }
+    shared_decision_t *e = &shared[nshared];
+    e->topo = *a->topo;
+    e->size = a->size;
+    if (NULL != a->topo->place) {
+        int *place = malloc(sizeof(int) * (size_t)a->size);
+        if (NULL == place) {
+            return;
+        }
+        memcpy(place, a->topo->place, sizeof(int) * (size_t)a->size);
+        e->topo.place = place;
+    }
+    d->shared = true;
+    e->d = *d;
+    nshared++;
+}
+
+void mca_coll_topo_shared_tables_free(void)
+{
+    for (int i = 0; i < nshared; i++) {
+        shared[i].d.shared = false;
+        decision_free(&shared[i].d);
+        free((void *)shared[i].topo.place);
+    }
+    nshared = 0;
+}
+
+/* The table of (primitive, root, opclass) that covers `bytes`: the
+ * module's, the process's (another communicator's with the same inputs),
+ * or built now (the first stage's table stays beside the complete one, so
+ * that neither moves under a communicator that shares it). */
+static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
+                                                     struct ompi_communicator_t *comm,
+                                                     const topo_gen_args_t *args, int opclass,
+                                                     size_t bytes)
+{
+    for (int i = 0; i < m->tables.n; i++) {
+        const mca_coll_topo_decision_t *d = &m->tables.d[i];
+        if (d->prim == args->prim && d->root == args->root && d->opclass == opclass &&
+            bytes <= d->upto) {
+            m->tables.last[args->prim] = i + 1;
+            return d;
+        }
+    }
+    if (m->tables.n == m->tables.cap) {
+        size_t cap = (size_t)m->tables.cap * sizeof(*m->tables.d);
+        if (OMPI_SUCCESS !=
+            mca_coll_topo_grow((void **)&m->tables.d, &cap,
+                               (size_t)(m->tables.n + 1) * sizeof(*m->tables.d))) {
+            return NULL;
+        }
+        m->tables.cap = (int)(cap / sizeof(*m->tables.d));
+    }
+    const mca_coll_topo_decision_t *d = NULL;
+    OPAL_THREAD_LOCK(&shared_lock);
+    for (int i = 0; i < nshared && NULL == d; i++) {
+        if (same_inputs(&shared[i], args, opclass) && bytes <= shared[i].d.upto) {
+            m->tables.d[m->tables.n] = shared[i].d;
+            d = &m->tables.d[m->tables.n++];
+            if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
+                mca_coll_topo_say_table(comm, d, mca_coll_topo_proto());
+                fflush(stderr);
+            }
+        }
+    }
+    if (NULL == d &&
+        NULL != (d = build(m, comm, args, opclass, stage_upto(args->size, bytes)))) {
+        share(&m->tables.d[m->tables.n - 1], args);
+    }
+    OPAL_THREAD_UNLOCK(&shared_lock);
+    if (NULL != d) {
+        m->tables.last[args->prim] = m->tables.n;
+    }
+    return d;
+}
+
+/* The table of (primitive, root, opclass), built at its first call.
+ * Where every root costs the same (topo_prim_root_free: a bcast on a star,
+ * say), root 0's table serves them all, so that a communicator of
+ * thousands of ranks that broadcasts from each prices once; elsewhere the
+ * nearest of coll_topo_price_roots roots spread over the communicator
+ * (topo_price_root) serves a root. */
+static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
+                                              struct ompi_communicator_t *comm,
+                                              const topo_gen_args_t *in, int opclass,
+                                              size_t bytes)
+{
+    const topo_prim_t prim = in->prim;
+    topo_gen_args_t a = *in;
+    if (a.root < 0 || a.root >= a.size) {
+        return NULL; /* mpi_param_check off: the previous module reports it */
+    }
+    if (0 != a.root) {
+        if (0 == m->tables.root_free[prim]) {
+            m->tables.root_free[prim] = topo_prim_root_free(prim, a.topo, a.size) ? 2 : 1;
+        }
+        a.root = 2 == m->tables.root_free[prim]
+                     ? 0
+                     : topo_price_root(a.root, a.size, mca_coll_topo_component.price_roots);
+    }
+    const int last = m->tables.last[prim] - 1; /* stored + 1: 0 = none */
+    if (last >= 0 && m->tables.d[last].root == a.root &&
+        m->tables.d[last].opclass == opclass && bytes <= m->tables.d[last].upto) {
+        return &m->tables.d[last];
+    }
+    return find_or_build(m, comm, &a, opclass, bytes);
+}
+
+/* The answer of `auto`: the cheapest algorithm of args->prim that fits, or
+ * NULL if none does.  `bytes` is the primitive's payload.  Every rank
+ * computes the same answer (same inputs, same arithmetic).  The table is
+ * built at the first call of each (primitive, root, commutativity); later
+ * calls cost a binary search.  *ch describes the answer. */
+typedef struct {
+    double predicted; /* seconds (set when verbose, else 0) */
+    int msgs;         /* messages its busiest rank sends and receives, summed
+                         over the steps (topo_price_t.msgs) */
+    int steps;        /* its steps that move messages (topo_price_t.msg_steps):
+                         one such step of 1 or 2 messages is one message per
+                         rank, one way or an exchange */
+    size_t lo, hi;    /* the payloads [lo, hi) of the same answer (hi
+                         SIZE_MAX: no end) */
+} choice_t;
+static const topo_algo_t *decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                 const topo_gen_args_t *args, int opclass, size_t bytes,
+                                 choice_t *ch)
+{
+    const mca_coll_topo_decision_t *d = lookup(m, comm, args, opclass, bytes);
+    *ch = (choice_t){.predicted = 0.0, .msgs = 0, .steps = 0, .lo = 0, .hi = 0};
+    if (NULL == d) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(mca_coll_topo_component.verbose >= COLL_TOPO_VERBOSE_CANDIDATES)) {
+        mca_coll_topo_say_candidates(m, comm, d, bytes);
+    }
+    if (d->table.n <= 0) {
+        return NULL;
+    }
+    const int k = topo_decision_range(&d->table, bytes);
+    const int c = d->table.cand[k];
+    if (c < 0) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(mca_coll_topo_component.verbose > 0)) {
+        ch->predicted = topo_price_at(&d->price[c], bytes);
+    }
+    ch->msgs = d->price[c].msgs;
+    ch->steps = d->price[c].msg_steps;
+    ch->lo = d->table.lo[k];
+    /* the range, up to the payloads the table's stage covers */
+    const size_t last = topo_decision_range_last(&d->table, k, d->upto);
+    ch->hi = SIZE_MAX == last ? SIZE_MAX : last + 1;
+    return d->algo[c];
+}
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                              */
+
+/* "coll/tuned" for a module of class mca_coll_tuned_module_t (for the
+ * verbose line), in `name` */
+static const char *previous_name(const mca_coll_topo_previous_t *f, char *name, size_t len)
+{
+    const opal_class_t *cls = f->module->super.obj_class;
+    const char *c = NULL != cls && NULL != cls->cls_name ? cls->cls_name : "";
+    const size_t n = strlen(c), pre = strlen("mca_coll_"), post = strlen("_module_t");
+    if (n > pre + post && 0 == strncmp(c, "mca_coll_", pre) &&
+        0 == strcmp(c + n - post, "_module_t")) {
+        snprintf(name, len, "coll/%.*s", (int)(n - pre - post), c + pre);
+    } else {
+        snprintf(name, len, "%s", '\0' != c[0] ? c : "unnamed");
+    }
+    return name;
+}
+
+/* The verbose reason of route r of the previous module, for a call of
+ * `bytes` on `slot` of primitive `prim`, on a communicator of `size`
+ * ranks, in buf. */
+static void route_reason(const mca_coll_topo_module_t *m, int slot, topo_prim_t prim, int size,
+                         const mca_coll_topo_route_t *r, size_t bytes, bool commutative,
+                         char *buf, size_t len)
+{
+    char text[96], prev[64];
+    switch (r->by) {
+    case TOPO_BY_HOST:
+        topo_rules_format_size(mca_coll_topo_component.host_handoff_lim[prim], text, sizeof(text));
+        snprintf(buf, len,
+                 "coll_topo_host_handoff: the %d ranks share one host, where %s of less than %s "
+                 "bytes goes to the previous module",
+                 size, topo_prim_name(prim), text);
+        break;
+    case TOPO_BY_TWO_RANKS:
+        snprintf(buf, len,
+                 "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most %.0f bytes "
+                 "(the eager limit), which the previous module (%s) sends with less bookkeeping",
+                 NULL != r->algo ? r->algo->name : "?", mca_coll_topo_proto()->eager,
+                 previous_name(&m->prev[slot], prev, sizeof(prev)));
+        break;
+    case TOPO_BY_AUTOTUNE:
+        mca_coll_topo_tune_class(2 * mca_coll_topo_bit_length(bytes) + !commutative, text,
+                                 sizeof(text));
+        snprintf(buf, len, "coll_topo_autotune: the previous module was faster than %s for %s",
+                 NULL != r->algo ? r->algo->name : "coll/topo", text);
+        break;
+    default:
+        snprintf(buf, len, "a route of coll/topo");
+        break;
+    }
+}
+
+void mca_coll_topo_routes_prepare(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                  bool one_host)
+{
+    /* coll_topo_host_handoff, per slot: the payloads below which calls go
+     * to the previous module (not with a forced algorithm, nor rules for
+     * this size); said now, as the calls it takes at the entry never reach
+     * the decision */
+    const int size = ompi_comm_size(comm);
+    for (int slot = 0; slot < COLL_TOPO_NSLOTS && one_host; slot++) {
+        const topo_prim_t prim = COLL_TOPO_SLOT_REDUCE_SCATTER_BLOCK == slot
+                                     ? TOPO_PRIM_REDUCE_SCATTER
+                                     : (topo_prim_t)slot;
+        const size_t host = mca_coll_topo_component.host_handoff_lim[prim];
+        const topo_route_params_t rp = {.forced = mca_coll_topo_component.forced[prim],
+                                        .rules = 0 != host ? mca_coll_topo_rules(prim) : NULL,
+                                        .host_limit = host};
+        const size_t lim = topo_route_host_limit(&rp, size);
+        if (0 == lim) {
+            continue;
+        }
+        const mca_coll_topo_route_t r = {
+            .lo = 0, .hi = lim, .root = -1, .commutative = -1, .by = TOPO_BY_HOST};
+        mca_coll_topo_routes_put(&m->routes[slot], &r);
+        if (mca_coll_topo_component.verbose > 0) {
+            char reason[COLL_TOPO_REASON_LEN];
+            route_reason(m, slot, prim, size, &r, 0, true, reason, sizeof(reason));
+            mca_coll_topo_say_previous(m, comm, prim, reason);
+        }
+    }
+}
+
+const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                       mca_coll_topo_call_t *call, int slot,
+                                       const topo_gen_args_t *args, int opclass, size_t bytes,
+                                       char *why, size_t len, int *tune_key)
+{
+    const topo_prim_t prim = call->prim;
+    const topo_algo_t *algo = mca_coll_topo_component.forced[prim];
+    /* the reasons are only for the verbose output, which says each
+     * (primitive, algorithm) once: no formatting per call */
+    const int verbose = mca_coll_topo_component.verbose > 0;
+#define SAY(a) (verbose && !mca_coll_topo_algorithm_said(m, prim, (a)))
+
+    *tune_key = -1;
+    /* 1. forced, 2. rules (route.h) */
+    const topo_algo_t *forced = mca_coll_topo_component.forced[prim];
+    topo_route_params_t rp = {.forced = forced,
+                              .rules = NULL == forced ? mca_coll_topo_rules(prim) : NULL,
+                              .two_ranks = mca_coll_topo_component.handoff_set,
+                              .previous_tuned = call->prev->tuned};
+    const topo_rule_t *rule;
+    int by;
+    if (topo_route_named(&rp, args, opclass, bytes, &algo, &by, &rule, why, len)) {
+        if (TOPO_BY_FORCED == by) {
+            if (NULL == algo) {
+                snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                         "coll_topo_%s_algorithm=%s does not fit: %s", topo_prim_name(prim),
+                         rp.forced->name, why);
+            } else if (SAY(algo)) {
+                snprintf(why, len, "forced by coll_topo_%s_algorithm", topo_prim_name(prim));
+            }
+            return algo;
+        }
+        char rng[96];
+        const int say = NULL != algo && SAY(algo);
+        if (NULL == algo || say) {
+            topo_rules_format_rule(rule, rng, sizeof(rng));
+        }
+        if (rule->previous) {
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                     "rule %s of coll_topo_%s_rules gives the previous module", rng,
+                     topo_prim_name(prim));
+        } else if (NULL == algo) {
+            snprintf(call->reason, COLL_TOPO_REASON_LEN,
+                     "rule %s of coll_topo_%s_rules gives %s for %zu bytes, which does not "
+                     "fit: %s",
+                     rng, topo_prim_name(prim), rule->algo->name, bytes, why);
+        } else if (say) {
+            snprintf(why, len, "rule %s of coll_topo_%s_rules", rng, topo_prim_name(prim));
+        }
+        return algo;
+    }
+    /* 3. the routes of the previous module (the entry reads them first;
+     * a primitive whose entry cannot, reduce_scatter of per-rank counts,
+     * reads them here) */
+    const bool commutative = NULL == call->op || ompi_op_is_commute(call->op);
+    if (0 != m->routes[slot].n) {
+        const mca_coll_topo_route_t *r =
+            mca_coll_topo_routes_find(&m->routes[slot], bytes, call->root, commutative);
+        if (NULL != r) {
+            if (verbose) {
+                route_reason(m, slot, prim, args->size, r, bytes, commutative, call->reason,
+                             COLL_TOPO_REASON_LEN);
+            }
+            return NULL;
+        }
+    }
+    /* 4. auto */
+    choice_t ch;
+    algo = decide(m, comm, args, opclass, bytes, &ch);
+    if (NULL == algo) {
+        int n, rows = 0;
+        const topo_algo_t *cat = topo_catalog(&n);
+        for (int i = 0; i < n; i++) {
+            rows += cat[i].prim == prim;
+        }
+        snprintf(call->reason, COLL_TOPO_REASON_LEN, "no algorithm fits: %s",
+                 0 == rows                    ? "coll/topo has no algorithm for it yet"
+                 : TOPO_OP_ORDERED != opclass ? "none could be priced"
+                                              : "the operation is not commutative");
+        return NULL;
+    }
+    /* ... unless coll_topo_handoff gives it the previous module: on 2 ranks,
+     * one message per rank of at most the eager limit, which every
+     * implementation sends the same way (eager) with less per-call
+     * bookkeeping than ours; an exchange only to coll/tuned, whose
+     * two-process code also sends it as one (the set, the eager limit and
+     * which slots have tuned behind them are in the agreement hash) */
+    rp.eager = mca_coll_topo_proto()->eager;
+    if (topo_route_two_ranks(&rp, prim, args->size, bytes, ch.msgs, ch.steps)) {
+        mca_coll_topo_route_t r = {.lo = ch.lo,
+                                   .hi = ch.hi,
+                                   .root = call->root,
+                                   .commutative = (signed char)commutative,
+                                   .by = TOPO_BY_TWO_RANKS,
+                                   .algo = algo};
+        if (OPAL_UNLIKELY(verbose)) {
+            route_reason(m, slot, prim, args->size, &r, bytes, commutative, call->reason,
+                         COLL_TOPO_REASON_LEN);
+        }
+        if (NULL == call->counts &&
+            (NULL == rp.rules || NULL == topo_rules_group(rp.rules, args->size))) {
+            /* every payload of this answer's range up to the eager limit
+             * (no rule can cover one of them on this communicator; a
+             * forced algorithm would not have come here) */
+            const size_t eager = (size_t)mca_coll_topo_proto()->eager;
+            r.hi = ch.hi <= eager ? ch.hi : eager + 1;
+            mca_coll_topo_routes_put(&m->routes[slot], &r);
+        }
+        return NULL;
+    }
+    /* ... or coll_topo_autotune found the previous module faster for the
+     * payload class; one still being timed runs as the timing says */
+    const int key = mca_coll_topo_tune_key(m, call, slot, opclass, bytes);
+    const int verdict = key >= 0 ? m->tune.cls[slot][key].verdict : COLL_TOPO_TUNE_KEEP;
+    if (COLL_TOPO_TUNE_PREV == verdict) {
+        if (OPAL_UNLIKELY(verbose)) {
+            const mca_coll_topo_route_t r = {.by = TOPO_BY_AUTOTUNE,
+                                             .algo = m->tune.cls[slot][key].algo};
+            route_reason(m, slot, prim, args->size, &r, bytes, commutative, call->reason,
+                         COLL_TOPO_REASON_LEN);
+        }
+        return NULL;
+    }
+    *tune_key = COLL_TOPO_TUNE_TIMING == verdict ? key : -1;
+    if (SAY(algo)) {
+        snprintf(why, len, "auto: cheapest predicted for %zu bytes: %.3f us", bytes,
+                 ch.predicted * 1e6);
+    }
+    return algo;
+#undef SAY
+}
