@@ -392,7 +392,7 @@ typedef struct {
                               the host) of each rank, NULL when the
                               communicator is the whole grid in order (star:
                               every rank a host of its own) */
-    char name[64];         /* canonical spelling */
+    char name[1088];       /* canonical spelling (graph:FILE: its path) */
     char source[512];      /* where it came from */
 } mca_coll_topo_placement_t;
 
