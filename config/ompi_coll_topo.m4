@@ -1,4 +1,6 @@
 dnl -*- autoconf -*-
+dnl Copyright (c) The ompi-coll-topo authors.
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl
 dnl Macros of the out-of-tree build of coll/topo (configure.ac).  The in-tree
 dnl build does not use this file: Open MPI's own configure provides the flags

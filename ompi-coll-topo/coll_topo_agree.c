@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Which ranks run coll/topo, and the exchanges of a communicator's first
  * call that must never meet the application's messages.

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Allgather through coll/topo: the receive buffer is the work buffer,
  * one unit of rcount elements per rank; block b starts at rank b / nparts

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Allreduce through coll/topo: every rank's vector is the work buffer
  * (the receive buffer itself, or a packed copy); every block is delivered

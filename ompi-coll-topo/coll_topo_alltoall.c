@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Alltoall through coll/topo: the staging buffer holds units of rcount
  * elements of the receive datatype: the send region (units [0, p)), the

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Barrier through coll/topo: a barrier schedule is `sync`: its messages
  * carry no data but must be sent (verify.h), which the executor does.

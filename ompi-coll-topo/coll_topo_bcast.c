@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Bcast through coll/topo: the user's buffer is the work buffer on
  * every rank (a primitive that does not reduce runs on any datatype as

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A call's entry, what every primitive does around the executor: find the
  * call's route (the memo of repeated calls, else coll_topo_route.c: an

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/topo component: the structure Open MPI loads, open (version check,
  * parameters parsed) and close.  The MCA parameters are the table of

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The coordinates file (coll_topo_coords_file): where each host sits in the
  * machine's network.

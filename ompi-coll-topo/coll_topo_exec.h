@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The executor as the rest of the component sees it: run a schedule of the
  * core on a call's buffers.  Three parts:

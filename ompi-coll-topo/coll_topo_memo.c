@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The memo of repeated calls (coll_topo_memo.h): per slot, what a call was
  * given (its route: an algorithm with its schedule, layout and plan, or the

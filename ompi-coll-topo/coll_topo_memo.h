@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/topo: the memo of repeated calls (coll_topo_memo.c), part of
  * coll_topo.h (which includes it where its types are known).

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/topo module: one per communicator.  comm_query creates it, enable
  * saves the functions it replaces (the previous module of each slot), and

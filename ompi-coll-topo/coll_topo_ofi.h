@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transport choice (coll_topo_transport) and the libfabric transport
  * (coll_topo_ofi.c).  Built with or without libfabric: without it, the

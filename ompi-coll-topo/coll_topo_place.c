@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Where a communicator's ranks sit, resolved at its first collective call
  * (Cartesian information is attached only after coll selection): the

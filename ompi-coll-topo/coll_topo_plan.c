@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The plan compiler, the plan cache and derivation.  It knows nothing
  * about particular algorithms, nor about the transport that moves a plan's

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Executor plans (coll_topo_plan.c), as the compiler writes them and the
  * runner (coll_topo_run.c) reads them.

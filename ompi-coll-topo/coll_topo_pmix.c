@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The PMIx topology source: fabric coordinates a resource manager publishes
  * through PMIx 4 (PMIX_FABRIC_COORDINATES of this process, and the fabric's

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The PML transport's request arrays and error path, and the transport
  * seam's setup (coll_topo_transport.h): a module's transport is the PML

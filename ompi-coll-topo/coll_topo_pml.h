@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The PML transport (coll_topo_transport.h): Open MPI's point-to-point
  * messaging layer, the transport every module starts with.  Its per-message

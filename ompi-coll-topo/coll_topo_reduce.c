@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Reduce through coll/topo: the root works in its receive buffer; the
  * other ranks, whose receive buffer is not significant, in the staging

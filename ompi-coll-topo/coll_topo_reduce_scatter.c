@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Reduce_scatter and MPI_Reduce_scatter_block through coll/topo (one
  * primitive, coll_topo_reduce_scatter_algorithm): the staging buffer holds

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The route of a call: an algorithm of ours, or the previous module (the
  * module that served the slot before coll/topo), in one order of

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The runner: executes a plan (coll_topo_plan.h) through the module's
  * transport (coll_topo_transport.h).

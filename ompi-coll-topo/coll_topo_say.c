@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verbose output (coll_topo_verbose): lines on stderr, printed by rank
  * 0 of each communicator, each starting "coll:topo: comm NAME (cid N)".

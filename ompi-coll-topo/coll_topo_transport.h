@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transport seam: what the runner (coll_topo_run.c) needs to move a
  * plan's messages, and nothing else.  The runner decides what is sent

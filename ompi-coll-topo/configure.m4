@@ -1,4 +1,6 @@
 dnl -*- autoconf -*-
+dnl Copyright (c) The ompi-coll-topo authors.
+dnl SPDX-License-Identifier: BSD-3-Clause
 dnl
 dnl In-tree build of coll/topo (as ompi/mca/coll/topo of an Open MPI 4.1
 dnl source tree).  Open MPI's autogen.pl finds this file; Open MPI's

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Each algorithm of a primitive forced, next to coll/tuned, in the same run
 # of this script: which one wins at each size on this machine (what `auto`
 # should pick), and by how much.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The measurements of a lease on a machine with a core per rank, in one
 # folder of at most 7 files (a lent machine may hand back only a few):
 #

@@ -1,3 +1,5 @@
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the variables are for the scripts that source this
 # Shared by scripts/bench.sh and scripts/overhead.sh (sourced at their top

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmarks on a machine that has no Open MPI (a bare node, a lent
 # accelerator machine): pack this machine's Debian Open MPI, with the
 # programs a benchmark needs and a build of the component, into one

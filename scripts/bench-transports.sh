@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The same coll/topo algorithms over both transports (coll_topo_transport
 # pml and ofi), in one run of this script: what libfabric gains or costs
 # against Open MPI's PML, per message size.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # A collective (allreduce unless --primitive says otherwise): coll/topo
 # against coll/tuned, in the same run of this script.
 # Prints, per message size, the median time per call of each and the ratio

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Build coll/topo inside an Open MPI 4.1 source tree, as ompi/mca/coll/topo
 # (docs/building.md, "Inside an Open MPI source tree"), and run the MPI
 # tests against that build:

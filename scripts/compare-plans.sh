@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Compare the decisions of two topo-plan binaries (an old build and a new
 # one) on a set of topologies, primitives, roots and protocol settings: the
 # decision tables and the choices must be identical, and so must the

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Compare the schedules of two topo-plan binaries (an old build and a new
 # one): `topo-plan --dump ALGO` for every algorithm of the catalog (as
 # `topo-plan --catalog` of the NEW binary lists it) over rings and stars of

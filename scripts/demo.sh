@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Build coll/topo, install it into ./_install (nothing outside this
 # checkout is touched, apart from the Debian packages), and run the 8-rank
 # allreduce demo on a simulated 2x2x2 torus: once with the automatic

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # coll/topo against coll/tuned on an emulated network (scripts/testbed.sh):
 # one command that measures and writes the evaluation report.
 #

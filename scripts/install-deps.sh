@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Install everything needed to build and test coll/topo on Debian 12
 # (bookworm): compilers, autotools, Open MPI 4.1 with its devel headers,
 # Check, valgrind, SimGrid and g++ (tools/topo-sim), libfabric (the OFI

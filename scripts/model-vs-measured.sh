@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # How good are the cost model's choices on a machine whose times were
 # recorded?  Replays forced runs (each algorithm timed next to tuned, as
 # scripts/bench-algorithms.sh measures them) through topo-plan's decision,

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The CPU cost of one collective call in coll/topo and in coll/tuned, in
 # the same run of this script: instructions executed inside the MPI function
 # (valgrind's callgrind, on rank 0), less those spent waiting in the PML:

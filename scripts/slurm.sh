@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # A one-machine Slurm cluster (Debian's slurm-wlm and munge), for running
 # coll/topo's MPI tests under srun --mpi=pmix.
 #

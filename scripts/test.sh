@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The test suite, as CI runs it (.ci/run):
 #   1. installs the dependencies (scripts/install-deps.sh);
 #   2. a clean build with --enable-werror and "make check" (unit tests, MPI

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # An emulated torus or mesh of Linux network namespaces on one machine, and
 # MPI jobs on it with one (or K) ranks per emulated node.
 #

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Refresh the documentation that is generated from the code:
 #  - docs/algorithms.md: the table between <!-- ALGORITHM TABLE --> and
 #    <!-- /ALGORITHM TABLE --> is `topo-plan --catalog`;

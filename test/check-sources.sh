@@ -1,4 +1,6 @@
 #!/bin/sh
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # Every .c file of the component must be listed: the glue's in
 # ompi-coll-topo/Makefile.am, the core's in ompi-coll-topo/core/sources.am
 # (the one list of the core, which the component, the tools and the unit

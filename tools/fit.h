@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Least-squares fitting for topo-calibrate (MPI-free, unit-tested in
  * test/unit/check_fit.c).

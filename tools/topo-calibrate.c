@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo-calibrate: measure the cost model's parameters on this machine and
  * print the coll/topo MCA settings to use.

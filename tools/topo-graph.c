@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo-graph: direct-connect topologies as graph: files, their (latency,
  * bandwidth) trade-offs, and the topology for a workload (Zhao et al.,

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Schedule generators, one file per algorithm or family (algo_<name>.c).
  * Only catalog.c and the generators include this header; everyone else goes

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BFB (breadth-first broadcast) allgather on a torus, a mesh or any
  * strongly connected graph (graph:FILE), its time reversal as

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Binomial- and k-nomial-tree broadcast and reduce (Lu 2026a sec. 3.2, 4.2):
  * one generator per primitive for a tree of radix k, the

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bruck allgather (Bruck et al. 1997, the concatenation; Lu 2026a App. A
  * and B.4 name it as the offset family i + 2^k): ceil(log2 p)

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bruck-style allreduce (Juerss et al. 2025 sec. 2.4, App. B), the
  * baseline Trivance is compared with: the bandwidth-optimal variant

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bruck alltoall (Lu 2026a App. B.5, worked example A24):
  * ceil(log2 p) rounds for any p.  Rank i works on slots j = 0..p-1, slot j

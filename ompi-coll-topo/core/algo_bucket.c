@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bucket allreduce: dimension-decomposed ring on a k-D torus or open line
  * (bucket brigade) on a k-D mesh (Lu 2026b sec. 3.1, 3.4, 4.2; De Sensi

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Dimension-decomposed alltoall on a torus or mesh (Lu 2026b sec. 3.6, 4.2,
  * 5.1; per-dimension bidirectional ring relay): one phase per dimension of

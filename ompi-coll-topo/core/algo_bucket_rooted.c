@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bucket broadcast and reduce: dimension-decomposed ring (torus) or open
  * line (mesh), pipelined in segments (Lu 2026b sec. 3.2, 3.3, 4.2, 5.1;

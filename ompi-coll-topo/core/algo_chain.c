@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Pipelined chain broadcast and reduce (Lu 2026a sec. 3.1, 4.1, App. C):
  * the vector is cut into TOPO_CHAIN_SEGMENTS blocks that stream along a

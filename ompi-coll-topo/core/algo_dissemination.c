@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Dissemination barrier (Hensgen, Finkel and Manber): ceil(log2 p) steps;
  * at step k rank r signals (r + 2^k) mod p and waits for (r - 2^k) mod p.

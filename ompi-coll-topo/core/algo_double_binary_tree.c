@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Double binary tree allreduce, pipelined (Lu 2026a sec. 5.2, App. C), and
  * the broadcast over the same trees (at the end of the file).

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The recursive halving and doubling family on one port, any size by
  * folding onto the largest power of two p2 (algo.h; Lu 2026a App. B.3):

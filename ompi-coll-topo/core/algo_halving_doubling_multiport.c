@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Multiport ("mirrored") recursive doubling and Rabenseifner on rings and
  * tori (De Sensi et al. 2024 sec. 4.1, 5.1: the mirrored recursive doubling

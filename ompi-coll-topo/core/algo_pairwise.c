@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The direct-send alltoall of Lu 2026a sec. 7.2, where rank r sends its
  * block for r + t to rank r + t and receives the block from r - t, for

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ring reduce-scatter, ring allgather, and ring allreduce as the two in
  * turn (Patarasuk and Yuan 2009; Lu 2026a sec. 5.1, 6): p - 1 steps each

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Scatter-allgather broadcast (van de Geijn; Lu 2026a sec. 3, 6; the
  * bandwidth-bound broadcast of MPI libraries): the root's vector is cut

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Swing allreduce (De Sensi et al. 2024), latency-optimal (swing_lat) and
  * bandwidth-optimal (swing_bw).

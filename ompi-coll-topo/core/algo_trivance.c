@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Trivance allreduce (Juerss et al. 2025 sec. 4, 5), latency-optimal
  * (trivance_lat) and bandwidth-optimal (trivance_bw), and the engine Bruck

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The algorithm catalog: every algorithm listed once, with its primitive,
  * the name users type (the MCA value), its restrictions and its schedule

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The cost model (see cost.h), derived from the schedules.
  *

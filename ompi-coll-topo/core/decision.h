@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The decision: which candidate is cheapest for which payload, as a table
  * of payload ranges computed once and looked up in O(log k).

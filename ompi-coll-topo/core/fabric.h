@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fabric coordinates as a resource manager publishes them (PMIx 4:
  * PMIX_FABRIC_SHAPE_STRING such as "10x12x2", PMIX_FABRIC_SHAPE, and the

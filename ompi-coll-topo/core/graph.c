@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Direct-connect graphs (see graph.h): the edge-list reader, validation,
  * distances, shortest-path routing and the families of Zhao et al. 2025.

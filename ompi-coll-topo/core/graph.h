@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Direct-connect graphs: the topology "graph:FILE", a directed graph of
  * ranks 0..N-1 read from an edge list, and the graph families of Zhao et

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The executor's packing and temporary-storage rules, as a schedule states
  * them: which transfers go through a rank's temporary storage (and are so

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ranges of the component's numeric MCA parameters: one table of
  * {name, type, variable, range, default}, checked in one loop

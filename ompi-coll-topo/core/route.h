@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The route of a call: an algorithm, or the previous module (the module
  * that served the collective before coll/topo), in one order of

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Size-range rules: a user's override of the decision per message size, the
  * value of coll_topo_<primitive>_rules, e.g.

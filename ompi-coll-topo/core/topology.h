@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The topology model: which network the ranks of a communicator sit on.
  * Plain C, no MPI.  Strings are the values of the coll_topo_topology MCA

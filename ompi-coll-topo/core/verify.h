@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verifier: executes the schedules of all ranks symbolically and proves
  * that the collective is correct for every count.

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Collective latency per message size, for scripts/bench.sh: prints
  * "bytes seconds_per_call" lines on rank 0 (the median of several timed

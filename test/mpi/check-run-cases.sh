@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # run-cases.sh's checks can fail: on run-cases-selftest.table every case
 # named f-* must fail (each a check that does not hold) and every other
 # pass, with the assertions counted as the table says.  Exit status as

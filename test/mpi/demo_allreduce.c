@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The 8-rank demo: MPI_Allreduce of doubles at three sizes, checked.
  *

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 #
 # run-cases.sh: the MPI tests of coll/topo.  One runner for every table of
 # cases (test/mpi/cases/*.cases); "make check" runs each table with it

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Allreduce over a matrix of communicators, datatypes, operations,
  * counts and MPI_IN_PLACE, checked against a reference every rank computes

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MPI_Allreduce and MPI_Bcast on a Cartesian communicator (MPI_Cart_create
  * over every rank of MPI_COMM_WORLD, ranks not reordered), and on

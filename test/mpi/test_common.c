@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the MPI test programs; see test_common.h. */
 #include "test_common.h"
 

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A communicator's first collective call is the application's allreduce of
  * 5 uint64 (the size of coll/topo's agreement at that call), then bcast,

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Collectives over an intercommunicator, each result checked against what
  * every rank computes itself.  MPI_COMM_WORLD is split into two groups (the

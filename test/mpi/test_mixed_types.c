@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ranks that pass different datatypes of one type signature to the same
  * collective, as MPI allows: n elements of contiguous(2, MPI_INT) on some

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Every primitive coll/topo serves besides allreduce: MPI_Bcast, MPI_Reduce,
  * MPI_Allgather, MPI_Reduce_scatter_block, MPI_Reduce_scatter (irregular

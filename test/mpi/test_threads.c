@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Collectives from several threads at once (MPI_THREAD_MULTIPLE), each
  * thread on its own duplicate of MPI_COMM_WORLD.  The first call on each

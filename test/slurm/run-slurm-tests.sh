@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The MPI tests under Slurm: scripts/slurm.sh brings up a one-machine
 # cluster in a scratch directory, srun --mpi=pmix runs test_allreduce and
 # test_primitives on 4 ranks with coll/topo enabled through OMPI_MCA_*

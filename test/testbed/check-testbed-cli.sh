@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/testbed.sh refuses what it cannot do and leaves nothing behind:
 #   - bad shapes and option values: exit status 2 and a message, before
 #     anything is created (these need neither root nor a network);

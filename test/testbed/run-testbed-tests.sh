@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The MPI tests on an emulated 2x2 torus (scripts/testbed.sh): four network
 # namespaces, one rank in each (and once two, with shared memory between
 # them and "placed: 8 ranks on 4 of 4 nodes"), Open MPI's TCP between them

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/bench-lease.sh on 2 ranks with tiny payloads: the benchmark
 # harness a lent machine's time is spent on (bench_allreduce in both of
 # its timings, bench.sh, bench-algorithms.sh, bench-lease.sh) produces the

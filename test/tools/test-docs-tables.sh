@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # The generated documentation must match the code:
 #  - docs/algorithms.md's table is the catalog's (topo-plan --catalog): a new
 #    or changed algorithm without `bash scripts/update-docs.sh` fails;

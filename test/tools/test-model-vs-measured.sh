@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/model-vs-measured.sh on recorded 16-rank runs (the fixture
 # test/data/forced-16-ranks.txt): every measured size gets the model's
 # choice and its measured time, and the summary counts them all.  (The numbers follow the model's defaults; the shape is

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/topo-calibrate on 2 ranks (--quick): every setting is printed with
 # a finite positive value (the eager limit an integer), the one-host note
 # is there, the --format choices print what they name, a value that cannot

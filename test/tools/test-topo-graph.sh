@@ -1,4 +1,6 @@
 #!/bin/sh
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/topo-graph: the graph families (Kautz diameters, circulant
 # distances, expansions), bfb's bandwidth term against the bound, graph:
 # files read back by topo-plan, the catalog of trade-offs and the chooser's

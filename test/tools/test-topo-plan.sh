@@ -1,4 +1,6 @@
 #!/bin/sh
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/topo-plan: the decision table, argument errors, --dump and --plot.
 # The binary is $TOPO_PLAN, else $TOPO_BUILDDIR/tools/topo-plan (make check
 # exports TOPO_BUILDDIR), else ../../tools/topo-plan from this script.

@@ -1,4 +1,6 @@
 #!/bin/sh
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/topo-sim: the component's schedules replayed in SimGrid.  Skipped
 # (77) where configure did not build it (no SimGrid, or --without-simgrid).
 # The binary is $TOPO_SIM, else $TOPO_BUILDDIR/tools/topo-sim (make check

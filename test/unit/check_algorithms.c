@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: every generator through the verifier, the verifier's own
  * ability to reject broken schedules, and the catalog's restrictions. */
 #include "catalog.h"

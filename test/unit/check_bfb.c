@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: bfb (breadth-first broadcast) allgather, reduce-scatter and
  * allreduce on tori and meshes: verifier proofs over every 2-D shape up to
  * 6x6, every 3-D shape up to 4x4x4 and rings and lines of 2..32; per-link

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: bucket (dimension-decomposed ring / open line on tori and
  * meshes) and dbt (pipelined double binary tree) allreduce: verifier proofs
  * over every size and many grid shapes, the restrictions, step counts,

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the rooted bucket broadcast and reduce (dimension-decomposed,
  * pipelined, on tori and meshes: algo_bucket_rooted.c) and the double
  * binary tree broadcast (algo_double_binary_tree.c): verifier proofs for

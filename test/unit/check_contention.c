@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the contention-aware cost model (core/cost.c on top of
  * core/links.c): link sharing and hops on grid topologies, nothing new on
  * star and full mesh, the windowed link accumulation, and the decision it

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the derived cost model against the closed forms of Lu 2026a
  * and Lu 2026b.  The closed forms are tests of the derived cost, not a second
  * implementation. */

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: prices with the protocol switch and the decision table
  * (core/decision.c). */
 #include "decision.h"

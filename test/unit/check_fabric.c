@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: fabric coordinates -> grid and position (core/fabric.c), the
  * MPI-free half of the PMIx topology source. */
 #include "fabric.h"

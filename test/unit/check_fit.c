@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the fitting of topo-calibrate (tools/fit.c). */
 #include "fit.h"
 #include "unit_common.h"

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: graph:FILE topologies (graph.h) and bfb on them.  The edge
  * list reader's errors (with line numbers), distances and the routing's
  * tie rule, the graph families (generalized Kautz diameters, circulant

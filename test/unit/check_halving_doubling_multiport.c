@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: multiport (mirrored) recursive doubling and Rabenseifner
  * (recursive_doubling_mp, rabenseifner_mp;
  * core/algo_halving_doubling_multiport.c) through the verifier on rings and

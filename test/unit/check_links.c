@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: per-step link loads under dimension-order minimal routing
  * (core/links.c). */
 #include "catalog.h"

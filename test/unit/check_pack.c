@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the executor's packing and temporary-storage rules
  * (core/pack.h), which the plan compiler applies and the cost model
  * prices. */

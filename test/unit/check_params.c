@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: ranges of the numeric MCA parameters (core/params.c). */
 #include "params.h"
 #include "unit_common.h"

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: communicators placed on part of a grid, several ranks per
  * node (topology.h: place), priced on their real routes, with the
  * intra-host link class for ranks of one node (cost.h). */

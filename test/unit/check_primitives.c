@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the schedules of bcast, reduce, allgather, reduce-scatter and
  * alltoall (algo_binomial.c, algo_chain.c, algo_scatter_allgather.c,
  * algo_halving_doubling.c, algo_ring.c, algo_bruck_allgather.c,

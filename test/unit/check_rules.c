@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: size-range rules (core/rules.c). */
 #include "route.h"
 #include "rules.h"

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: the schedule builder and the block layout (core/schedule.c). */
 #include "catalog.h"
 #include "schedule.h"

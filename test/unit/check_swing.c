@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: Swing allreduce (swing_lat, swing_bw; core/algo_swing.c)
  * through the verifier on rings of every size 1..130 and on 2-D/3-D tori,
  * properties of the peers and block sets, per-step link loads against the

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: topology strings and grid geometry (core/topology.c). */
 #include "schedule.h"
 #include "topology.h"

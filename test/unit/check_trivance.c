@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: Trivance (trivance_lat, trivance_bw) and Bruck (bruck), Juerss
  * et al. 2025: verifier proofs on rings 1..130 and tori, property tests,
  * per-step link loads against the congestion the paper derives, and the

@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the Check unit tests: see unit_common.h. */
 #include "unit_common.h"
 

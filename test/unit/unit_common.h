@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the Check unit tests (test/unit/check_*.c), built into
  * libunitcommon.la and linked into every one of them (test/Makefile.am).
  * Each asserts with Check, so it may only be called from a test or a

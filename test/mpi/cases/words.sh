@@ -1,3 +1,5 @@
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # The wording of coll/topo's verbose lines (coll_topo_verbose 1 and 2) and
 # of the test programs' summaries, as the tables (test/mpi/cases/*.cases)

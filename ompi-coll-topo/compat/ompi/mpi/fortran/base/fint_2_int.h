@@ -1,3 +1,5 @@
+/* Copyright (c) The ompi-coll-topo authors. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Stand-in for an Open MPI header that some binary distributions (Debian 12's
  * libopenmpi-dev among them) do not install although ompi/op/op.h includes
