@@ -113,10 +113,10 @@ static const param_t params[] = {
      .def = 0, RANGE(0, 100),
      .help = "Explain decisions on stderr (rank 0 of each communicator, lines start with "
              "'coll:topo: '): 0 = silent, 1 = the topology of each communicator, the algorithm "
-             "each primitive uses and why, and every fallback to the previous module; 2 = also "
-             "every candidate of the automatic decision with its predicted time, and when the "
-             "communicator is freed, per primitive its calls and how many the memo of repeated "
-             "calls held; above 2 = 2"},
+             "each primitive uses and why, and every call that goes to the previous module; "
+             "2 = also every candidate of the automatic decision with its predicted time, and "
+             "when the communicator is freed, per primitive its calls and how many the memo of "
+             "repeated calls held; above 2 = 2"},
     {.name = "topology", .type = PARAM_STRING, .level = OPAL_INFO_LVL_4, .var = &COMP.topology,
      .def_text = "auto", .agree = true, .agree_value = agree_topology,
      .help = "The network the ranks sit on: auto | star | fullmesh | torus:AxBxC | mesh:AxB | "
