@@ -305,7 +305,7 @@ outdir=$(dirname "$out")
 human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576; else if (b >= 1024) printf "%g KiB", b / 1024; else printf "%d B", b }'; }
 
 {
-    echo "# coll/topo on an emulated torus: evaluation against coll/tuned"
+    echo "## On an emulated torus: coll/topo against coll/tuned"
     echo
     cmdline=${cmdline// --report-only/}; cmdline=${cmdline#--report-only}
     echo "Written by \`bash scripts/evaluate.sh${cmdline:+ $cmdline}\` (setups $setups;"
@@ -326,7 +326,7 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
         rate=${setup_rate#*@}
         for prim in $prims; do
             echo
-            echo "## $prim on $setup at $rate per link"
+            echo "### $prim on $setup at $rate per link"
             echo
             echo "| size | tuned | tuned/auto | best tuned/auto (algorithm) | auto: algorithm | regret | predicted/measured | spread | auto-cal: algorithm | regret | predicted/measured | best coll/topo forced |"
             echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -363,7 +363,7 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
             echo "![${prim} on ${setup} at ${rate}](${png#"$outdir"/})"
         done
     done
-} >"$out"
+} | bash "$root/scripts/report-section.sh" "$out" testbed
 
 # ---- plots: time against size, one line per configuration ---------------
 for setup_rate in $setups; do
