@@ -469,20 +469,15 @@ static void route_reason(const mca_coll_topo_module_t *m, int slot, topo_prim_t 
                          const mca_coll_topo_route_t *r, size_t bytes, bool commutative,
                          char *buf, size_t len)
 {
-    char text[96], prev[64];
+    char text[192], prev[64];
     switch (r->by) {
     case TOPO_BY_HOST:
-        topo_rules_format_size(mca_coll_topo_component.host_handoff_lim[prim], text, sizeof(text));
-        snprintf(buf, len,
-                 "coll_topo_host_handoff: the %d ranks share one host, where %s of less than %s "
-                 "bytes goes to the previous module",
-                 size, topo_prim_name(prim), text);
+        topo_route_host_reason(buf, len, size, prim, mca_coll_topo_component.host_handoff_lim[prim]);
         break;
     case TOPO_BY_TWO_RANKS:
-        snprintf(buf, len,
-                 "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most %.0f bytes "
-                 "(the eager limit), which the previous module (%s) sends with less bookkeeping",
-                 NULL != r->algo ? r->algo->name : "?", mca_coll_topo_proto()->eager,
+        topo_route_two_ranks_reason(text, sizeof(text), NULL != r->algo ? r->algo->name : "?",
+                                    mca_coll_topo_proto()->eager);
+        snprintf(buf, len, "%s, which the previous module (%s) sends with less bookkeeping", text,
                  previous_name(&m->prev[slot], prev, sizeof(prev)));
         break;
     case TOPO_BY_AUTOTUNE:

@@ -543,12 +543,7 @@ static void print_route(const plan_t *pl)
                 snprintf(what, sizeof(what), "rule %s of coll_topo_%s_rules", rng, pn);
             }
         } else if (bytes < host) {
-            char lim[32];
-            topo_rules_format_size(host, lim, sizeof(lim));
-            snprintf(what, sizeof(what),
-                     "coll_topo_host_handoff: the %d ranks share one host, where %s of less "
-                     "than %s bytes goes to the previous module",
-                     pl->args.size, pn, lim);
+            topo_route_host_reason(what, sizeof(what), pl->args.size, prim, host);
         } else {
             const int c = choose(pl, pl->sizes[k]);
             if (c < 0) {
@@ -556,10 +551,8 @@ static void print_route(const plan_t *pl)
             } else if (topo_route_two_ranks(&pl->rp, prim, pl->args.size, bytes,
                                             pl->cands[c].price.msgs,
                                             pl->cands[c].price.msg_steps)) {
-                snprintf(what, sizeof(what),
-                         "coll_topo_handoff: on 2 ranks %s is one message per rank, of at most "
-                         "%.0f bytes (the eager limit)",
-                         pl->cands[c].algo->name, pl->rp.eager);
+                topo_route_two_ranks_reason(what, sizeof(what), pl->cands[c].algo->name,
+                                            pl->rp.eager);
             } else {
                 algo = pl->cands[c].algo;
                 snprintf(what, sizeof(what), "auto: cheapest predicted for %zu bytes: %.3f us",

@@ -90,6 +90,13 @@ size_t topo_route_host_limit(const topo_route_params_t *p, int size);
 int topo_route_two_ranks(const topo_route_params_t *p, topo_prim_t prim, int size, size_t bytes,
                          int msgs, int steps);
 
+/* The reasons the component's verbose line and topo-plan give for those
+ * two routes, in buf: the `size` ranks share one host and `prim` calls
+ * below `limit` bytes go to the previous module; on 2 ranks `algo` is one
+ * message per rank of at most `eager` bytes. */
+void topo_route_host_reason(char *buf, size_t len, int size, topo_prim_t prim, size_t limit);
+void topo_route_two_ranks_reason(char *buf, size_t len, const char *algo, double eager);
+
 #ifdef __cplusplus
 }
 #endif
