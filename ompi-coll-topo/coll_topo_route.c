@@ -58,7 +58,7 @@
 /* Headers that travel in the eager fragment with the data: ob1's match
  * header and the BTL's own (with vader in Open MPI 4.1.4 the switch was
  * measured between 4040 and 4044 bytes of data for a 4096-byte limit). */
-#define COLL_TOPO_EAGER_HEADERS 64
+#define COLL_TOPO_EAGER_HEADERS TOPO_BTL_EAGER_HEADERS
 
 /* The largest message the BTLs ob1 sends with all send eagerly (not self,
  * which only reaches this process): their smallest eager limit less the

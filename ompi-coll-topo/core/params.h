@@ -92,6 +92,10 @@ typedef struct {
     double alpha, beta, eager; /* seconds, seconds per byte, bytes; < 0: none */
     int alpha_from, beta_from, eager_from;
 } topo_btl_costs_t;
+/* The headers that travel in an eager fragment with the data (ob1's match
+ * header and the BTL's): the payload sent eagerly is the eager limit less
+ * this. */
+#define TOPO_BTL_EAGER_HEADERS 64
 bool topo_btl_costs(const topo_btl_info_t *btl, int n, double headers, topo_btl_costs_t *out);
 
 #ifdef __cplusplus
