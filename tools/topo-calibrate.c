@@ -18,7 +18,9 @@
  * it; without one, the jump that a least-squares step fit finds in the
  * ping-pong, bisected to the byte.  alpha is the intercept of a
  * least-squares line over the eager sizes, beta the slope over the sizes
- * of 256 KiB and more (bandwidth-bound), and the rendezvous cost the time
+ * of 256 KiB and more (bandwidth-bound; the network's coll_topo_beta is
+ * measured again with every rank exchanging at once, measure_busy), and
+ * the rendezvous cost the time
  * just above the eager limit less the eager line's prediction there; a
  * time at or below that line prints coll_topo_rndv_alpha 0 (no protocol
  * switch: the rendezvous costs nothing measurable).
@@ -63,7 +65,8 @@ static void usage(FILE *f)
         "usage: mpirun -np N topo-calibrate [--quick] [--max-bytes BYTES] [--reps N]\n"
         "                                  [--format=mca|conf|both] [--table] [--measure-eager]\n"
         "\n"
-        "Measures alpha and beta (ping-pong, per link class: intra-host and network),\n"
+        "Measures alpha and beta (ping-pong, per link class: intra-host and network;\n"
+        "the network's beta also with every rank exchanging with its ring neighbours),\n"
         "the eager limit and the rendezvous cost, what each message more of a step\n"
         "costs (msg_overhead: bursts of 1 to 8 small messages), gamma\n"
         "(MPI_Reduce_local) and copy (memcpy), and prints the coll/topo MCA settings:\n"
