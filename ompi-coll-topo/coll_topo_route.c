@@ -70,18 +70,20 @@ static double btl_eager_limit(void)
     if (0 != strcmp(pml, "ob1")) {
         return 0.0;
     }
-    size_t limit = 0;
+    enum { MAX_BTLS = 32 };
+    topo_btl_info_t info[MAX_BTLS];
+    int n = 0;
     mca_btl_base_selected_module_t *sm;
     OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized, mca_btl_base_selected_module_t) {
-        if (0 == strcmp(sm->btl_component->btl_version.mca_component_name, "self")) {
-            continue;
-        }
-        size_t e = sm->btl_module->btl_eager_limit;
-        if (e > 0 && (0 == limit || e < limit)) {
-            limit = e;
+        const char *name = sm->btl_component->btl_version.mca_component_name;
+        if (0 != strcmp(name, "self") && n < MAX_BTLS) {
+            info[n++] = (topo_btl_info_t){.name = name,
+                                          .eager_limit = (double)sm->btl_module->btl_eager_limit};
         }
     }
-    return limit > COLL_TOPO_EAGER_HEADERS ? (double)(limit - COLL_TOPO_EAGER_HEADERS) : 0.0;
+    topo_btl_costs_t costs;
+    (void)topo_btl_costs(info, n, COLL_TOPO_EAGER_HEADERS, &costs);
+    return costs.eager > 0.0 ? costs.eager : 0.0;
 }
 
 const topo_proto_t *mca_coll_topo_proto(void)
