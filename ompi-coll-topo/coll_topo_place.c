@@ -233,8 +233,8 @@ static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
 
 /* What the ranks of a communicator learn together at its first call. */
 typedef struct {
-    bool one_host; /* every rank has the same host hash */
-    bool busy;     /* some rank's host is oversubscribed */
+    bool one_host;              /* every rank has the same host hash */
+    bool busy;                  /* some rank's host is oversubscribed */
     double btl_alpha, btl_beta; /* the largest of the ranks' BTL costs
                                    (mca_coll_topo_btl_costs; 0: none) */
 } agreed_t;

@@ -225,8 +225,8 @@ void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, doub
         md->beta = btl_beta;
         snprintf(b, sizeof(b), "%s", mine->beta == btl_beta ? btext : "another rank's BTL");
     }
-    snprintf(md->source, sizeof(md->source),
-             "network alpha %g s from %s, beta %g s/B from %s (%s)", md->alpha, a, md->beta, b,
+    snprintf(md->source, sizeof(md->source), "network alpha %g s from %s, beta %g s/B from %s (%s)",
+             md->alpha, a, md->beta, b,
              several_hosts ? "the ranks span several hosts"
                            : "one host: the BTLs between hosts are not used");
 }

@@ -786,9 +786,10 @@ int main(int argc, char **argv)
                            "# coll_topo_beta are the intra-host values, right for one-host jobs\n";
         const setting_t st[] = {
             {"coll_topo_alpha", n->ok ? n->alpha : 0, 0, n->why, 0},
-            {"coll_topo_beta", n == &net && net.busy_beta > 0 ? net.busy_beta
-                               : n->ok                             ? n->beta
-                                                                   : 0,
+            {"coll_topo_beta",
+             n == &net && net.busy_beta > 0 ? net.busy_beta
+             : n->ok                        ? n->beta
+                                            : 0,
              0, n->why, 0},
             {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why, 0},
             {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why, 0},

@@ -74,9 +74,9 @@ void topo_param_format_double(double v, char *buf, size_t len);
  * in Mbit/s, btl_<name>_latency in microseconds, btl_<name>_eager_limit in
  * bytes with the headers; 0 = not known. */
 typedef struct {
-    const char *name; /* the BTL, e.g. "tcp" */
-    double bandwidth; /* Mbit/s */
-    double latency;   /* us */
+    const char *name;   /* the BTL, e.g. "tcp" */
+    double bandwidth;   /* Mbit/s */
+    double latency;     /* us */
     double eager_limit; /* bytes */
 } topo_btl_info_t;
 
