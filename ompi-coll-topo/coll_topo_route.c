@@ -147,11 +147,14 @@ const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const c
             topo_btl_info_t info[MAX_BTLS];
             int n = 0;
             uint32_t top = 0;
+            /* only ob1 sends through the BTLs (cm, ucx: their own networks) */
+            const bool ob1 =
+                0 == strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ob1");
             mca_btl_base_selected_module_t *sm;
             OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
                                mca_btl_base_selected_module_t) {
                 const char *name = sm->btl_component->btl_version.mca_component_name;
-                if (!btl_local(name) && sm->btl_module->btl_exclusivity > top) {
+                if (ob1 && !btl_local(name) && sm->btl_module->btl_exclusivity > top) {
                     top = sm->btl_module->btl_exclusivity;
                 }
             }
@@ -159,7 +162,7 @@ const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const c
                                mca_btl_base_selected_module_t) {
                 const char *name = sm->btl_component->btl_version.mca_component_name;
                 const mca_btl_base_module_t *b = sm->btl_module;
-                if (btl_local(name) || b->btl_exclusivity != top || n == MAX_BTLS) {
+                if (!ob1 || btl_local(name) || b->btl_exclusivity != top || n == MAX_BTLS) {
                     continue;
                 }
                 /* the eager limit stays mca_coll_topo_proto's (every BTL) */
