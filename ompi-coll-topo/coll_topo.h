@@ -398,6 +398,18 @@ typedef struct {
     char source[512];      /* where it came from */
 } mca_coll_topo_placement_t;
 
+/* The network tier of the cost model on this communicator, settled at its
+ * first call (coll_topo_place.c): coll_topo_alpha and coll_topo_beta as
+ * set, or, on a communicator that spans several hosts where they are not
+ * set, what the BTLs between hosts publish (mca_coll_topo_btl_costs),
+ * agreed by the ranks; the protocol switch with the rendezvous cost of
+ * that alpha. */
+typedef struct {
+    double alpha, beta;
+    topo_proto_t proto;
+    char source[320]; /* where alpha and beta came from, for the verbose line */
+} mca_coll_topo_model_t;
+
 /* The decision tables of `auto` on this communicator (coll_topo_route.c). */
 typedef struct {
     mca_coll_topo_decision_t *d;
@@ -436,6 +448,7 @@ typedef struct mca_coll_topo_module_t {
     bool enabled;
     mca_coll_topo_previous_t prev[COLL_TOPO_NSLOTS]; /* by slot */
     mca_coll_topo_placement_t placement;
+    mca_coll_topo_model_t model;
     mca_coll_topo_routes_t routes[COLL_TOPO_NSLOTS]; /* by slot */
     char reason[COLL_TOPO_REASON_LEN]; /* why the current call goes to the
                                           previous module */
@@ -661,6 +674,16 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
  * switch when transfers are segmented at or below the eager limit.
  * Resolved once per process. */
 const topo_proto_t *mca_coll_topo_proto(void);
+/* What this process's BTLs to other hosts publish (the modules ob1 would
+ * use for a peer on another host: not self, not the shared-memory ones,
+ * those of the highest exclusivity), as cost-model values
+ * (topo_btl_costs); *names gets "btl_tcp_bandwidth 10000 Mbit/s"-style
+ * text per value in the order alpha, beta.  Resolved once per process. */
+const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const char **beta_text);
+/* Settle m->model for a communicator (see mca_coll_topo_model_t):
+ * `several_hosts` and the agreed BTL values (seconds, <= 0: none). */
+void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, double btl_alpha,
+                             double btl_beta);
 /* Free the module's decision tables; the process's (at component close). */
 void mca_coll_topo_tables_free(mca_coll_topo_module_t *m);
 void mca_coll_topo_shared_tables_free(void);

@@ -144,11 +144,20 @@ static const param_t params[] = {
              "buffers, so that a large call leaves at most this much behind (the default, 4 "
              "MiB: a call whose scratch fits allocates nothing)"},
     {.name = "alpha", SECONDS(alpha), .def = TOPO_COST_ALPHA, RANGE(0, 1), .agree = true,
-     .help = "Cost model of the automatic decision: latency of one message, in seconds"},
+     .help = "Cost model of the automatic decision: latency of one message, in seconds.  "
+             "Not set, on a communicator whose ranks span several hosts: the largest "
+             "btl_<name>_latency (microseconds) of the BTLs between hosts (not self, vader, "
+             "sm; the largest over the ranks), e.g. 100 us for tcp, whose latency Open MPI does "
+             "not measure; coll_topo_verbose=1 says where the value came from"},
     {.name = "beta", SECONDS(beta), .def = TOPO_COST_BETA, RANGE(0, 1e-3), .per_byte = true,
      .agree = true,
      .help = "Cost model of the automatic decision: transfer time per byte on one port, in "
-             "seconds"},
+             "seconds.  Not set, on a communicator whose ranks span several hosts: 8 / "
+             "(bandwidth * 1e6) from the smallest btl_<name>_bandwidth (Mbit/s) of the BTLs "
+             "between hosts (the largest such beta over the ranks): tcp publishes its "
+             "interface's speed, or 100 Mbit/s where the interface does not report one (veth, "
+             "loopback, most virtual interfaces: set btl_tcp_bandwidth to the link's rate, or "
+             "run topo-calibrate); coll_topo_verbose=1 says where the value came from"},
     {.name = "gamma", SECONDS(gamma), .def = TOPO_COST_GAMMA, RANGE(0, 1e-3), .per_byte = true,
      .agree = true,
      .help = "Cost model of the automatic decision: time to reduce one byte (of data from "

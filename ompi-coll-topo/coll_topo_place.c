@@ -233,22 +233,47 @@ static uint64_t inputs_hash(const mca_coll_topo_module_t *m)
 
 /* What the ranks of a communicator learn together at its first call. */
 typedef struct {
-    bool one_host; /* every rank has the same host hash */
-    bool busy;     /* some rank's host is oversubscribed */
+    bool one_host;              /* every rank has the same host hash */
+    bool busy;                  /* some rank's host is oversubscribed */
+    double btl_alpha, btl_beta; /* the largest of the ranks' BTL costs
+                                   (mca_coll_topo_btl_costs; 0: none) */
 } agreed_t;
 
-/* Do all ranks have hash h?  Also: do they all have host hash `host`, and is
- * any of them `busy`?  MIN and MAX in one exchange (MAX of h, ~h, host,
- * ~host and busy), coll/topo's own over the PML: not the previous module's
- * allreduce on the user's communicator, whose messages could meet the
- * application's.  The same answers on every rank. */
+/* A nonnegative double as a number whose order is the double's (MAX over
+ * ranks is the largest value); a negative one (none) as 0. */
+static uint64_t ordered_bits(double d)
+{
+    uint64_t bits = 0;
+    if (d > 0.0) {
+        memcpy(&bits, &d, sizeof(bits));
+    }
+    return bits;
+}
+
+static double from_ordered_bits(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, sizeof(d));
+    return d;
+}
+
+/* Do all ranks have hash h?  Also: do they all have host hash `host`, is
+ * any of them `busy`, and what are the largest BTL alpha and beta (the
+ * slowest network, which every rank then prices alike)?  MIN and MAX in
+ * one exchange (MAX of h, ~h, host, ~host, busy and the BTL costs),
+ * coll/topo's own over the PML: not the previous module's allreduce on
+ * the user's communicator, whose messages could meet the application's.
+ * The same answers on every rank. */
 static bool agree(struct ompi_communicator_t *comm, uint64_t h, uint64_t host, bool busy,
                   agreed_t *out)
 {
-    uint64_t v[5] = {h, ~h, host, ~host, busy};
-    int rc = mca_coll_topo_own_max(comm, v, 5);
+    const topo_btl_costs_t *btl = mca_coll_topo_btl_costs(NULL, NULL);
+    uint64_t v[7] = {h, ~h, host, ~host, busy, ordered_bits(btl->alpha), ordered_bits(btl->beta)};
+    int rc = mca_coll_topo_own_max(comm, v, 7);
     out->one_host = OMPI_SUCCESS == rc && v[2] == host && ~v[3] == host;
     out->busy = OMPI_SUCCESS != rc || 0 != v[4];
+    out->btl_alpha = OMPI_SUCCESS == rc ? from_ordered_bits(v[5]) : 0.0;
+    out->btl_beta = OMPI_SUCCESS == rc ? from_ordered_bits(v[6]) : 0.0;
     return OMPI_SUCCESS == rc && v[0] == h && ~v[1] == h;
 }
 
@@ -439,6 +464,9 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
         place(m, comm, pos);
     }
     free(pos);
+    /* the network tier: the BTLs' between hosts where the ranks span
+     * several (all ranks have the same answers of agree()) */
+    mca_coll_topo_model_set(m, !m->placement.disagree && !ag.one_host, ag.btl_alpha, ag.btl_beta);
     topo_topology_format(&m->placement.topo, m->placement.name, sizeof(m->placement.name));
     if (!m->placement.disagree) { /* the ranks agreed on coll_topo_transport too */
         mca_coll_topo_transport_select(comm, &m->exec.tp,
@@ -458,6 +486,11 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
         fprintf(stderr, "coll:topo: comm %s (cid %u, %d ranks): topology %s (from %s)\n",
                 mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, size, m->placement.name,
                 m->placement.source);
+        if (!m->placement.disagree &&
+            (!ag.one_host || mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES))) {
+            fprintf(stderr, "coll:topo: comm %s (cid %u): cost model: %s\n",
+                    mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, m->model.source);
+        }
         if (m->placement.disagree) {
             fprintf(stderr,
                     "coll:topo: comm %s (cid %u): the ranks reached different coll/topo inputs "

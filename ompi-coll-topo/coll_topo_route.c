@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "ompi/mca/pml/base/base.h"
+#include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
 #include "opal/threads/mutex.h"
 
@@ -57,7 +58,7 @@
 /* Headers that travel in the eager fragment with the data: ob1's match
  * header and the BTL's own (with vader in Open MPI 4.1.4 the switch was
  * measured between 4040 and 4044 bytes of data for a 4096-byte limit). */
-#define COLL_TOPO_EAGER_HEADERS 64
+#define COLL_TOPO_EAGER_HEADERS TOPO_BTL_EAGER_HEADERS
 
 /* The largest message the BTLs ob1 sends with all send eagerly (not self,
  * which only reaches this process): their smallest eager limit less the
@@ -69,18 +70,20 @@ static double btl_eager_limit(void)
     if (0 != strcmp(pml, "ob1")) {
         return 0.0;
     }
-    size_t limit = 0;
+    enum { MAX_BTLS = 32 };
+    topo_btl_info_t info[MAX_BTLS];
+    int n = 0;
     mca_btl_base_selected_module_t *sm;
     OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized, mca_btl_base_selected_module_t) {
-        if (0 == strcmp(sm->btl_component->btl_version.mca_component_name, "self")) {
-            continue;
-        }
-        size_t e = sm->btl_module->btl_eager_limit;
-        if (e > 0 && (0 == limit || e < limit)) {
-            limit = e;
+        const char *name = sm->btl_component->btl_version.mca_component_name;
+        if (0 != strcmp(name, "self") && n < MAX_BTLS) {
+            info[n++] = (topo_btl_info_t){.name = name,
+                                          .eager_limit = (double)sm->btl_module->btl_eager_limit};
         }
     }
-    return limit > COLL_TOPO_EAGER_HEADERS ? (double)(limit - COLL_TOPO_EAGER_HEADERS) : 0.0;
+    topo_btl_costs_t costs;
+    (void)topo_btl_costs(info, n, COLL_TOPO_EAGER_HEADERS, &costs);
+    return costs.eager > 0.0 ? costs.eager : 0.0;
 }
 
 const topo_proto_t *mca_coll_topo_proto(void)
@@ -116,6 +119,119 @@ const topo_proto_t *mca_coll_topo_proto(void)
     ready = true;
     OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
     return &proto;
+}
+
+/* The BTLs that only reach processes of this host. */
+static bool btl_local(const char *name)
+{
+    static const char *const local[] = {"self", "vader", "sm", "smcuda"};
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
+        if (0 == strcmp(name, local[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const char **beta_text)
+{
+    static topo_btl_costs_t costs;
+    static char atext[96], btext[96];
+    static volatile bool ready = false; /* set after costs (see coll_topo.h) */
+    if (!ready) {
+        OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
+        if (!ready) {
+            /* ob1 reaches a peer on another host with the network BTLs of
+             * the highest exclusivity among those that reach it */
+            enum { MAX_BTLS = 32 };
+            topo_btl_info_t info[MAX_BTLS];
+            int n = 0;
+            uint32_t top = 0;
+            /* only ob1 sends through the BTLs (cm, ucx: their own networks) */
+            const bool ob1 =
+                0 == strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ob1");
+            mca_btl_base_selected_module_t *sm;
+            OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
+                               mca_btl_base_selected_module_t) {
+                const char *name = sm->btl_component->btl_version.mca_component_name;
+                if (ob1 && !btl_local(name) && sm->btl_module->btl_exclusivity > top) {
+                    top = sm->btl_module->btl_exclusivity;
+                }
+            }
+            OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
+                               mca_btl_base_selected_module_t) {
+                const char *name = sm->btl_component->btl_version.mca_component_name;
+                const mca_btl_base_module_t *b = sm->btl_module;
+                if (!ob1 || btl_local(name) || b->btl_exclusivity != top || n == MAX_BTLS) {
+                    continue;
+                }
+                /* the eager limit stays mca_coll_topo_proto's (every BTL) */
+                info[n++] = (topo_btl_info_t){.name = name,
+                                              .bandwidth = (double)b->btl_bandwidth,
+                                              .latency = (double)b->btl_latency};
+            }
+            (void)topo_btl_costs(info, n, 0.0, &costs);
+            if (costs.alpha_from >= 0) {
+                snprintf(atext, sizeof(atext), "btl_%s_latency %.0f us",
+                         info[costs.alpha_from].name, info[costs.alpha_from].latency);
+            }
+            if (costs.beta_from >= 0) {
+                snprintf(btext, sizeof(btext), "btl_%s_bandwidth %.0f Mbit/s",
+                         info[costs.beta_from].name, info[costs.beta_from].bandwidth);
+            }
+            opal_atomic_wmb();
+            ready = true;
+        }
+        OPAL_THREAD_UNLOCK(&mca_coll_topo_lazy_lock);
+    } else {
+        opal_atomic_rmb();
+    }
+    if (NULL != alpha_text) {
+        *alpha_text = atext;
+    }
+    if (NULL != beta_text) {
+        *beta_text = btext;
+    }
+    return &costs;
+}
+
+/* Was coll_topo_NAME given a value (command line, environment, file)? */
+static bool mca_set(const char *name)
+{
+    const int idx = mca_base_var_find("ompi", "coll", "topo", name);
+    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+    return idx >= 0 && OPAL_SUCCESS == mca_base_var_get_value(idx, NULL, &source, NULL) &&
+           MCA_BASE_VAR_SOURCE_DEFAULT != source;
+}
+
+void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, double btl_alpha,
+                             double btl_beta)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    mca_coll_topo_model_t *md = &m->model;
+    const char *atext = "", *btext = "";
+    const topo_btl_costs_t *mine = mca_coll_topo_btl_costs(&atext, &btext);
+    md->alpha = c->alpha;
+    md->beta = c->beta;
+    md->proto = *mca_coll_topo_proto();
+    char a[100], b[100];
+    snprintf(a, sizeof(a), "%s", mca_set("alpha") ? "coll_topo_alpha" : "the default");
+    snprintf(b, sizeof(b), "%s", mca_set("beta") ? "coll_topo_beta" : "the default");
+    if (several_hosts && !mca_set("alpha") && btl_alpha > 0.0) {
+        md->alpha = btl_alpha;
+        snprintf(a, sizeof(a), "%s", mine->alpha == btl_alpha ? atext : "another rank's BTL");
+        if (c->rndv_alpha < 0.0 && md->proto.rndv > 0.0) {
+            md->proto.rndv = 2.0 * btl_alpha; /* one more round trip */
+        }
+    }
+    if (several_hosts && !mca_set("beta") && btl_beta > 0.0) {
+        md->beta = btl_beta;
+        snprintf(b, sizeof(b), "%s", mine->beta == btl_beta ? btext : "another rank's BTL");
+    }
+    snprintf(md->source, sizeof(md->source), "network alpha %g s from %s, beta %g s/B from %s (%s)",
+             md->alpha, a, md->beta, b,
+             several_hosts ? "the ranks span several hosts"
+                           : "one host: the BTLs between hosts are not used");
 }
 
 static void decision_free(mca_coll_topo_decision_t *d)
@@ -166,7 +282,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                        const topo_gen_args_t *args, int opclass, size_t upto)
 {
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
-    const topo_cost_params_t params = {c->alpha, c->beta, c->gamma};
+    const topo_cost_params_t params = {m->model.alpha, m->model.beta, c->gamma};
     const topo_cost_net_t net = {.hop = c->hop,
                                  .no_links = 0,
                                  .intra_alpha = c->intra_alpha,
@@ -175,7 +291,7 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
                                  .copy = c->copy,
                                  .msg_overhead = c->msg_overhead,
                                  .price_ranks = c->price_ranks};
-    const topo_proto_t proto = *mca_coll_topo_proto();
+    const topo_proto_t proto = m->model.proto;
     const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     topo_candidates_t all;
     /* candidates whose lower bound is above a priced one at every payload
@@ -260,16 +376,19 @@ static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_co
 typedef struct {
     topo_topology_t topo; /* place: an owned copy of `size` entries, or NULL */
     int size;
+    double alpha, beta, rndv; /* the communicator's network tier (m->model) */
     mca_coll_topo_decision_t d;
 } shared_decision_t;
 static shared_decision_t shared[COLL_TOPO_SHARED_DECISIONS];
 static int nshared;
 static opal_mutex_t shared_lock = OPAL_MUTEX_STATIC_INIT;
 
-static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, int opclass)
+static bool same_inputs(const shared_decision_t *e, const mca_coll_topo_model_t *md,
+                        const topo_gen_args_t *a, int opclass)
 {
     const topo_topology_t *t = a->topo, *u = &e->topo;
-    if (e->size != a->size || e->d.prim != a->prim || e->d.root != a->root ||
+    if (e->alpha != md->alpha || e->beta != md->beta || e->rndv != md->proto.rndv ||
+        e->size != a->size || e->d.prim != a->prim || e->d.root != a->root ||
         e->d.opclass != opclass || t->kind != u->kind || t->ndims != u->ndims ||
         t->ports != u->ports || (NULL == t->place) != (NULL == u->place)) {
         return false;
@@ -284,7 +403,8 @@ static bool same_inputs(const shared_decision_t *e, const topo_gen_args_t *a, in
 
 /* Keep d (built for a, opclass) for the process, if there is room:
  * then d is the cache's (shared). */
-static void share(mca_coll_topo_decision_t *d, const topo_gen_args_t *a)
+static void share(mca_coll_topo_decision_t *d, const mca_coll_topo_model_t *md,
+                  const topo_gen_args_t *a)
 {
     if (nshared >= COLL_TOPO_SHARED_DECISIONS) {
         return;
@@ -292,6 +412,9 @@ static void share(mca_coll_topo_decision_t *d, const topo_gen_args_t *a)
     shared_decision_t *e = &shared[nshared];
     e->topo = *a->topo;
     e->size = a->size;
+    e->alpha = md->alpha;
+    e->beta = md->beta;
+    e->rndv = md->proto.rndv;
     if (NULL != a->topo->place) {
         int *place = malloc(sizeof(int) * (size_t)a->size);
         if (NULL == place) {
@@ -344,18 +467,18 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
     const mca_coll_topo_decision_t *d = NULL;
     OPAL_THREAD_LOCK(&shared_lock);
     for (int i = 0; i < nshared && NULL == d; i++) {
-        if (same_inputs(&shared[i], args, opclass) && bytes <= shared[i].d.upto) {
+        if (same_inputs(&shared[i], &m->model, args, opclass) && bytes <= shared[i].d.upto) {
             m->tables.d[m->tables.n] = shared[i].d;
             d = &m->tables.d[m->tables.n++];
             if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
-                mca_coll_topo_say_table(comm, d, mca_coll_topo_proto());
+                mca_coll_topo_say_table(comm, d, &m->model.proto);
                 fflush(stderr);
             }
         }
     }
     if (NULL == d &&
         NULL != (d = build(m, comm, args, opclass, stage_upto(args->size, bytes)))) {
-        share(&m->tables.d[m->tables.n - 1], args);
+        share(&m->tables.d[m->tables.n - 1], &m->model, args);
     }
     OPAL_THREAD_UNLOCK(&shared_lock);
     if (NULL != d) {

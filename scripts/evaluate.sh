@@ -8,7 +8,7 @@
 #                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
 #                            [--no-topo-forced] [--out FILE] [--data DIR]
-#                            [--report-only]
+#                            [--report-only] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
 # torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit)
@@ -44,6 +44,10 @@
 # --report-only: no measurement; the report and plots again from --data's
 # times.csv and predicted.csv (the same options as the run that wrote them).
 #
+# --prefix, --net: the testbed's namespace prefix and addresses (default ev
+# and testbed.sh's 10.213), so that an evaluation runs beside another
+# testbed.
+#
 # --quick: torus:2x2@200mbit, allreduce, 64-256 KiB, one repetition, 0.2 s
 # per size (a check that everything runs, in about two minutes; its
 # numbers mean nothing).
@@ -59,6 +63,7 @@ build=${TOPO_BUILD:-$root/_build/test-werror}
 setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
+prefix=ev tbnet=""
 calibrate=1 tuned_forced=1 topo_forced=1 report_only=0
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
@@ -85,6 +90,8 @@ while [ $# -gt 0 ]; do
     --report-only) report_only=1 ;;
     --out) out=$2 && shift ;;
     --data) data=$2 && shift ;;
+    --prefix) prefix=$2 && shift ;;
+    --net) tbnet=$2 && shift ;;
     -h | --help)
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
         exit 0
@@ -118,7 +125,6 @@ done
 command -v gnuplot >/dev/null || die "gnuplot not found (scripts/install-deps.sh installs it)"
 
 tb=(bash "$root/scripts/testbed.sh")
-prefix=ev
 mkdir -p "$data"
 times=$data/times.csv
 predicted=$data/predicted.csv
@@ -213,10 +219,16 @@ run() {
 }
 
 # topo-plan's choice and prediction per size for PRIM on SHAPE, as the
-# component priced it (its eager limit and rendezvous cost from a
-# verbose line of LOG), with the settings "--mca coll_topo_X V ..." of CAL
+# component priced it (its network alpha and beta, eager limit and
+# rendezvous cost from verbose lines of LOG), with the settings
+# "--mca coll_topo_X V ..." of CAL
 predict() {
-    local setup=$1 rate=$2 prim=$3 config=$4 log=$5 cal=$6 opts=() eager
+    local setup=$1 rate=$2 prim=$3 config=$4 log=$5 cal=$6 opts=() eager model
+    model=$(grep -o 'cost model: network alpha [^ ]* s from .*, beta [^ ]* s/B' "$log" | head -n 1) || true
+    if [ -n "$model" ]; then
+        opts+=(--alpha "$(echo "$model" | awk '{ print $5 }')")
+        opts+=(--beta "$(echo "$model" | awk '{ print $(NF - 1) }')")
+    fi
     eager=$(grep -o 'eager limit [0-9]* bytes, rendezvous +[0-9.]* us' "$log" | head -n 1) || true
     if [ -n "$eager" ]; then
         opts+=(--eager-limit "$(echo "$eager" | awk '{ print $3 }')")
@@ -245,7 +257,7 @@ for setup_rate in $setups; do
     rate=${setup_rate#*@}
     echo "evaluate: starting the testbed $setup at $rate per link" >&2
     stop_testbed
-    "${tb[@]}" start "$setup" --rate "$rate" --check quick --prefix "$prefix" >"$logs/start-${setup//[:x]/_}-$rate.log" 2>&1 ||
+    "${tb[@]}" start "$setup" --rate "$rate" --check quick --prefix "$prefix" ${tbnet:+--net "$tbnet"} >"$logs/start-${setup//[:x]/_}-$rate.log" 2>&1 ||
         die "testbed.sh start $setup --rate $rate failed: $logs/start-${setup//[:x]/_}-$rate.log"
     calmca=""
     if [ $calibrate = 1 ]; then

@@ -18,7 +18,9 @@
  * it; without one, the jump that a least-squares step fit finds in the
  * ping-pong, bisected to the byte.  alpha is the intercept of a
  * least-squares line over the eager sizes, beta the slope over the sizes
- * of 256 KiB and more (bandwidth-bound), and the rendezvous cost the time
+ * of 256 KiB and more (bandwidth-bound; the network's coll_topo_beta is
+ * measured again with every rank exchanging at once, measure_busy), and
+ * the rendezvous cost the time
  * just above the eager limit less the eager line's prediction there; a
  * time at or below that line prints coll_topo_rndv_alpha 0 (no protocol
  * switch: the rendezvous costs nothing measurable).
@@ -63,7 +65,8 @@ static void usage(FILE *f)
         "usage: mpirun -np N topo-calibrate [--quick] [--max-bytes BYTES] [--reps N]\n"
         "                                  [--format=mca|conf|both] [--table] [--measure-eager]\n"
         "\n"
-        "Measures alpha and beta (ping-pong, per link class: intra-host and network),\n"
+        "Measures alpha and beta (ping-pong, per link class: intra-host and network;\n"
+        "the network's beta also with every rank exchanging with its ring neighbours),\n"
         "the eager limit and the rendezvous cost, what each message more of a step\n"
         "costs (msg_overhead: bursts of 1 to 8 small messages), gamma\n"
         "(MPI_Reduce_local) and copy (memcpy), and prints the coll/topo MCA settings:\n"
@@ -205,6 +208,9 @@ typedef struct {
     char written_why[160];
     double overhead; /* > 0: seconds per message more in a burst (msg_overhead) */
     char overhead_why[160];
+    double busy_beta; /* > 0: beta with every rank exchanging at once (network) */
+    int busy_ports;   /* the messages each rank sends (and receives) at once */
+    char busy_why[160];
 } link_class_t;
 
 /* The bursts of measure_overhead: 1 .. BURST_MAX messages of BURST_BYTES
@@ -265,6 +271,68 @@ static void measure_overhead(link_class_t *lc, int reps, char *buf)
                  "%.3f us for %d)",
                  y[0] * 1e6, y[BURST_MAX - 1] * 1e6, BURST_MAX);
     }
+}
+
+/* One exchange of every rank at once: each rank sends `bytes` to each of
+ * its k ring neighbours (rank + 1 and rank - 1, or the one other rank of 2)
+ * and receives as much from each; the slowest rank's time, median of
+ * TRIALS trials, on every rank. */
+static double busy_exchange(size_t bytes, int k, const char *sbuf, char *rbuf)
+{
+    const int peer[2] = {(rank + 1) % nprocs, (rank + nprocs - 1) % nprocs};
+    double t[TRIALS];
+    for (int trial = 0; trial < TRIALS; trial++) {
+        MPI_Request req[4];
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        for (int j = 0; j < k; j++) {
+            MPI_Irecv(rbuf + (size_t)j * bytes, (int)bytes, MPI_BYTE, peer[1 - j], 20 + j,
+                      MPI_COMM_WORLD, &req[2 * j]);
+            MPI_Isend(sbuf + (size_t)j * bytes, (int)bytes, MPI_BYTE, peer[j], 20 + j,
+                      MPI_COMM_WORLD, &req[2 * j + 1]);
+        }
+        MPI_Waitall(2 * k, req, MPI_STATUSES_IGNORE);
+        double mine = MPI_Wtime() - t0;
+        MPI_Allreduce(&mine, &t[trial], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    return topo_fit_median(t, TRIALS);
+}
+
+/* The network's beta as a collective meets it: every rank sending and
+ * receiving on its ports at once, not one pair alone.  A ping-pong between
+ * two ranks has the hosts' processors, and both directions of its links,
+ * to itself; in a collective step every rank moves messages at once (on a
+ * torus of 16 ranks over TCP on 2 cores, a pair's ping-pong gave 4.1e-8
+ * s/B at 1 MiB, every rank exchanging with its 2 or 4 neighbours at once
+ * 8.2-8.8e-8 s/B per message).  Every rank exchanges with its ring
+ * neighbours, sizes from BW_MIN up to `max` (at most 4 MiB, each message);
+ * beta is the least-squares slope of the slowest rank's time per byte of
+ * one message.  Only where every rank's ring neighbours are on other hosts
+ * (`ring_net`), so that every message crosses the network. */
+static void measure_busy(link_class_t *lc, size_t max, int ring_net, const char *sbuf, char *rbuf)
+{
+    lc->busy_beta = 0.0;
+    lc->busy_ports = nprocs > 2 ? 2 : 1;
+    if (!ring_net) {
+        snprintf(lc->busy_why, sizeof(lc->busy_why),
+                 "ranks next to each other in rank order share a host");
+        return;
+    }
+    const size_t top = max / 2 < ((size_t)4 << 20) ? max / 2 : (size_t)4 << 20;
+    double x[MAX_SIZES], y[MAX_SIZES], a = 0, b = 0;
+    int n = 0;
+    for (size_t sz = (size_t)BW_MIN; sz <= top && n < MAX_SIZES; sz *= 2) {
+        x[n] = (double)sz;
+        y[n++] = busy_exchange(sz, lc->busy_ports, sbuf, rbuf);
+    }
+    if (n < 2 || 0 != topo_fit_line(x, y, n, &a, &b) || !(b > 0)) {
+        snprintf(lc->busy_why, sizeof(lc->busy_why),
+                 n < 2 ? "--max-bytes below two sizes of at least %.0f B each way"
+                       : "the time did not grow with the size (from %.0f B)",
+                 BW_MIN);
+        return;
+    }
+    lc->busy_beta = b;
 }
 
 /* The per-byte price of sending data the sender's own receive has just
@@ -626,6 +694,16 @@ int main(int argc, char **argv)
                      i ? "on different hosts" : "on one host");
         }
     }
+    /* the network's beta with every rank busy: every rank's ring
+     * neighbours on other hosts */
+    if (net.peer > 0) {
+        int ring_net = 1;
+        for (int r = 0; r < nprocs && ring_net; r++) {
+            ring_net = 0 != strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME,
+                                   names + (size_t)((r + 1) % nprocs) * MPI_MAX_PROCESSOR_NAME);
+        }
+        measure_busy(&net, max, ring_net, buf, rbuf);
+    }
     /* the class that coll_topo_alpha takes (below) */
     link_class_t *n = net.peer > 0 ? &net : &intra;
     if (n->peer > 0) {
@@ -681,6 +759,17 @@ int main(int argc, char **argv)
         printf("# reduction: gamma %.4f ns/B (MPI_Reduce_local, MPI_SUM on MPI_DOUBLE)\n",
                gamma * 1e9);
         printf("# local copies: copy %.4f ns/B (memcpy)\n", copy * 1e9);
+        if (net.busy_beta > 0) {
+            printf("# network, every rank at once (%d message%s each way per rank to its ring "
+                   "neighbours): beta %.4f ns/B (%.2f GB/s), %.2f times the ping-pong's: "
+                   "coll_topo_beta\n",
+                   net.busy_ports, net.busy_ports > 1 ? "s" : "", net.busy_beta * 1e9,
+                   1e-9 / net.busy_beta, net.ok ? net.busy_beta / net.beta : 0.0);
+        } else if (net.peer > 0) {
+            printf("# network, every rank at once: not measured (%s): coll_topo_beta is the "
+                   "ping-pong's\n",
+                   net.busy_why);
+        }
         if (n->overhead > 0) {
             printf("# messages: +%.3f us per message more in a step (%s, ranks 0 and %d: 1 to %d "
                    "messages of %d B posted at once)\n",
@@ -697,7 +786,11 @@ int main(int argc, char **argv)
                            "# coll_topo_beta are the intra-host values, right for one-host jobs\n";
         const setting_t st[] = {
             {"coll_topo_alpha", n->ok ? n->alpha : 0, 0, n->why, 0},
-            {"coll_topo_beta", n->ok ? n->beta : 0, 0, n->why, 0},
+            {"coll_topo_beta",
+             n == &net && net.busy_beta > 0 ? net.busy_beta
+             : n->ok                        ? n->beta
+                                            : 0,
+             0, n->why, 0},
             {"coll_topo_intra_alpha", intra.ok ? intra.alpha : 0, 0, intra.why, 0},
             {"coll_topo_intra_beta", intra.ok ? intra.beta : 0, 0, intra.why, 0},
             {"coll_topo_intra_beta_written", intra.written, 0,

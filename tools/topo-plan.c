@@ -16,6 +16,7 @@
 #include "cost.h"
 #include "decision.h"
 #include "links.h"
+#include "params.h"
 #include "route.h"
 #include "rules.h"
 #include "schedule.h"
@@ -47,6 +48,7 @@ static void usage(FILE *f)
         "       [--price-ranks K]\n"
         "       [--root R] [--non-commutative | --exact]\n"
         "       [--no-links] [--no-prune] [--eager-limit BYTES] [--rndv-alpha S] [--nodes LIST]\n"
+        "       [--btl-bandwidth MBITS] [--btl-latency US] [--btl-eager-limit BYTES]\n"
         "       [--intra-alpha A] [--intra-beta B]\n"
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules] [--first-stage]\n"
         "       [--route] [--algorithm A] [--use-rules VALUE | --rules-file FILE]\n"
@@ -101,6 +103,13 @@ static void usage(FILE *f)
         "  --eager-limit E    messages above E bytes go by rendezvous (default 0: no\n"
         "                     protocol switch; the component's auto value over shared\n"
         "                     memory is 4032, see coll_topo_eager_limit)\n"
+        "  --btl-bandwidth MBITS, --btl-latency US, --btl-eager-limit BYTES\n"
+        "                     what the BTL between hosts publishes (btl_<name>_bandwidth,\n"
+        "                     _latency, _eager_limit, as ompi_info shows them): beta,\n"
+        "                     alpha and the eager limit the component derives from them\n"
+        "                     on a communicator that spans several hosts (8 / (MBITS *\n"
+        "                     1e6) s/B, US * 1e-6 s, BYTES - 64); --beta, --alpha and\n"
+        "                     --eager-limit win over them\n"
         "  --rndv-alpha S     seconds a step pays when its largest message goes by\n"
         "                     rendezvous (default 2 x alpha; intra-alpha for a step\n"
         "                     whose messages all stay on nodes)\n"
@@ -886,6 +895,8 @@ int main(int argc, char **argv)
     int sizes_given = 0; /* --sizes */
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
+    topo_btl_info_t btl = {.name = "btl"}; /* --btl-* */
+    int alpha_given = 0, beta_given = 0, eager_given = 0;
     const char *nodes = NULL;
     const char *algorithm = NULL, *rules_value = NULL, *rules_file = NULL;
     const char *handoff = TOPO_ROUTE_TWO_RANKS_DEFAULT, *host_handoff = TOPO_ROUTE_HOST_DEFAULT;
@@ -960,7 +971,8 @@ int main(int argc, char **argv)
             "--eager-limit", "--rndv-alpha", "--nodes",        "--intra-alpha",
             "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written",
             "--price-ranks", "--algorithm",  "--use-rules",    "--rules-file",
-            "--handoff",     "--host-handoff", "--previous"};
+            "--handoff",     "--host-handoff", "--previous",   "--btl-bandwidth",
+            "--btl-latency", "--btl-eager-limit"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -987,8 +999,16 @@ int main(int argc, char **argv)
             sizes_given = 1;
         } else if (0 == strcmp(opt, "--alpha")) {
             pl.params.alpha = parse_double(opt, val);
+            alpha_given = 1;
         } else if (0 == strcmp(opt, "--beta")) {
             pl.params.beta = parse_double(opt, val);
+            beta_given = 1;
+        } else if (0 == strcmp(opt, "--btl-bandwidth")) {
+            btl.bandwidth = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--btl-latency")) {
+            btl.latency = parse_double(opt, val);
+        } else if (0 == strcmp(opt, "--btl-eager-limit")) {
+            btl.eager_limit = parse_bytes(val);
         } else if (0 == strcmp(opt, "--gamma")) {
             pl.params.gamma = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--hop")) {
@@ -1013,6 +1033,7 @@ int main(int argc, char **argv)
             pl.net.intra_beta_written = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--eager-limit")) {
             pl.proto.eager = parse_bytes(val);
+            eager_given = 1;
         } else if (0 == strcmp(opt, "--rndv-alpha")) {
             rndv = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--rank")) {
@@ -1127,6 +1148,12 @@ int main(int argc, char **argv)
     pl.args.root = (int)root;
     pl.args.topo = &pl.topo;
 
+    topo_btl_costs_t from_btl;
+    if (topo_btl_costs(&btl, 1, TOPO_BTL_EAGER_HEADERS, &from_btl)) {
+        pl.params.alpha = alpha_given || from_btl.alpha < 0.0 ? pl.params.alpha : from_btl.alpha;
+        pl.params.beta = beta_given || from_btl.beta < 0.0 ? pl.params.beta : from_btl.beta;
+        pl.proto.eager = eager_given || from_btl.eager < 0.0 ? pl.proto.eager : from_btl.eager;
+    }
     pl.proto.rndv = rndv >= 0.0 ? rndv : 2.0 * pl.params.alpha;
     pl.proto.rndv_intra = rndv >= 0.0                ? rndv
                           : pl.net.intra_alpha > 0.0 ? pl.net.intra_alpha

@@ -152,3 +152,33 @@ int topo_params_check(const topo_param_t *table, int n, topo_param_bad_fn bad, v
     }
     return replaced;
 }
+
+bool topo_btl_costs(const topo_btl_info_t *btl, int n, double headers, topo_btl_costs_t *out)
+{
+    *out = (topo_btl_costs_t){-1.0, -1.0, -1.0, -1, -1, -1};
+    for (int i = 0; i < n; i++) {
+        const topo_btl_info_t *b = &btl[i];
+        if (isfinite(b->bandwidth) && b->bandwidth > 0.0 &&
+            (out->beta_from < 0 || b->bandwidth < btl[out->beta_from].bandwidth)) {
+            out->beta_from = i;
+        }
+        if (isfinite(b->latency) && b->latency > 0.0 &&
+            (out->alpha_from < 0 || b->latency > btl[out->alpha_from].latency)) {
+            out->alpha_from = i;
+        }
+        if (isfinite(b->eager_limit) && b->eager_limit > headers &&
+            (out->eager_from < 0 || b->eager_limit < btl[out->eager_from].eager_limit)) {
+            out->eager_from = i;
+        }
+    }
+    if (out->beta_from >= 0) {
+        out->beta = 8.0 / (btl[out->beta_from].bandwidth * 1e6);
+    }
+    if (out->alpha_from >= 0) {
+        out->alpha = btl[out->alpha_from].latency * 1e-6;
+    }
+    if (out->eager_from >= 0) {
+        out->eager = btl[out->eager_from].eager_limit - headers;
+    }
+    return out->beta_from >= 0 || out->alpha_from >= 0 || out->eager_from >= 0;
+}

@@ -69,6 +69,35 @@ bool topo_param_parse_double(const char *s, double *out);
  * e.g. "1e-10", "2e-06", "1.5e-07", "0.05". */
 void topo_param_format_double(double v, char *buf, size_t len);
 
+/* What Open MPI publishes about a BTL that carries messages between hosts
+ * (the module's values, after the BTL's own detection): btl_<name>_bandwidth
+ * in Mbit/s, btl_<name>_latency in microseconds, btl_<name>_eager_limit in
+ * bytes with the headers; 0 = not known. */
+typedef struct {
+    const char *name;   /* the BTL, e.g. "tcp" */
+    double bandwidth;   /* Mbit/s */
+    double latency;     /* us */
+    double eager_limit; /* bytes */
+} topo_btl_info_t;
+
+/* The network tier of the cost model from those BTLs: the slowest one
+ * prices a byte (beta = 8 / (bandwidth * 1e6) seconds per byte: a port
+ * moves at the speed of the slowest BTL that can carry a message), the
+ * largest latency a message (alpha = latency * 1e-6 s), and the smallest
+ * eager limit less `headers` is the largest payload sent eagerly.  A value
+ * no BTL publishes stays negative (the caller keeps its default); *_from
+ * is the index of the BTL that gave it (-1: none).  Returns whether any
+ * value was derived. */
+typedef struct {
+    double alpha, beta, eager; /* seconds, seconds per byte, bytes; < 0: none */
+    int alpha_from, beta_from, eager_from;
+} topo_btl_costs_t;
+/* The headers that travel in an eager fragment with the data (ob1's match
+ * header and the BTL's): the payload sent eagerly is the eager limit less
+ * this. */
+#define TOPO_BTL_EAGER_HEADERS 64
+bool topo_btl_costs(const topo_btl_info_t *btl, int n, double headers, topo_btl_costs_t *out);
+
 #ifdef __cplusplus
 }
 #endif

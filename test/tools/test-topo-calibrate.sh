@@ -153,6 +153,20 @@ grep -Eq '^# (network|intra-host): not measured' "$tmp/two" &&
 grep -Eq '^# network \(ranks 0 and 2\): alpha [0-9.]+ us, beta [0-9.]+ ns/B' "$tmp/two" ||
     fail "two hosts: the network class has no alpha and beta"
 grep -q '^coll_topo_alpha = ' "$tmp/two" || fail "two hosts: no coll_topo_alpha"
+# ranks 0 and 1 share a host: no measurement with every rank at once
+grep -q '^# network, every rank at once: not measured (ranks next to each other in rank order share a host)' "$tmp/two" ||
+    fail "two hosts of 2 and 1 ranks: the busy network beta not refused"
+
+# every rank a host of its own: the network's beta with every rank
+# exchanging at once, and coll_topo_beta is it (the same 3 digits)
+timeout 120 "$MPIRUN" "${flags[@]}" -np 1 -x TOPO_CALIBRATE_HOST=a "$cal" --quick --reps 20 --format=conf : \
+    -np 1 -x TOPO_CALIBRATE_HOST=b "$cal" --quick --reps 20 --format=conf >"$tmp/busy" 2>&1 ||
+    fail "two hosts of 1 rank: exited non-zero: $(tail -3 "$tmp/busy")"
+busy=$(sed -n 's/^# network, every rank at once (1 message each way per rank to its ring neighbours): beta \([0-9.]*\) ns\/B.*: coll_topo_beta$/\1/p' "$tmp/busy")
+[ -n "$busy" ] || fail "two hosts of 1 rank: no busy network beta: $(grep 'every rank at once' "$tmp/busy")"
+beta=$(sed -n 's/^coll_topo_beta = //p' "$tmp/busy")
+awk -v a="$busy" -v b="$beta" 'BEGIN { r = a * 1e-9 / b; exit !(r > 0.99 && r < 1.01) }' ||
+    fail "two hosts of 1 rank: coll_topo_beta $beta is not the busy beta $busy ns/B"
 
 # --help, without a second rank
 timeout 60 "$MPIRUN" "${flags[@]}" -np 1 "$cal" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"

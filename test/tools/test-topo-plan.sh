@@ -67,6 +67,22 @@ run noeager 0 --topology star --size 2 --sizes 4k
 has noeager '^protocol: no eager/rendezvous switch'
 has noeager '^  4 KiB +recursive_doubling '
 
+# what a BTL between hosts publishes: beta 8 / (Mbit/s * 1e6), alpha the
+# latency, the eager limit less 64 bytes; on torus:4x4 at TCP's
+# 100 Mbit/s allgather of 1-8 MiB is not recursive doubling (whose
+# messages share links), as it is with the shared-memory defaults at 4 MiB
+run btl 0 --topology torus:4x4 --primitive allgather --sizes 1M,2M,4M,8M \
+    --btl-bandwidth 100 --btl-latency 100 --btl-eager-limit 65536
+has btl '^model: alpha 0\.0001 s, beta 8e-08 s/B,'
+has btl '^protocol: messages above 65472 bytes go by rendezvous, \+0\.0002 s per step'
+grep -Eq '^  [1-8] MiB +recursive_doubling ' "$tmp/btl.out" && fail "btl: recursive_doubling chosen"
+run btldef 0 --topology torus:4x4 --primitive allgather --sizes 4M --eager-limit 65472
+has btldef '^  4 MiB +recursive_doubling '
+# explicit values win over the BTL's
+run btlset 0 --topology torus:4x4 --sizes 1M --btl-bandwidth 100 --btl-latency 100 --beta 3e-9 --alpha 1e-5
+has btlset '^model: alpha 1e-05 s, beta 3e-09 s/B,'
+run btlbad 2 --topology torus:4x4 --btl-bandwidth fast
+
 # a large communicator: the ring's 2(p-1) steps on every one of 1100 ranks
 # are more than is priced in full, so 64 ranks are (--price-ranks); the
 # ring repeats from rank to rank and costs 2(p-1) alphas all the same

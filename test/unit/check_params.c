@@ -190,11 +190,48 @@ START_TEST(test_check_text)
 }
 END_TEST
 
+/* The network tier from what the BTLs publish: the slowest bandwidth, the
+ * largest latency, the smallest eager limit less the headers; values no
+ * BTL publishes (0) stay unset. */
+START_TEST(test_btl_costs)
+{
+    topo_btl_costs_t c;
+    /* one TCP module on a 10 Gbit/s interface: 8e-10 s/B, 100 us */
+    const topo_btl_info_t tcp[] = {{"tcp", 10000, 100, 65536}};
+    ck_assert(topo_btl_costs(tcp, 1, 64, &c));
+    ck_assert_double_eq_tol(c.beta, 8e-10, 1e-22);
+    ck_assert_double_eq_tol(c.alpha, 1e-4, 1e-16);
+    ck_assert_double_eq(c.eager, 65536 - 64);
+    ck_assert_int_eq(c.beta_from, 0);
+    /* 200 Mbit/s: 4e-8 s/B */
+    const topo_btl_info_t slow[] = {{"tcp", 200, 0, 0}};
+    ck_assert(topo_btl_costs(slow, 1, 64, &c));
+    ck_assert_double_eq_tol(c.beta, 4e-8, 1e-20);
+    ck_assert(c.alpha < 0 && c.alpha_from < 0 && c.eager < 0 && c.eager_from < 0);
+    /* several: each value from its own BTL */
+    const topo_btl_info_t mix[] = {{"a", 10000, 5, 4096}, {"b", 100, 2, 65536}, {"c", 0, 0, 12288}};
+    ck_assert(topo_btl_costs(mix, 3, 64, &c));
+    ck_assert_int_eq(c.beta_from, 1);
+    ck_assert_double_eq_tol(c.beta, 8e-8, 1e-20);
+    ck_assert_int_eq(c.alpha_from, 0);
+    ck_assert_double_eq_tol(c.alpha, 5e-6, 1e-18);
+    ck_assert_int_eq(c.eager_from, 0);
+    ck_assert_double_eq(c.eager, 4096 - 64);
+    /* nothing known, or nothing at all: no value, false */
+    const topo_btl_info_t none[] = {{"x", 0, 0, 32}, {"y", NAN, -1, INFINITY}};
+    ck_assert(!topo_btl_costs(none, 2, 64, &c));
+    ck_assert(c.alpha < 0 && c.beta < 0 && c.eager < 0);
+    ck_assert(!topo_btl_costs(NULL, 0, 0, &c));
+    ck_assert_int_eq(c.beta_from, -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("params");
     TCase *tc = ut_tcase(s, "ranges", 120);
     tcase_add_test(tc, test_parse_double);
+    tcase_add_test(tc, test_btl_costs);
     tcase_add_test(tc, test_format_double);
     tcase_add_test(tc, test_range_text);
     tcase_add_test(tc, test_check_table);
