@@ -409,7 +409,7 @@ static int parse_prims(const char *s, int *on)
 
 int main(int argc, char **argv)
 {
-    int rounds = 20, nops = 8, max_count = 300, persistent = TT_PERSISTENT;
+    int rounds = 20, nops = 10, max_count = 300, persistent = TT_PERSISTENT;
     unsigned long seed = 1;
     const char *which = "world,dup,split,reversed";
     int on[P_COUNT];
@@ -469,17 +469,23 @@ int main(int argc, char **argv)
             memset(o, 0, sizeof(*o));
             o->req = MPI_REQUEST_NULL;
             o->id = id++;
-            o->prim = prims[rnd((unsigned)nprims)];
-            o->ci = (int)rnd((unsigned)ncomms);
+            /* every primitive in turn (each round starts at another), the
+             * first round's on the first communicator and moving data, so
+             * that each primitive's nonblocking form runs on it */
+            o->prim = prims[(round + k) % nprims];
+            o->ci = 0 == round ? 0 : (int)rnd((unsigned)ncomms);
             const int p = comms[o->ci].size;
             const int pick[] = {0, 1, p - 1, p, p + 1, 2 * p, (int)rnd((unsigned)max_count + 1)};
             o->count = pick[rnd(sizeof(pick) / sizeof(pick[0]))];
             if (o->count > max_count) {
                 o->count = max_count;
             }
+            if (0 == round && o->count < 1 && max_count > 0) {
+                o->count = 1;
+            }
             o->root = (int)(rnd(1000) % (unsigned)p);
             o->in_place = 0 == rnd(3) && P_BCAST != o->prim;
-            o->persistent = persistent && 0 == rnd(3);
+            o->persistent = persistent && (0 == rnd(3) || (0 == round && 1 == k));
             o->rcounts = malloc((size_t)p * sizeof(int));
             for (int r = 0; r < p; r++) {
                 o->rcounts[r] = (int)((unsigned)(o->count + 3 * r) % 7u); /* zeros too */
