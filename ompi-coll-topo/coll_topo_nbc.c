@@ -138,12 +138,15 @@ static void nb_end(mca_coll_topo_nb_t *r, int rc)
         rc = mca_coll_topo_copy_span(&r->call, r->b.work, &r->out, false);
     }
     r->active = false;
-    if (r->freed) {
-        nb_release(r);
+    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS == rc ? MPI_SUCCESS : rc;
+    if (!r->freed) {
+        ompi_request_complete(&r->super.super, true);
         return;
     }
-    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS == rc ? MPI_SUCCESS : rc;
-    ompi_request_complete(&r->super.super, true);
+    /* nobody holds it: its completion callback (the objects Open MPI's
+     * binding retained) runs, then it goes */
+    ompi_request_complete(&r->super.super, false);
+    nb_release(r);
 }
 
 /* Move an active request on (under nb_lock); true when it ended. */

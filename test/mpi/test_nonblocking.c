@@ -485,7 +485,9 @@ int main(int argc, char **argv)
             }
             o->root = (int)(rnd(1000) % (unsigned)p);
             o->in_place = 0 == rnd(3) && P_BCAST != o->prim;
-            o->persistent = persistent && (0 == rnd(3) || (0 == round && 1 == k));
+            /* the first round's persistent ones come after one
+             * nonblocking operation of every primitive */
+            o->persistent = persistent && (0 == round ? k >= nprims : 0 == rnd(3));
             o->rcounts = malloc((size_t)p * sizeof(int));
             for (int r = 0; r < p; r++) {
                 o->rcounts[r] = (int)((unsigned)(o->count + 3 * r) % 7u); /* zeros too */
