@@ -82,8 +82,10 @@ typedef struct {
 #define COLL_TOPO_RUN_NBUFS 5
 
 /* The runner's state: the run in progress (set at its start) and the
- * lanes' positions, pending requests and temporary storage.  Kept in the
- * module, not on the C stack, so that a run's progress is data. */
+ * lanes' positions, pending requests and temporary storage.  Kept in an
+ * exec (the module's for blocking calls, a request's for nonblocking
+ * ones: coll_topo_nbc.c), not on the C stack, so that a run's progress is
+ * data. */
 typedef struct {
     /* the run in progress */
     const mca_coll_topo_plan_t *p;
@@ -93,7 +95,8 @@ typedef struct {
     bool flat;     /* elements are plain bytes: memcpy */
     struct ompi_op_t *op;
     int tag;    /* lane l's messages use tag - l */
-    int step;   /* one lane: the step in progress */
+    int step;   /* one lane: the step in progress; a progress-driven run
+                   (mca_coll_topo_run_start): 1 once its tail ran */
     int nreq;   /* step requests outstanding */
     int ndefer; /* deferred sends posted */
     int dfirst; /* deferred sends [0, dfirst) completed and freed */
