@@ -48,7 +48,7 @@ typedef struct mca_coll_topo_nb_t {
     ompi_coll_base_nbc_request_t super;
     mca_coll_topo_module_t *m; /* retained */
     struct ompi_communicator_t *comm;
-    mca_coll_topo_call_t call; /* the call's executor elements (copies) */
+    mca_coll_topo_call_t call;  /* the call's executor elements (copies) */
     mca_coll_topo_plan_t *plan; /* owned; NULL: nothing moves */
     mca_coll_topo_bufs_t b;     /* b.work: the work buffer */
     bool has_in, has_out;
@@ -213,8 +213,8 @@ static int nb_activate(mca_coll_topo_nb_t *r)
         rc = mca_coll_topo_copy_span(&r->call, r->b.work, &r->in, true);
     }
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_topo_run_start(&r->exec, r->plan, r->b.work, &r->b, r->call.edt,
-                                     r->call.op, r->comm, COLL_TOPO_TAG_NB(seq));
+        rc = mca_coll_topo_run_start(&r->exec, r->plan, r->b.work, &r->b, r->call.edt, r->call.op,
+                                     r->comm, COLL_TOPO_TAG_NB(seq));
     }
     OPAL_THREAD_LOCK(&nb_lock);
     if (OMPI_SUCCESS != rc) {
@@ -291,9 +291,8 @@ int mca_coll_topo_istart(const mca_coll_topo_call_t *call, void *user,
     }
     OMPI_REQUEST_INIT(&r->super.super, persistent);
     r->super.super.req_type = OMPI_REQUEST_COLL;
-    r->super.super.req_status = (ompi_status_public_t){.MPI_SOURCE = MPI_ANY_SOURCE,
-                                                 .MPI_TAG = MPI_ANY_TAG,
-                                                 .MPI_ERROR = MPI_SUCCESS};
+    r->super.super.req_status = (ompi_status_public_t){
+        .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG, .MPI_ERROR = MPI_SUCCESS};
     r->super.super.req_start = nb_start;
     r->super.super.req_free = nb_free;
     r->super.super.req_cancel = nb_cancel;
@@ -373,16 +372,16 @@ void mca_coll_topo_nb_finalize(void)
 void mca_coll_topo_save_previous_forms(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm)
 {
     mca_coll_base_comm_coll_t *c = comm->c_coll;
-#define TOPO_SAVE_FORM(table, slot, name)                                 \
-    do {                                                                  \
-        m->table[slot].fn.name = c->coll_##name;                          \
-        m->table[slot].module = c->coll_##name##_module;                  \
+#define TOPO_SAVE_FORM(table, slot, name)                                     \
+    do {                                                                      \
+        m->table[slot].fn.name = c->coll_##name;                              \
+        m->table[slot].module = c->coll_##name##_module;                      \
         if (NULL == m->table[slot].fn.any || NULL == m->table[slot].module) { \
-            m->table[slot].fn.any = NULL;                                 \
-            m->table[slot].module = NULL;                                 \
-        } else {                                                          \
-            OBJ_RETAIN(m->table[slot].module);                            \
-        }                                                                 \
+            m->table[slot].fn.any = NULL;                                     \
+            m->table[slot].module = NULL;                                     \
+        } else {                                                              \
+            OBJ_RETAIN(m->table[slot].module);                                \
+        }                                                                     \
     } while (0)
     TOPO_SAVE_FORM(iprev, TOPO_PRIM_ALLREDUCE, iallreduce);
     TOPO_SAVE_FORM(iprev, TOPO_PRIM_REDUCE_SCATTER, ireduce_scatter);

@@ -100,7 +100,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD); /* the communicator's first call: blocking */
     for (int s = 0; s < nsizes; s++) {
         const int count = (int)(sizes[s] / 8 > 0 ? sizes[s] / 8 : 1);
-        double *a = calloc((size_t)count, sizeof(double)), *b = calloc((size_t)count, sizeof(double));
+        double *a = calloc((size_t)count, sizeof(double)),
+               *b = calloc((size_t)count, sizeof(double));
         for (int i = 0; i < count; i++) {
             a[i] = rank + i;
         }

@@ -54,9 +54,9 @@ enum {
     P_BARRIER,
     P_COUNT
 };
-static const char *prim_names[P_COUNT] = {
-    "allreduce",      "allreduce_nc", "bcast",    "reduce", "allgather", "reduce_scatter_block",
-    "reduce_scatter", "alltoall",     "barrier"};
+static const char *prim_names[P_COUNT] = {"allreduce",      "allreduce_nc", "bcast",
+                                          "reduce",         "allgather",    "reduce_scatter_block",
+                                          "reduce_scatter", "alltoall",     "barrier"};
 
 /* ---- the non-commutative operation: x -> a x + b, composed ---------- */
 
@@ -112,7 +112,8 @@ static long checked;
 static unsigned in_word(const op_t *o, int r, size_t i)
 {
     const tt_comm_t *c = &comms[o->ci];
-    const uint64_t z = tt_mix((uint64_t)c->world_of[r], i, (uint64_t)o->id * 64 + (uint64_t)o->starts);
+    const uint64_t z =
+        tt_mix((uint64_t)c->world_of[r], i, (uint64_t)o->id * 64 + (uint64_t)o->starts);
     if (P_ALLREDUCE_NC == o->prim) {
         return 0 == i % 2 ? (unsigned)(z | 1) : (unsigned)(z >> 7); /* a odd, b */
     }
@@ -134,17 +135,28 @@ static void prepare(op_t *o)
     case P_ALLREDUCE:
     case P_ALLREDUCE_NC:
     case P_REDUCE:
-    case P_BCAST: sn = rn = (size_t)n * (size_t)w; break;
-    case P_ALLGATHER: sn = (size_t)n; rn = (size_t)n * (size_t)p; break;
-    case P_RSB: sn = (size_t)n * (size_t)p; rn = (size_t)n; break;
+    case P_BCAST:
+        sn = rn = (size_t)n * (size_t)w;
+        break;
+    case P_ALLGATHER:
+        sn = (size_t)n;
+        rn = (size_t)n * (size_t)p;
+        break;
+    case P_RSB:
+        sn = (size_t)n * (size_t)p;
+        rn = (size_t)n;
+        break;
     case P_RS:
         for (int r = 0; r < p; r++) {
             sn += (size_t)o->rcounts[r];
         }
         rn = (size_t)o->rcounts[me];
         break;
-    case P_ALLTOALL: sn = rn = (size_t)n * (size_t)p; break;
-    default: break;
+    case P_ALLTOALL:
+        sn = rn = (size_t)n * (size_t)p;
+        break;
+    default:
+        break;
     }
     if (o->in_place && (P_RSB == o->prim || P_RS == o->prim)) {
         rn = sn; /* the input is in the receive buffer */
@@ -242,7 +254,8 @@ static void prepare(op_t *o)
             memcpy(o->rbuf, o->sbuf, sn * sizeof(unsigned));
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -289,16 +302,21 @@ static void start(op_t *o)
         return;
     }
 #if TT_PERSISTENT
-#define TT_CALL(nb, init, ...) (pers ? init(__VA_ARGS__, MPI_INFO_NULL, &o->req) : nb(__VA_ARGS__, &o->req))
+#define TT_CALL(nb, init, ...) \
+    (pers ? init(__VA_ARGS__, MPI_INFO_NULL, &o->req) : nb(__VA_ARGS__, &o->req))
 #else
 #define TT_CALL(nb, init, ...) nb(__VA_ARGS__, &o->req)
 #endif
     switch (o->prim) {
-    case P_ALLREDUCE: rc = TT_CALL(MPI_Iallreduce, MPIX_Allreduce_init, s, r, n, MPI_INT, MPI_SUM, comm); break;
+    case P_ALLREDUCE:
+        rc = TT_CALL(MPI_Iallreduce, MPIX_Allreduce_init, s, r, n, MPI_INT, MPI_SUM, comm);
+        break;
     case P_ALLREDUCE_NC:
         rc = TT_CALL(MPI_Iallreduce, MPIX_Allreduce_init, s, r, n, affine_t, affine_op, comm);
         break;
-    case P_BCAST: rc = TT_CALL(MPI_Ibcast, MPIX_Bcast_init, r, n, MPI_INT, o->root, comm); break;
+    case P_BCAST:
+        rc = TT_CALL(MPI_Ibcast, MPIX_Bcast_init, r, n, MPI_INT, o->root, comm);
+        break;
     case P_REDUCE:
         rc = TT_CALL(MPI_Ireduce, MPIX_Reduce_init, s, r, n, MPI_INT, MPI_SUM, o->root, comm);
         break;
@@ -384,7 +402,8 @@ static void distraction(op_t *ops, int nops)
         }
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -556,9 +575,9 @@ int main(int argc, char **argv)
         /* a persistent request never started, freed */
         MPI_Request r;
         int v = 1, s = 0;
-        tt_check_mpi(MPIX_Allreduce_init(&v, &s, 1, MPI_INT, MPI_SUM, comms[0].comm, MPI_INFO_NULL,
-                                         &r),
-                     "MPIX_Allreduce_init");
+        tt_check_mpi(
+            MPIX_Allreduce_init(&v, &s, 1, MPI_INT, MPI_SUM, comms[0].comm, MPI_INFO_NULL, &r),
+            "MPIX_Allreduce_init");
         tt_check_mpi(MPI_Request_free(&r), "MPI_Request_free");
     }
 #endif
@@ -571,8 +590,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (0 == wrank) {
-        printf("test_nonblocking: %d ranks, %ld calls checked on rank 0, %ld failures on all ranks\n",
-               wsize, checked, f);
+        printf(
+            "test_nonblocking: %d ranks, %ld calls checked on rank 0, %ld failures on all ranks\n",
+            wsize, checked, f);
     }
     MPI_Finalize();
     return 0 == f ? 0 : 1;
