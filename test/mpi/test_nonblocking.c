@@ -19,13 +19,14 @@
  *
  * Each communicator's first collective is a blocking MPI_Barrier: until a
  * blocking call has placed its ranks, coll/topo gives the other forms to
- * the previous module.
+ * the previous module (--nonblocking-first: no barrier, the first ones go
+ * there until a blocking allreduce between the starts has placed them).
  *
  * Usage: test_nonblocking [--rounds R] [--ops K] [--seed S] [--max-count N]
  *                         [--comms world,dup,split,reversed]
  *                         [--prims allreduce,allreduce_nc,bcast,reduce,allgather,
  *                          reduce_scatter_block,reduce_scatter,alltoall,barrier]
- *                         [--no-persistent]
+ *                         [--no-persistent] [--nonblocking-first]
  * Prints "test_nonblocking: P ranks, N calls checked on rank 0, F failures
  * on all ranks"; exit status 0 when every check passed on every rank.
  */
@@ -428,7 +429,7 @@ static int parse_prims(const char *s, int *on)
 
 int main(int argc, char **argv)
 {
-    int rounds = 20, nops = 10, max_count = 300, persistent = TT_PERSISTENT;
+    int rounds = 20, nops = 10, max_count = 300, persistent = TT_PERSISTENT, first_barrier = 1;
     unsigned long seed = 1;
     const char *which = "world,dup,split,reversed";
     int on[P_COUNT];
@@ -454,6 +455,8 @@ int main(int argc, char **argv)
             }
         } else if (0 == strcmp(argv[i], "--no-persistent")) {
             persistent = 0;
+        } else if (0 == strcmp(argv[i], "--nonblocking-first")) {
+            first_barrier = 0;
         } else {
             tt_fail("unknown argument %s", argv[i]);
         }
@@ -466,7 +469,7 @@ int main(int argc, char **argv)
     MPI_Type_commit(&affine_t);
     MPI_Op_create(affine, 0, &affine_op);
     ncomms = tt_comms_create(comms, which);
-    for (int i = 0; i < ncomms; i++) {
+    for (int i = 0; i < ncomms && first_barrier; i++) {
         /* the first call of each is blocking: it places the ranks */
         tt_check_mpi(MPI_Barrier(comms[i].comm), "MPI_Barrier");
     }
