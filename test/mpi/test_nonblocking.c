@@ -10,8 +10,8 @@
  * every rank: one seed), with point-to-point traffic, blocking collectives
  * and MPI_Test calls between the starts, completed in a random order by
  * MPI_Wait, MPI_Test loops or MPI_Waitall; persistent ones are started
- * several times with new inputs, then freed with MPI_Request_free (also
- * one never started).  Every result is checked against a reference each
+ * several times with new inputs (together by MPI_Startall once), then
+ * freed with MPI_Request_free (also one never started).  Every result is checked against a reference each
  * rank computes on its own (inputs are functions of the world rank, the
  * element, the operation and the start), MPI_IN_PLACE included; one
  * reduction is non-commutative (composition of affine maps on pairs of
@@ -553,7 +553,26 @@ int main(int argc, char **argv)
             }
             completed(o);
         }
-        /* persistent ones again, with new inputs, then freed */
+        /* the persistent ones again, all at once (MPI_Startall, MPI_Waitall),
+         * then each on its own, with new inputs every time; then freed */
+        MPI_Request all[64];
+        op_t *which[64];
+        int nall = 0;
+        for (int k = 0; k < nops && nall < 64; k++) {
+            if (ops[k].persistent) {
+                prepare(&ops[k]);
+                ops[k].active = 1;
+                which[nall] = &ops[k];
+                all[nall++] = ops[k].req;
+            }
+        }
+        if (nall > 0) {
+            tt_check_mpi(MPI_Startall(nall, all), "MPI_Startall");
+            tt_check_mpi(MPI_Waitall(nall, all, MPI_STATUSES_IGNORE), "MPI_Waitall");
+            for (int i = 0; i < nall; i++) {
+                completed(which[i]);
+            }
+        }
         for (int k = 0; k < nops; k++) {
             op_t *o = &ops[k];
             for (int again = 0; o->persistent && again < 2; again++) {
