@@ -74,6 +74,19 @@ BEGIN_C_DECLS
  * positions. */
 #define COLL_TOPO_TAG_PREPARE(i) \
     (COLL_TOPO_TAG_BASE - (int)TOPO_PRIM_COUNT * COLL_TOPO_MAX_LANES - (int)(i))
+/* Below them, the nonblocking and persistent operations (coll_topo_nbc.c):
+ * COLL_TOPO_NB_SEQS blocks of COLL_TOPO_MAX_LANES tags, the operation of
+ * sequence number `seq` on its communicator (counted alike on every rank:
+ * collectives start in the same order everywhere) taking block
+ * seq % COLL_TOPO_NB_SEQS, its lane l the tag COLL_TOPO_TAG_NB(seq) - l.
+ * Operations in flight at once never share a tag: one that would reuse
+ * the block of one still in flight on this rank waits for it first.  The
+ * lowest tag, COLL_TOPO_TAG_BASE - 2048 - 240 * 256 + 1, stays above
+ * -INT_MAX. */
+#define COLL_TOPO_NB_SEQS 240
+#define COLL_TOPO_TAG_NB(seq)                 \
+    (COLL_TOPO_TAG_BASE - 8 * COLL_TOPO_MAX_LANES - \
+     (int)((seq) % COLL_TOPO_NB_SEQS) * COLL_TOPO_MAX_LANES)
 
 /* Room for the reason a call goes to the previous module. */
 #define COLL_TOPO_REASON_LEN 320
@@ -264,6 +277,33 @@ typedef struct {
                                        coll_topo_handoff gives it one */
 } mca_coll_topo_previous_t;
 
+/* The previous module's nonblocking function of a slot (iallreduce, ...)
+ * and its persistent one (allreduce_init, ...): where the calls of those
+ * forms that coll/topo does not serve go (the same routes as the
+ * blocking form's).  NULL where the previous modules have none. */
+typedef struct {
+    union {
+        mca_coll_base_module_iallreduce_fn_t iallreduce;
+        mca_coll_base_module_ireduce_scatter_fn_t ireduce_scatter;
+        mca_coll_base_module_ireduce_scatter_block_fn_t ireduce_scatter_block;
+        mca_coll_base_module_iallgather_fn_t iallgather;
+        mca_coll_base_module_ibcast_fn_t ibcast;
+        mca_coll_base_module_ireduce_fn_t ireduce;
+        mca_coll_base_module_ialltoall_fn_t ialltoall;
+        mca_coll_base_module_ibarrier_fn_t ibarrier;
+        mca_coll_base_module_allreduce_init_fn_t allreduce_init;
+        mca_coll_base_module_reduce_scatter_init_fn_t reduce_scatter_init;
+        mca_coll_base_module_reduce_scatter_block_init_fn_t reduce_scatter_block_init;
+        mca_coll_base_module_allgather_init_fn_t allgather_init;
+        mca_coll_base_module_bcast_init_fn_t bcast_init;
+        mca_coll_base_module_reduce_init_fn_t reduce_init;
+        mca_coll_base_module_alltoall_init_fn_t alltoall_init;
+        mca_coll_base_module_barrier_init_fn_t barrier_init;
+        void (*any)(void);
+    } fn;
+    mca_coll_base_module_t *module; /* retained */
+} mca_coll_topo_previous_nb_t;
+
 /* A generated schedule, per (algorithm, root) (found through
  * mca_coll_topo_module_t.sched_at), and the plan of the first layout it
  * ran with (owned; NULL: none yet): a call from a new root each time (a
@@ -447,6 +487,8 @@ typedef struct mca_coll_topo_module_t {
 
     bool enabled;
     mca_coll_topo_previous_t prev[COLL_TOPO_NSLOTS]; /* by slot */
+    mca_coll_topo_previous_nb_t iprev[COLL_TOPO_NSLOTS]; /* nonblocking, by slot */
+    mca_coll_topo_previous_nb_t pprev[COLL_TOPO_NSLOTS]; /* persistent, by slot */
     mca_coll_topo_placement_t placement;
     mca_coll_topo_model_t model;
     mca_coll_topo_routes_t routes[COLL_TOPO_NSLOTS]; /* by slot */
@@ -472,6 +514,12 @@ typedef struct mca_coll_topo_module_t {
     } *sched_at;
     int nsched_at;
     mca_coll_topo_exec_t exec; /* the executor's plans, scratch and transport */
+
+    /* Nonblocking and persistent operations (coll_topo_nbc.c): the
+     * sequence number of the next one started, and the one in flight of
+     * each tag block (NULL: none). */
+    unsigned nb_seq;
+    struct mca_coll_topo_nb_t *nb_inflight[COLL_TOPO_NB_SEQS];
 
     /* Unit sizes of the current call, in executor elements. */
     size_t *units;
@@ -553,6 +601,10 @@ void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communic
                                  topo_prim_t prim, const topo_algo_t *algo, const char *why);
 void mca_coll_topo_say_previous(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                 topo_prim_t prim, const char *reason);
+/* Once per (primitive, algorithm) and form: "iallreduce runs ring from the
+ * progress engine" (mode COLL_TOPO_NONBLOCKING or COLL_TOPO_PERSISTENT). */
+void mca_coll_topo_say_form(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                            topo_prim_t prim, const topo_algo_t *algo, int mode);
 /* Level 2: a decision table, and its candidates' prices for a payload
  * (once per power-of-two bucket); a candidate not in the table. */
 void mca_coll_topo_say_table(struct ompi_communicator_t *comm, const mca_coll_topo_decision_t *d,
@@ -632,7 +684,12 @@ typedef struct mca_coll_topo_call_t {
                                     (the module's buffer, COLL_TOPO_REASON_LEN
                                     bytes) */
     bool timed;                  /* coll_topo_autotune times this call */
+    unsigned char mode;          /* in: COLL_TOPO_BLOCKING, _NONBLOCKING or
+                                    _PERSISTENT (never timed) */
 } mca_coll_topo_call_t;
+
+/* The forms of a call (mca_coll_topo_call_t.mode). */
+enum { COLL_TOPO_BLOCKING = 0, COLL_TOPO_NONBLOCKING = 1, COLL_TOPO_PERSISTENT = 2 };
 
 /* The class of the call's operation (catalog.h): which algorithms may
  * combine it so that every rank gets the same bits.  Needs call->edt. */
@@ -651,6 +708,7 @@ static inline void mca_coll_topo_call_init(mca_coll_topo_call_t *call, topo_prim
     call->count = count;
     call->counts = counts;
     call->unit = unit;
+    call->mode = COLL_TOPO_BLOCKING;
 }
 
 /* What mca_coll_topo_begin answers besides Open MPI codes (OMPI_SUCCESS:
@@ -743,6 +801,42 @@ void mca_coll_topo_tune_class(int key, char *s, size_t len);
         }                                                                                     \
     } while (0)
 
+/* COLL_TOPO_ROUTE for the nonblocking (table iprev) and persistent (pprev)
+ * forms: the same routes, the previous module's function of that form. */
+#define COLL_TOPO_ROUTE_FORM(module, table, slot, bytes, root, commutative, name, ...)          \
+    do {                                                                                      \
+        mca_coll_topo_module_t *coll_topo_m_ = (mca_coll_topo_module_t *)(module);            \
+        if (OPAL_UNLIKELY(0 != coll_topo_m_->routes[slot].n) &&                               \
+            NULL != mca_coll_topo_routes_find(&coll_topo_m_->routes[slot], (bytes), (root),   \
+                                              (commutative))) {                               \
+            return mca_coll_topo_previous_form(&coll_topo_m_->table[slot])                     \
+                       ? coll_topo_m_->table[slot].fn.name(__VA_ARGS__,                        \
+                                                           coll_topo_m_->table[slot].module)  \
+                       : OMPI_ERR_NOT_SUPPORTED;                                              \
+        }                                                                                     \
+    } while (0)
+
+/* COLL_TOPO_BEGIN for those forms: the call goes to the previous module's
+ * function of its form, or starts coll/topo's request in *request (also
+ * when nothing moves: a request complete at once). */
+#define COLL_TOPO_BEGIN_FORM(call, comm, module, table, slot, request, name, ...)               \
+    do {                                                                                      \
+        const int coll_topo_rc_ = mca_coll_topo_begin((call), (comm), (module), (slot));      \
+        mca_coll_topo_module_t *coll_topo_m_ = (mca_coll_topo_module_t *)(module);            \
+        if (COLL_TOPO_PREVIOUS == coll_topo_rc_) {                                            \
+            return mca_coll_topo_previous_form(&coll_topo_m_->table[slot])                     \
+                       ? coll_topo_m_->table[slot].fn.name(__VA_ARGS__,                        \
+                                                           coll_topo_m_->table[slot].module)  \
+                       : OMPI_ERR_NOT_SUPPORTED;                                              \
+        }                                                                                     \
+        if (OMPI_SUCCESS == coll_topo_rc_) {                                                  \
+            return mca_coll_topo_istart((call), NULL, NULL, NULL, (request));                 \
+        }                                                                                     \
+        if (COLL_TOPO_RUN != coll_topo_rc_) {                                                 \
+            return coll_topo_rc_;                                                             \
+        }                                                                                     \
+    } while (0)
+
 /* Start a call in a coll_topo_<primitive>.c entry point: return from it
  * with the previous module's `name` function applied to the arguments
  * (then the module) when the call goes there, or with begin's code when
@@ -782,6 +876,43 @@ typedef struct {
  * copied to `out` last.  A copy onto the same memory is skipped. */
 int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
                           const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out);
+
+/* coll_topo_nbc.c: the nonblocking and persistent forms.  The call as
+ * mca_coll_topo_execute's (call->mode says which form; call->sched NULL:
+ * nothing moves), made into a request of coll/topo in *request: a
+ * nonblocking one starts now, a persistent one at each MPI_Start.  The
+ * plan is the call's, copied: the decision, schedule and plan are made
+ * here, once. */
+int mca_coll_topo_istart(const mca_coll_topo_call_t *call, void *user,
+                         const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out,
+                         ompi_request_t **request);
+/* Does the previous modules' function of this form exist? */
+static inline bool mca_coll_topo_previous_form(const mca_coll_topo_previous_nb_t *f)
+{
+    return NULL != f->fn.any;
+}
+/* Save the previous module's functions of the nonblocking and persistent
+ * forms of every slot (module enable); release them (destructor). */
+void mca_coll_topo_save_previous_forms(mca_coll_topo_module_t *m,
+                                       struct ompi_communicator_t *comm);
+void mca_coll_topo_drop_previous_forms(mca_coll_topo_module_t *m);
+/* The operations still in flight at finalize (component close): their
+ * progress callback goes. */
+void mca_coll_topo_nb_finalize(void);
+
+/* Where a call's input and output are: the work buffer (bufs->work: the
+ * user's buffer, or NULL: a staging buffer), the windows, and the spans
+ * copied in before the run and out after it (NULL: none).  Shared by
+ * every form. */
+void mca_coll_topo_place_data(const mca_coll_topo_call_t *call, void *user,
+                              const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out,
+                              mca_coll_topo_bufs_t *bufs, const mca_coll_topo_span_t **copy_in,
+                              const mca_coll_topo_span_t **copy_out,
+                              mca_coll_topo_span_t *whole);
+/* Between a span and the work buffer, either way (in: into the work
+ * buffer). */
+int mca_coll_topo_copy_span(const mca_coll_topo_call_t *call, char *work,
+                            const mca_coll_topo_span_t *sp, bool in);
 
 /* Are elements of `dt`, `ext` bytes apart, plain bytes (copied with
  * memcpy)? */
@@ -823,6 +954,68 @@ int mca_coll_topo_alltoall_intra(const void *sbuf, int scount, struct ompi_datat
                                  void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_topo_barrier_intra(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+/* their nonblocking forms */
+int mca_coll_topo_iallreduce_intra(const void *sbuf, void *rbuf, int count,
+                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                   struct ompi_communicator_t *comm, ompi_request_t **request,
+                                   mca_coll_base_module_t *module);
+int mca_coll_topo_ibcast_intra(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module);
+int mca_coll_topo_ireduce_intra(const void *sbuf, void *rbuf, int count,
+                                struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                                struct ompi_communicator_t *comm, ompi_request_t **request,
+                                mca_coll_base_module_t *module);
+int mca_coll_topo_iallgather_intra(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                   void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                   struct ompi_communicator_t *comm, ompi_request_t **request,
+                                   mca_coll_base_module_t *module);
+int mca_coll_topo_ireduce_scatter_intra(const void *sbuf, void *rbuf, const int *rcounts,
+                                        struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                        struct ompi_communicator_t *comm,
+                                        ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_ireduce_scatter_block_intra(const void *sbuf, void *rbuf, int rcount,
+                                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                              struct ompi_communicator_t *comm,
+                                              ompi_request_t **request,
+                                              mca_coll_base_module_t *module);
+int mca_coll_topo_ialltoall_intra(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                  void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                  struct ompi_communicator_t *comm, ompi_request_t **request,
+                                  mca_coll_base_module_t *module);
+int mca_coll_topo_ibarrier_intra(struct ompi_communicator_t *comm, ompi_request_t **request,
+                                 mca_coll_base_module_t *module);
+/* and their persistent forms */
+int mca_coll_topo_allreduce_init(const void *sbuf, void *rbuf, int count,
+                                 struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                 struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                 ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_bcast_init(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                             struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                             ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_reduce_init(const void *sbuf, void *rbuf, int count,
+                              struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                              struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                              ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_allgather_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                 void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                 struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                 ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_reduce_scatter_init(const void *sbuf, void *rbuf, const int *rcounts,
+                                      struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                      struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                      ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount,
+                                            struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                            struct ompi_communicator_t *comm,
+                                            struct ompi_info_t *info, ompi_request_t **request,
+                                            mca_coll_base_module_t *module);
+int mca_coll_topo_alltoall_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_topo_barrier_init(struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                               ompi_request_t **request, mca_coll_base_module_t *module);
 
 END_C_DECLS
 

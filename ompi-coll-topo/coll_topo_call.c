@@ -186,6 +186,15 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
     mca_coll_topo_module_t *m = (mca_coll_topo_module_t *)module;
 
     if (OPAL_UNLIKELY(!m->placement.ready)) {
+        if (COLL_TOPO_BLOCKING != call->mode) {
+            /* The placement's exchanges block; a nonblocking call must not
+             * (Open MPI starts them inside its progress engine too, for a
+             * new communicator's identifier).  Every rank makes its
+             * communicator's calls in the same order, so every rank sends
+             * this one to the previous module alike, until a blocking call
+             * has resolved the placement. */
+            return COLL_TOPO_PREVIOUS;
+        }
         mca_coll_topo_comm_prepare(m, comm);
     }
     call->m = m;
@@ -212,7 +221,7 @@ int mca_coll_topo_begin(mca_coll_topo_call_t *call, struct ompi_communicator_t *
         call->n = e->n;
         call->units = e->units;
         call->plan = &e->plan;
-        if (OPAL_UNLIKELY(0 != e->tune)) {
+        if (OPAL_UNLIKELY(0 != e->tune) && COLL_TOPO_BLOCKING == call->mode) {
             return mca_coll_topo_tune_start(call, slot, e->tune - 1);
         }
         return COLL_TOPO_RUN;
@@ -297,8 +306,9 @@ static int begin_route(mca_coll_topo_call_t *call, mca_coll_topo_module_t *m,
         if (NULL != e) {
             call->plan = &e->plan;
         }
-        if (key >= 0) {
-            /* coll_topo_autotune is timing the call's payload class */
+        if (key >= 0 && COLL_TOPO_BLOCKING == call->mode) {
+            /* coll_topo_autotune is timing the call's payload class (its
+             * blocking calls: the other forms run coll/topo's algorithm) */
             if (NULL != e) {
                 e->tune = key + 1;
             }
@@ -394,57 +404,85 @@ static inline bool overlap(const mca_coll_topo_span_t *a, const mca_coll_topo_sp
     return a->at < b->at + b->n && b->at < a->at + a->n;
 }
 
-int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
-                          const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out)
+/* Where the call's data goes (mca_coll_topo_place_data). */
+static inline __opal_attribute_always_inline__ void
+place_data(const mca_coll_topo_call_t *call, void *user, const mca_coll_topo_span_t *in,
+           const mca_coll_topo_span_t *out, mca_coll_topo_bufs_t *b,
+           const mca_coll_topo_span_t **copy_in, const mca_coll_topo_span_t **copy_out,
+           mca_coll_topo_span_t *whole)
 {
     const size_t k = call->k;
     /* work = user */
     const bool own = NULL != user && as_elements(call, call->dtype, call->n / k);
-    mca_coll_topo_bufs_t b = {.work = own ? user : NULL};
-    mca_coll_topo_span_t whole;
+    *b = (mca_coll_topo_bufs_t){.work = own ? user : NULL};
     if (NULL != user && !own && NULL == out) {
         /* The user's buffer is the result, laid out otherwise than the
          * executor's elements (a vector datatype element_type replaced by
          * its predefined type): copied out whole, and in where it holds
          * input (a bcast's root, an allgather's own block in place). */
-        whole = (mca_coll_topo_span_t){user, (int)(call->n / k), call->dtype, 0, call->n / k};
-        out = &whole;
+        *whole = (mca_coll_topo_span_t){user, (int)(call->n / k), call->dtype, 0, call->n / k};
+        out = whole;
         if (NULL == in &&
             (TOPO_PRIM_ALLGATHER == call->prim ||
              (TOPO_PRIM_BCAST == call->prim && call->root == ompi_comm_rank(call->comm)))) {
-            in = &whole;
+            in = whole;
         }
     }
-    const mca_coll_topo_span_t *copy_in = NULL, *copy_out = NULL;
-    int rc = OMPI_SUCCESS;
+    *copy_in = NULL;
+    *copy_out = NULL;
 
     /* The input: in place already, a window (not when it is the memory the
      * result goes to: MPI_IN_PLACE), or copied in. */
     if (NULL != in && !(own && span_at(call, user, in) == in->buf)) {
         if (window(call, in) && in->buf != user && (NULL == out || in->buf != out->buf)) {
-            b.in = in->buf;
-            b.w.in_at = in->at * k;
-            b.w.in_n = in->n * k;
+            b->in = in->buf;
+            b->w.in_at = in->at * k;
+            b->w.in_n = in->n * k;
         } else {
-            copy_in = in;
+            *copy_in = in;
         }
     }
     /* The result: in place already, in an output window, or copied out. */
     if (NULL != out) {
-        b.w.keep_at = out->at * k;
-        b.w.keep_n = out->n * k;
+        b->w.keep_at = out->at * k;
+        b->w.keep_n = out->n * k;
         if (own && span_at(call, user, out) == out->buf) {
             /* the work buffer is the result */
-        } else if (!own && window(call, out) && (NULL == copy_in || !overlap(copy_in, out))) {
-            b.out = (char *)out->buf;
-            b.w.out_at = out->at * k;
-            b.w.out_n = out->n * k;
+        } else if (!own && window(call, out) && (NULL == *copy_in || !overlap(*copy_in, out))) {
+            b->out = (char *)out->buf;
+            b->w.out_at = out->at * k;
+            b->w.out_n = out->n * k;
         } else {
-            copy_out = out;
+            *copy_out = out;
         }
     } else if (own) {
-        b.w.keep_n = call->n;
+        b->w.keep_n = call->n;
     }
+}
+
+void mca_coll_topo_place_data(const mca_coll_topo_call_t *call, void *user,
+                              const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out,
+                              mca_coll_topo_bufs_t *bufs, const mca_coll_topo_span_t **copy_in,
+                              const mca_coll_topo_span_t **copy_out, mca_coll_topo_span_t *whole)
+{
+    place_data(call, user, in, out, bufs, copy_in, copy_out, whole);
+}
+
+int mca_coll_topo_copy_span(const mca_coll_topo_call_t *call, char *work,
+                            const mca_coll_topo_span_t *sp, bool in)
+{
+    return copy(call, work, sp, in);
+}
+
+int mca_coll_topo_execute(const mca_coll_topo_call_t *call, void *user,
+                          const mca_coll_topo_span_t *in, const mca_coll_topo_span_t *out)
+{
+    mca_coll_topo_bufs_t b;
+    mca_coll_topo_span_t whole;
+    const mca_coll_topo_span_t *copy_in, *copy_out;
+    int rc = OMPI_SUCCESS;
+
+    place_data(call, user, in, out, &b, &copy_in, &copy_out, &whole);
     if ((NULL != copy_in || NULL != copy_out) && NULL == b.work) {
         rc = mca_coll_topo_stage(call->m, call->edt, call->n, &b.work);
     }

@@ -193,6 +193,7 @@ static int topo_open(void)
 
 static int topo_close(void)
 {
+    mca_coll_topo_nb_finalize();
     mca_coll_topo_ofi_close();
     mca_coll_topo_agree_finalize();
     mca_coll_topo_shared_tables_free();

@@ -82,8 +82,10 @@ typedef struct {
 #define COLL_TOPO_RUN_NBUFS 5
 
 /* The runner's state: the run in progress (set at its start) and the
- * lanes' positions, pending requests and temporary storage.  Kept in the
- * module, not on the C stack, so that a run's progress is data. */
+ * lanes' positions, pending requests and temporary storage.  Kept in an
+ * exec (the module's for blocking calls, a request's for nonblocking
+ * ones: coll_topo_nbc.c), not on the C stack, so that a run's progress is
+ * data. */
 typedef struct {
     /* the run in progress */
     const mca_coll_topo_plan_t *p;
@@ -93,7 +95,8 @@ typedef struct {
     bool flat;     /* elements are plain bytes: memcpy */
     struct ompi_op_t *op;
     int tag;    /* lane l's messages use tag - l */
-    int step;   /* one lane: the step in progress */
+    int step;   /* one lane: the step in progress; a progress-driven run
+                   (mca_coll_topo_run_start): 1 once its tail ran */
     int nreq;   /* step requests outstanding */
     int ndefer; /* deferred sends posted */
     int dfirst; /* deferred sends [0, dfirst) completed and freed */
@@ -156,6 +159,37 @@ int mca_coll_topo_exec(struct mca_coll_topo_module_t *m, const topo_sched_t *s,
  * address of element 0. */
 int mca_coll_topo_stage(struct mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
                         char **work);
+/* The same, of exec e (a nonblocking operation's own). */
+int mca_coll_topo_exec_stage(mca_coll_topo_exec_t *e, struct ompi_datatype_t *dt, size_t n,
+                             char **work);
+/* The plan mca_coll_topo_exec would run (the same arguments), without
+ * running it: *out NULL when nothing is to run.  The plan belongs to the
+ * module and may be compiled again by its next call: a nonblocking
+ * operation runs a copy (mca_coll_topo_plan_dup). */
+int mca_coll_topo_exec_plan(struct mca_coll_topo_module_t *m, const topo_sched_t *s,
+                            const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
+                            struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                            mca_coll_topo_plan_ref_t *ref, const mca_coll_topo_plan_t **out);
+/* A copy of plan p that its holder owns (NULL: out of memory); freed with
+ * mca_coll_topo_plan_free. */
+mca_coll_topo_plan_t *mca_coll_topo_plan_dup(const mca_coll_topo_plan_t *p);
+
+/*
+ * The progress-driven runner (coll_topo_run.c), for nonblocking and
+ * persistent operations: exec `e` is the operation's own (zeroed at
+ * first: its transport is the PML).  mca_coll_topo_run_start reserves e
+ * for plan p, runs its head and posts every lane's first step (its
+ * arguments as mca_coll_topo_exec's, `tag` the operation's); then each
+ * mca_coll_topo_run_test frees the requests that completed and moves
+ * their lanes on, without waiting, and sets *done once the plan has run
+ * to its end.  On an error the requests still outstanding are dropped;
+ * mca_coll_topo_run_abort drops them otherwise.
+ */
+int mca_coll_topo_run_start(mca_coll_topo_exec_t *e, const mca_coll_topo_plan_t *p, char *work,
+                            const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt,
+                            struct ompi_op_t *op, struct ompi_communicator_t *comm, int tag);
+int mca_coll_topo_run_test(mca_coll_topo_exec_t *e, bool *done);
+void mca_coll_topo_run_abort(mca_coll_topo_exec_t *e);
 /* At the end of a call: the staging buffer and the lanes' temporary
  * storage shrink to coll_topo_scratch_keep bytes each where the call grew
  * them beyond (a plan that needs more reserves it again at every call, as

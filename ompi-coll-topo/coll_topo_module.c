@@ -38,6 +38,7 @@ static void topo_module_destruct(mca_coll_topo_module_t *m)
             m->prev[i].module = NULL;
         }
     }
+    mca_coll_topo_drop_previous_forms(m);
     for (int i = 0; i < m->nscheds; i++) {
         if (TOPO_OK == m->scheds[i].rc) {
             topo_sched_free(&m->scheds[i].sched);
@@ -97,6 +98,23 @@ mca_coll_base_module_t *mca_coll_topo_comm_query(struct ompi_communicator_t *com
     m->super.coll_reduce = mca_coll_topo_reduce_intra;
     m->super.coll_alltoall = mca_coll_topo_alltoall_intra;
     m->super.coll_barrier = mca_coll_topo_barrier_intra;
+    /* the nonblocking and persistent forms: the same routes (coll_topo_nbc.c) */
+    m->super.coll_iallreduce = mca_coll_topo_iallreduce_intra;
+    m->super.coll_ireduce_scatter = mca_coll_topo_ireduce_scatter_intra;
+    m->super.coll_ireduce_scatter_block = mca_coll_topo_ireduce_scatter_block_intra;
+    m->super.coll_iallgather = mca_coll_topo_iallgather_intra;
+    m->super.coll_ibcast = mca_coll_topo_ibcast_intra;
+    m->super.coll_ireduce = mca_coll_topo_ireduce_intra;
+    m->super.coll_ialltoall = mca_coll_topo_ialltoall_intra;
+    m->super.coll_ibarrier = mca_coll_topo_ibarrier_intra;
+    m->super.coll_allreduce_init = mca_coll_topo_allreduce_init;
+    m->super.coll_reduce_scatter_init = mca_coll_topo_reduce_scatter_init;
+    m->super.coll_reduce_scatter_block_init = mca_coll_topo_reduce_scatter_block_init;
+    m->super.coll_allgather_init = mca_coll_topo_allgather_init;
+    m->super.coll_bcast_init = mca_coll_topo_bcast_init;
+    m->super.coll_reduce_init = mca_coll_topo_reduce_init;
+    m->super.coll_alltoall_init = mca_coll_topo_alltoall_init;
+    m->super.coll_barrier_init = mca_coll_topo_barrier_init;
     return &m->super;
 }
 
@@ -163,6 +181,10 @@ static int topo_module_enable(mca_coll_base_module_t *module, struct ompi_commun
             return OMPI_ERR_NOT_AVAILABLE;
         }
     }
+    /* The other forms' previous functions (NULL where no module has one:
+     * the calls coll/topo does not serve then fail, as they would without
+     * coll/topo) */
+    mca_coll_topo_save_previous_forms(m, comm);
 
     /* Nothing here communicates: with MPI_THREAD_MULTIPLE a new
      * communicator is enabled inside opal_progress (ompi_comm_activate),

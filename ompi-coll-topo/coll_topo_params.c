@@ -404,11 +404,14 @@ static char *algorithm_help(topo_prim_t prim)
                      "Algorithm of %s: auto (the cheapest under the cost model "
                      "coll_topo_alpha/beta/gamma among those that fit the call) or one of: %s.  "
                      "A forced algorithm that does not fit a call (for example one needing a "
-                     "commutative operation) hands that call to the previous module",
+                     "commutative operation) hands that call to the previous module.  One "
+                     "parameter for every form: the nonblocking (i%s) and persistent (%s_init) "
+                     "calls take the same decision, run from the progress engine",
                      topo_prim_name(prim),
                      NULL == names      ? "?"
                      : '\0' != names[0] ? names
-                                        : "(none yet: every call goes to the previous module)")) {
+                                        : "(none yet: every call goes to the previous module)",
+                     topo_prim_name(prim), topo_prim_name(prim))) {
         help = NULL;
     }
     free(names);

@@ -1062,3 +1062,42 @@ int mca_coll_topo_plan_find(mca_coll_topo_module_t *m, const topo_sched_t *s, si
     };
     return get_plan(m, s, count, units, &c, ref, out);
 }
+
+/* A copy of n bytes at src in a new allocation (NULL src or n 0: NULL). */
+static bool dup_bytes(void **dst, const void *src, size_t n)
+{
+    *dst = NULL;
+    if (NULL == src || 0 == n) {
+        return true;
+    }
+    *dst = malloc(n);
+    if (NULL != *dst) {
+        memcpy(*dst, src, n);
+    }
+    return NULL != *dst;
+}
+
+mca_coll_topo_plan_t *mca_coll_topo_plan_dup(const mca_coll_topo_plan_t *p)
+{
+    mca_coll_topo_plan_t *q = malloc(sizeof(*q));
+    if (NULL == q) {
+        return NULL;
+    }
+    *q = *p;
+    const size_t nl = (size_t)p->nlanes;
+    q->cap_lanes = (nl + 1) * sizeof(int32_t) + nl * sizeof(size_t);
+    q->cap_units = (size_t)p->nunits * sizeof(size_t);
+    q->cap_steps = (size_t)p->nsteps * sizeof(plan_step_t);
+    q->cap_ops = (size_t)p->nops * sizeof(plan_op_t);
+    /* lane_tmp holds lane_step0 after its nlanes entries (plan_lanes) */
+    bool ok = dup_bytes((void **)&q->lane_tmp, p->lane_tmp, q->cap_lanes);
+    q->lane_step0 = NULL != q->lane_tmp ? (int32_t *)(q->lane_tmp + nl) : NULL;
+    ok = dup_bytes((void **)&q->units, p->units, q->cap_units) && ok;
+    ok = dup_bytes((void **)&q->steps, p->steps, q->cap_steps) && ok;
+    ok = dup_bytes((void **)&q->ops, p->ops, q->cap_ops) && ok;
+    if (!ok) {
+        mca_coll_topo_plan_free(q);
+        return NULL;
+    }
+    return q;
+}

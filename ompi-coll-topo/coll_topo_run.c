@@ -374,17 +374,11 @@ static __opal_attribute_noinline__ int begin_registered(mca_coll_topo_exec_t *e,
     return rc;
 }
 
-/* Run plan `p` (reserved for) on `work` and the windows of `b`, through
- * the transport of kind `kind`. */
-static inline __opal_attribute_always_inline__ int
-run_plan(mca_coll_topo_exec_t *e, const int kind, const mca_coll_topo_plan_t *p, char *work,
-         const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt, struct ompi_op_t *op,
-         struct ompi_communicator_t *comm, int tag)
+/* The run's state at its start: plan `p` on `work` and the windows of `b`. */
+static inline __opal_attribute_always_inline__ void
+run_setup(mca_coll_topo_run_t *x, const mca_coll_topo_plan_t *p, char *work,
+          const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt, struct ompi_op_t *op, int tag)
 {
-    mca_coll_topo_run_t *x = &e->run;
-    const unsigned caps = mca_coll_topo_tp_caps(&e->tp, kind);
-    int rc;
-
     x->p = p;
     x->base[BUF_WORK] = work;
     x->base[BUF_OUT] = b->out;
@@ -398,6 +392,20 @@ run_plan(mca_coll_topo_exec_t *e, const int kind, const mca_coll_topo_plan_t *p,
     x->nreq = 0;
     x->ndefer = 0;
     x->dfirst = 0;
+}
+
+/* Run plan `p` (reserved for) on `work` and the windows of `b`, through
+ * the transport of kind `kind`. */
+static inline __opal_attribute_always_inline__ int
+run_plan(mca_coll_topo_exec_t *e, const int kind, const mca_coll_topo_plan_t *p, char *work,
+         const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt, struct ompi_op_t *op,
+         struct ompi_communicator_t *comm, int tag)
+{
+    mca_coll_topo_run_t *x = &e->run;
+    const unsigned caps = mca_coll_topo_tp_caps(&e->tp, kind);
+    int rc;
+
+    run_setup(x, p, work, b, dt, op, tag);
     if ((caps & COLL_TOPO_TP_CONTIG) && !x->flat) {
         return OMPI_ERR_NOT_SUPPORTED; /* before any message */
     }
@@ -517,7 +525,12 @@ static int reserve(mca_coll_topo_exec_t *e, const mca_coll_topo_plan_t *p)
 int mca_coll_topo_stage(mca_coll_topo_module_t *m, struct ompi_datatype_t *dt, size_t n,
                         char **work)
 {
-    mca_coll_topo_exec_t *e = &m->exec;
+    return mca_coll_topo_exec_stage(&m->exec, dt, n, work);
+}
+
+int mca_coll_topo_exec_stage(mca_coll_topo_exec_t *e, struct ompi_datatype_t *dt, size_t n,
+                             char **work)
+{
     ptrdiff_t true_lb, true_ext, lb, ext;
     ompi_datatype_get_true_extent(dt, &true_lb, &true_ext);
     ompi_datatype_get_extent(dt, &lb, &ext);
@@ -626,6 +639,14 @@ static int exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s,
                         struct ompi_datatype_t *dt, struct ompi_op_t *op,
                         struct ompi_communicator_t *comm, int tag, mca_coll_topo_plan_ref_t *ref);
 
+/* Is the plan this call ran with last time still that plan, compiled for
+ * the same windows (MPI_IN_PLACE or not)? */
+static inline bool ref_current(const mca_coll_topo_plan_ref_t *ref, const mca_coll_topo_bufs_t *b)
+{
+    return NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen &&
+           0 == memcmp(&ref->plan->win, &b->w, sizeof(b->w));
+}
+
 int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
                        const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
                        struct ompi_datatype_t *dt, struct ompi_op_t *op,
@@ -635,8 +656,7 @@ int mca_coll_topo_exec(mca_coll_topo_module_t *m, const topo_sched_t *s,
      * the call has the same windows (MPI_IN_PLACE or not).  The scratch
      * reserved for it is still there (mca_coll_topo_trim keeps
      * coll_topo_scratch_keep bytes of each buffer) unless it is big. */
-    if (NULL != ref && NULL != ref->plan && ref->plan->gen == ref->gen &&
-        0 == memcmp(&ref->plan->win, &b->w, sizeof(b->w))) {
+    if (ref_current(ref, b)) {
         if (OPAL_UNLIKELY(ref->plan->big)) { /* its storage went back after the last call */
             int rc = reserve(&m->exec, ref->plan);
             if (OMPI_SUCCESS != rc) {
@@ -669,4 +689,113 @@ exec_planned(mca_coll_topo_module_t *m, const topo_sched_t *s, const mca_coll_to
         ref->gen = p->gen;
     }
     return run_on(m, p, b, count, dt, op, comm, tag);
+}
+
+int mca_coll_topo_exec_plan(mca_coll_topo_module_t *m, const topo_sched_t *s,
+                            const mca_coll_topo_bufs_t *b, size_t count, const size_t *units,
+                            struct ompi_datatype_t *dt, struct ompi_op_t *op,
+                            mca_coll_topo_plan_ref_t *ref, const mca_coll_topo_plan_t **out)
+{
+    if (ref_current(ref, b)) {
+        *out = ref->plan;
+        return OMPI_SUCCESS;
+    }
+    /* ref->plan stays as it is: a plan it names has the module's scratch
+     * reserved for it (mca_coll_topo_exec's repeated call relies on it),
+     * and this call reserves only its own */
+    *out = NULL;
+    return mca_coll_topo_plan_find(m, s, count, units, dt, op, &b->w, ref, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* The progress-driven runner (nonblocking and persistent calls).     */
+/*
+ * The same lanes and steps as run_lanes, but nothing waits: a step's
+ * requests are tested, each completed one is freed, and the lane whose
+ * step completed is applied and moves on (posting its next step), all
+ * from mca_coll_topo_run_test, which Open MPI's progress engine calls
+ * (coll_topo_nbc.c).  A plan of one lane runs as one lane here (no
+ * blocking send: the call must return at once).  Always over the PML, on
+ * the operation's own exec (its requests, lanes and scratch), so that
+ * operations in flight never share state with each other or with the
+ * module's blocking calls.
+ */
+int mca_coll_topo_run_start(mca_coll_topo_exec_t *e, const mca_coll_topo_plan_t *p, char *work,
+                            const mca_coll_topo_bufs_t *b, struct ompi_datatype_t *dt,
+                            struct ompi_op_t *op, struct ompi_communicator_t *comm, int tag)
+{
+    mca_coll_topo_run_t *x = &e->run;
+    int rc = reserve(e, p);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    run_setup(x, p, work, b, dt, op, tag);
+    x->step = 0; /* 1 once the tail ran */
+    rc = mca_coll_topo_tp_begin(&e->tp, COLL_TOPO_TP_PML, comm, NULL, 0);
+    if (OMPI_SUCCESS == rc && p->nhead > 0) {
+        rc = run_local(x, 0, p->ops, p->nhead);
+    }
+    for (int l = 0; l < p->nlanes; l++) {
+        x->lane_step[l] = p->lane_step0[l];
+        x->lane_pending[l] = 0;
+    }
+    for (int l = 0; OMPI_SUCCESS == rc && l < p->nlanes; l++) {
+        rc = lane_run(e, COLL_TOPO_TP_PML, l);
+    }
+    if (OMPI_SUCCESS != rc) {
+        drop_requests(e, COLL_TOPO_TP_PML);
+    }
+    return rc;
+}
+
+int mca_coll_topo_run_test(mca_coll_topo_exec_t *e, bool *done)
+{
+    const int kind = COLL_TOPO_TP_PML;
+    mca_coll_topo_run_t *x = &e->run;
+    const mca_coll_topo_plan_t *p = x->p;
+    mca_coll_topo_pml_t *t = &e->tp.pml;
+    int rc = OMPI_SUCCESS;
+    *done = false;
+    for (int i = 0; OMPI_SUCCESS == rc && i < x->nreq;) {
+        if (!mca_coll_topo_pml_test(t, COLL_TOPO_TP_STEP, i)) {
+            i++;
+            continue;
+        }
+        rc = mca_coll_topo_pml_wait(t, COLL_TOPO_TP_STEP, i, 1); /* frees it */
+        if (OMPI_SUCCESS != rc) {
+            break;
+        }
+        const int lane = x->req_lane[i];
+        x->nreq--; /* the last live request moves into its place */
+        t->reqs[i] = t->reqs[x->nreq];
+        x->req_lane[i] = x->req_lane[x->nreq];
+        if (0 == --x->lane_pending[lane]) {
+            rc = finish_step(e, kind, lane, &p->steps[x->lane_step[lane]]);
+            if (OMPI_SUCCESS == rc) {
+                x->lane_step[lane]++;
+                rc = lane_run(e, kind, lane); /* appends the lane's next step */
+            }
+        }
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = reap_deferred(e, kind);
+    }
+    if (OMPI_SUCCESS == rc && 0 == x->nreq && 0 == x->step) {
+        /* every lane is done (a lane stops only on requests or at its end) */
+        x->step = 1;
+        if (p->tail0 < p->nops) {
+            rc = run_local(x, 0, p->ops + p->tail0, p->nops - p->tail0);
+        }
+    }
+    if (OMPI_SUCCESS != rc) {
+        drop_requests(e, kind);
+        return rc;
+    }
+    *done = 1 == x->step && x->dfirst == x->ndefer;
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_topo_run_abort(mca_coll_topo_exec_t *e)
+{
+    drop_requests(e, COLL_TOPO_TP_PML);
 }

@@ -50,21 +50,42 @@ bool mca_coll_topo_algorithm_said(mca_coll_topo_module_t *m, topo_prim_t prim,
                                   const topo_algo_t *algo)
 {
     const unsigned char *said = said_flag(m, prim, algo);
-    return NULL == said || *said;
+    return NULL == said || (*said & 1);
 }
 
 void mca_coll_topo_say_algorithm(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  topo_prim_t prim, const topo_algo_t *algo, const char *why)
 {
     unsigned char *said = said_flag(m, prim, algo);
-    if (NULL == said || *said) {
+    if (NULL == said || (*said & 1)) {
         return;
     }
-    *said = 1;
+    *said |= 1;
     if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
         fprintf(stderr, "coll:topo: comm %s (cid %u): %s uses %s (%s)\n",
                 mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid, topo_prim_name(prim),
                 algo->name, why);
+        fflush(stderr);
+    }
+}
+
+void mca_coll_topo_say_form(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                            topo_prim_t prim, const topo_algo_t *algo, int mode)
+{
+    unsigned char *said = said_flag(m, prim, algo);
+    const unsigned char bit = COLL_TOPO_PERSISTENT == mode ? 4 : 2;
+    if (NULL == said || (*said & bit)) {
+        return;
+    }
+    *said |= bit;
+    if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_DECISIONS)) {
+        fprintf(stderr,
+                "coll:topo: comm %s (cid %u): %s%s%s runs %s from the progress engine (%s, "
+                "over the PML)\n",
+                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
+                COLL_TOPO_PERSISTENT == mode ? "" : "i", topo_prim_name(prim),
+                COLL_TOPO_PERSISTENT == mode ? "_init" : "", algo->name,
+                COLL_TOPO_PERSISTENT == mode ? "persistent" : "nonblocking");
         fflush(stderr);
     }
 }

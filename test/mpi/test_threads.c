@@ -11,7 +11,7 @@
  * and MPI_Barrier.  Every result is checked against a reference each rank
  * computes on its own.
  *
- * Usage: test_threads [--threads T] [--calls N]
+ * Usage: test_threads [--threads T] [--calls N] [--nonblocking]
  * Prints "test_threads: P ranks, N calls checked on rank 0, F failures on
  * all ranks"; exit status 0 when every check passed on every rank, 77 when
  * the library does not provide MPI_THREAD_MULTIPLE.
@@ -62,6 +62,11 @@ static void mpi_error(job_t *j, int rc, const char *what, int i)
     }
 }
 
+/* --nonblocking: allreduce and bcast as MPI_Iallreduce and MPI_Ibcast,
+ * each waited for at once (operations of several threads in flight
+ * together, advanced by whichever thread progresses) */
+static int nonblocking;
+
 static void *run(void *arg)
 {
     job_t *j = arg;
@@ -85,12 +90,21 @@ static void *run(void *arg)
         const int root = (int)((h >> 40) % (uint64_t)size);
         long bad = 0;
         int rc;
-        for (int e = 0; e < count; e++) {
+        /* (allgather sends count / size + 1 elements: one for count 0) */
+        for (int e = 0; e < (count > 0 ? count : 1); e++) {
             in[e] = value(j->t, i, rank, e);
         }
         switch (i % 5) {
         case 0: /* allreduce, sum */
-            rc = MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, j->comm);
+            if (nonblocking) {
+                MPI_Request req;
+                rc = MPI_Iallreduce(in, out, count, MPI_INT, MPI_SUM, j->comm, &req);
+                if (MPI_SUCCESS == rc) {
+                    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+                }
+            } else {
+                rc = MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, j->comm);
+            }
             mpi_error(j, rc, "MPI_Allreduce", i);
             for (int e = 0; MPI_SUCCESS == rc && e < count; e++) {
                 int want = 0;
@@ -105,7 +119,15 @@ static void *run(void *arg)
             for (int e = 0; rank != root && e < count; e++) {
                 in[e] = -1;
             }
-            rc = MPI_Bcast(in, count, MPI_INT, root, j->comm);
+            if (nonblocking) {
+                MPI_Request req;
+                rc = MPI_Ibcast(in, count, MPI_INT, root, j->comm, &req);
+                if (MPI_SUCCESS == rc) {
+                    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+                }
+            } else {
+                rc = MPI_Bcast(in, count, MPI_INT, root, j->comm);
+            }
             mpi_error(j, rc, "MPI_Bcast", i);
             for (int e = 0; MPI_SUCCESS == rc && e < count; e++) {
                 bad += in[e] != value(j->t, i, root, e);
@@ -161,9 +183,11 @@ int main(int argc, char **argv)
             nthreads = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
             calls = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--nonblocking")) {
+            nonblocking = 1;
         } else {
             if (0 == wrank) {
-                fprintf(stderr, "usage: %s [--threads T] [--calls N]\n", argv[0]);
+                fprintf(stderr, "usage: %s [--threads T] [--calls N] [--nonblocking]\n", argv[0]);
             }
             MPI_Finalize();
             return 2;

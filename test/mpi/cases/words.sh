@@ -20,6 +20,10 @@ W_PREV="goes to $W_PREVIOUS"
 W_NOFIT="does not fit"
 # the reason of a handoff of one-message calls (coll_topo_handoff)
 W_HANDOFF="coll_topo_handoff:"
+# "i<primitive> runs <algorithm> from the progress engine (nonblocking, ...)"
+# and "<primitive>_init runs ... (persistent, ...)": coll/topo ran a
+# nonblocking or persistent call
+W_NB="from the progress engine"
 
 # The summary line of a test program with no failure (@PROG@: the program,
 # @NP@: the number of ranks); programs with their own below.
