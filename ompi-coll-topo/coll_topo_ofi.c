@@ -504,6 +504,27 @@ static bool fabric_open(const char *prov)
         what = "fi_enable";
         rc = fi_enable(ofi.ep);
     }
+    /* shm names an endpoint's shared-memory region after the process id: a
+     * region that a killed process left behind (/dev/shm/PID:0:0) makes
+     * the endpoint of a later process with the same id fail (FI_EBUSY).
+     * The endpoint then takes a name of this job's and rank's own. */
+    for (int again = 1; -FI_EBUSY == rc && 0 == strcmp(ofi.prov, "shm") && again <= 3; again++) {
+        char name[256];
+        size_t len = sizeof(name) - 40;
+        if (0 != fi_getname(&ofi.ep->fid, name, &len) || len >= sizeof(name) - 40) {
+            break;
+        }
+        name[len] = '\0';
+        const size_t n = strlen(name);
+        snprintf(name + n, sizeof(name) - n, ":%x.%x.%d", (unsigned)OPAL_PROC_MY_NAME.jobid,
+                 (unsigned)OPAL_PROC_MY_NAME.vpid, again);
+        what = "fi_setname";
+        rc = fi_setname(&ofi.ep->fid, name, strlen(name) + 1);
+        if (0 == rc) {
+            what = "fi_enable";
+            rc = fi_enable(ofi.ep);
+        }
+    }
     if (0 != rc) {
         snprintf(ofi.why, sizeof(ofi.why), "provider %s: %s failed: %s", ofi.prov, what,
                  fi_strerror(-rc));

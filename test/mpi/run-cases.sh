@@ -180,7 +180,7 @@ catalog() {
 }
 
 # TOPO_TEST_TRANSPORT: the settings and expectations it adds to a case
-tp_set="" tp_exp=()
+tp_set=""
 case ${TOPO_TEST_TRANSPORT:-} in
 "") ;;
 pml) tp_set="coll_topo_transport=pml" ;;
