@@ -58,8 +58,14 @@
  * least recently used one not in the current call goes first) and is
  * released when the communicator is freed.  A buffer freed by the
  * application and another allocated at the same address hits the cache
- * with a registration of the old pages on providers that pin memory (no
- * memory monitor here): such providers need coll_topo_ofi_mr_cache=false.
+ * with a registration of the old pages on providers that pin memory:
+ * nothing here sees memory being unmapped (Open MPI's release hooks,
+ * opal_mem_hooks_register_release, report no support in Debian's Open MPI
+ * 4.1, whose memory patcher is not installed), and a cached registration
+ * cannot be checked against the pages cheaply.  Such providers need
+ * coll_topo_ofi_mr_cache=false: each call registers and releases its
+ * buffers, and the provider's own registration cache, where it has one,
+ * watches unmapping itself (libfabric's memory monitors).
  *
  * Messages of at most the provider's inject size are injected (the buffer
  * is reusable at once, no completion to wait for).  Only contiguous bytes
