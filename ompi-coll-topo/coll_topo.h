@@ -142,6 +142,10 @@ typedef struct mca_coll_topo_component_t {
     int autotune;                     /* coll_topo_autotune (COLL_TOPO_AUTOTUNE_*) */
     int autotune_calls;               /* coll_topo_autotune_calls: timed calls per side */
     double autotune_margin;           /* coll_topo_autotune_margin */
+    int transport;                    /* coll_topo_transport (COLL_TOPO_TRANSPORT_*) */
+    char *ofi_provider;               /* coll_topo_ofi_provider ("" = libfabric's choice) */
+    bool ofi_mr_cache;                /* coll_topo_ofi_mr_cache: keep registrations */
+    bool ofi_register;                /* coll_topo_ofi_register: register every buffer */
 
     /* Derived at open */
     bool disqualified;                          /* runtime Open MPI mismatch */

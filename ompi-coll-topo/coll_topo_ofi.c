@@ -58,8 +58,14 @@
  * least recently used one not in the current call goes first) and is
  * released when the communicator is freed.  A buffer freed by the
  * application and another allocated at the same address hits the cache
- * with a registration of the old pages on providers that pin memory (no
- * memory monitor here): such providers need coll_topo_ofi_mr_cache=false.
+ * with a registration of the old pages on providers that pin memory:
+ * nothing here sees memory being unmapped (Open MPI's release hooks,
+ * opal_mem_hooks_register_release, report no support in Debian's Open MPI
+ * 4.1, whose memory patcher is not installed), and a cached registration
+ * cannot be checked against the pages cheaply.  Such providers need
+ * coll_topo_ofi_mr_cache=false: each call registers and releases its
+ * buffers, and the provider's own registration cache, where it has one,
+ * watches unmapping itself (libfabric's memory monitors).
  *
  * Messages of at most the provider's inject size are injected (the buffer
  * is reusable at once, no completion to wait for).  Only contiguous bytes
@@ -99,79 +105,13 @@
 #include <rdma/fi_tagged.h>
 #endif
 
-/* ------------------------------------------------------------------ */
-/* Parameters                                                         */
+/* The parameters: rows of coll_topo_params.c's table. */
+#define PARAMS mca_coll_topo_component
 
-static int transport_param = COLL_TOPO_TRANSPORT_PML;
-static char *provider_param = "";
-static bool mr_cache_param = true;
-static bool register_param = false;
-
-static const mca_base_var_enum_value_t transport_values[] = {{COLL_TOPO_TRANSPORT_PML, "pml"},
-                                                             {COLL_TOPO_TRANSPORT_OFI, "ofi"},
-                                                             {COLL_TOPO_TRANSPORT_AUTO, "auto"},
-                                                             {0, NULL}};
-
-void mca_coll_topo_ofi_register(const mca_base_component_t *c)
+/* coll_topo_ofi_provider ("" = libfabric's choice) */
+static const char *provider_param(void)
 {
-    mca_base_var_enum_t *e = NULL;
-    (void)mca_base_var_enum_create("coll_topo_transport", transport_values, &e);
-    transport_param = COLL_TOPO_TRANSPORT_PML;
-    (void)mca_base_component_var_register(
-        c, "transport",
-        "What carries the messages of coll/topo's schedules: pml (default: Open MPI's "
-        "point-to-point layer, whatever BTL or MTL it uses), ofi (libfabric's tagged messages "
-        "on a reliable-datagram endpoint of coll_topo_ofi_provider; a communicator some rank "
-        "cannot reach that way uses the PML, with a message), or auto (ofi where one provider "
-        "with the needed capabilities serves every rank of the communicator, else pml, "
-        "silently).  The ranks of a communicator always agree on one.  ofi and auto need a "
-        "component built with libfabric",
-        MCA_BASE_VAR_TYPE_INT, e, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &transport_param);
-    if (NULL != e) {
-        OBJ_RELEASE(e);
-    }
-
-    provider_param = "";
-    (void)mca_base_component_var_register(
-        c, "ofi_provider",
-        "The libfabric provider of coll_topo_transport=ofi or auto, as libfabric names it "
-        "(e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm, cxi, efa; fi_info -l lists them).  It must "
-        "offer reliable-datagram endpoints (FI_EP_RDM) with tagged messages (FI_TAGGED, "
-        "FI_MSG) and send-after-send ordering (FI_ORDER_SAS).  Empty (default) = the first "
-        "such provider libfabric offers",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &provider_param);
-
-    mr_cache_param = true;
-    (void)mca_base_component_var_register(
-        c, "ofi_mr_cache",
-        "With a provider that needs local memory registered (FI_MR_LOCAL): keep the "
-        "registrations of a communicator's buffers between calls (true, default; released "
-        "when the communicator is freed), or register and release them at every call (false: "
-        "for providers that pin pages, where an application freeing a buffer and allocating "
-        "another at its address would meet the old registration)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &mr_cache_param);
-
-    register_param = false;
-    (void)mca_base_component_var_register(
-        c, "ofi_register",
-        "Debugging: register every message buffer with the provider even where it does not "
-        "need it (FI_MR_LOCAL), to test the registration path (default false)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &register_param);
-}
-
-uint64_t mca_coll_topo_ofi_hash(uint64_t h)
-{
-    const int32_t t = transport_param;
-    h = mca_coll_topo_hash(h, &t, sizeof(t));
-    if (COLL_TOPO_TRANSPORT_PML == t) {
-        return h; /* the provider does not matter then */
-    }
-    const char *p = NULL != provider_param ? provider_param : "";
-    return mca_coll_topo_hash(h, p, strlen(p) + 1);
+    return NULL != PARAMS.ofi_provider ? PARAMS.ofi_provider : "";
 }
 
 /* The verbose line of a communicator's choice. */
@@ -198,12 +138,12 @@ void mca_coll_topo_transport_select(struct ompi_communicator_t *comm, mca_coll_t
 {
     static bool said = false;
     (void)tp;
-    if (COLL_TOPO_TRANSPORT_PML == transport_param) {
+    if (COLL_TOPO_TRANSPORT_PML == PARAMS.transport) {
         return;
     }
-    if (COLL_TOPO_TRANSPORT_OFI == transport_param && mca_coll_topo_once(&said) &&
+    if (COLL_TOPO_TRANSPORT_OFI == PARAMS.transport && mca_coll_topo_once(&said) &&
         mca_coll_topo_first_process()) {
-        opal_show_help(COLL_TOPO_HELP_FILE, "ofi-unavailable", true, provider_param, "(none)",
+        opal_show_help(COLL_TOPO_HELP_FILE, "ofi-unavailable", true, provider_param(), "(none)",
                        "this coll/topo was built without libfabric (configure found no "
                        "libfabric, or was given --without-ofi)");
     }
@@ -570,6 +510,27 @@ static bool fabric_open(const char *prov)
         what = "fi_enable";
         rc = fi_enable(ofi.ep);
     }
+    /* shm names an endpoint's shared-memory region after the process id: a
+     * region that a killed process left behind (/dev/shm/PID:0:0) makes
+     * the endpoint of a later process with the same id fail (FI_EBUSY).
+     * The endpoint then takes a name of this job's and rank's own. */
+    for (int again = 1; -FI_EBUSY == rc && 0 == strcmp(ofi.prov, "shm") && again <= 3; again++) {
+        char name[256];
+        size_t len = sizeof(name) - 40;
+        if (0 != fi_getname(&ofi.ep->fid, name, &len) || len >= sizeof(name) - 40) {
+            break;
+        }
+        name[len] = '\0';
+        const size_t n = strlen(name);
+        snprintf(name + n, sizeof(name) - n, ":%x.%x.%d", (unsigned)OPAL_PROC_MY_NAME.jobid,
+                 (unsigned)OPAL_PROC_MY_NAME.vpid, again);
+        what = "fi_setname";
+        rc = fi_setname(&ofi.ep->fid, name, strlen(name) + 1);
+        if (0 == rc) {
+            what = "fi_enable";
+            rc = fi_enable(ofi.ep);
+        }
+    }
     if (0 != rc) {
         snprintf(ofi.why, sizeof(ofi.why), "provider %s: %s failed: %s", ofi.prov, what,
                  fi_strerror(-rc));
@@ -622,7 +583,7 @@ void mca_coll_topo_ofi_open(void)
         OBJ_CONSTRUCT(&ofi.lock, opal_mutex_t);
         constructed = true;
     }
-    if (COLL_TOPO_TRANSPORT_PML == transport_param) {
+    if (COLL_TOPO_TRANSPORT_PML == PARAMS.transport) {
         return;
     }
     /* only in an MPI process (ompi_info opens components too) */
@@ -630,7 +591,7 @@ void mca_coll_topo_ofi_open(void)
         snprintf(ofi.why, sizeof(ofi.why), "not an MPI process");
         return;
     }
-    const char *prov = NULL != provider_param ? provider_param : "";
+    const char *prov = provider_param();
     if (!fabric_open(prov)) {
         return;
     }
@@ -848,7 +809,7 @@ static int tp_begin(mca_coll_topo_tp_t *tp, struct ompi_communicator_t *comm,
 static void tp_end(mca_coll_topo_tp_t *tp)
 {
     ofi_tp_t *t = tp->impl;
-    if (t->reg && !mr_cache_param) {
+    if (t->reg && !PARAMS.ofi_mr_cache) {
         ofi_lock();
         tp_release_mrs(t);
         ofi_unlock();
@@ -1089,7 +1050,7 @@ static ofi_tp_t *tp_create(struct ompi_communicator_t *comm, char *why, size_t l
     t->comm = comm;
     t->me = ompi_comm_rank(comm);
     t->cid_bits = (uint64_t)comm->c_contextid << (TAG_RANK_BITS + TAG_OFF_BITS + TAG_SEQ_BITS);
-    t->reg = ofi.mr_local || register_param;
+    t->reg = ofi.mr_local || PARAMS.ofi_register;
     const opal_jobid_t job = OPAL_PROC_MY_NAME.jobid;
     bool ok = true;
     ofi_lock();
@@ -1122,7 +1083,7 @@ void mca_coll_topo_transport_select(struct ompi_communicator_t *comm, mca_coll_t
                                     bool say)
 {
     static bool said = false;
-    if (COLL_TOPO_TRANSPORT_PML == transport_param) {
+    if (COLL_TOPO_TRANSPORT_PML == PARAMS.transport) {
         return;
     }
     char why[512] = "";
@@ -1150,9 +1111,9 @@ void mca_coll_topo_transport_select(struct ompi_communicator_t *comm, mca_coll_t
         snprintf(why, sizeof(why), "%s",
                  OMPI_SUCCESS != rc ? "the ranks could not agree (the exchange failed)"
                                     : "some rank cannot reach every peer through libfabric");
-    } else if (COLL_TOPO_TRANSPORT_OFI == transport_param && mca_coll_topo_once(&said)) {
+    } else if (COLL_TOPO_TRANSPORT_OFI == PARAMS.transport && mca_coll_topo_once(&said)) {
         opal_show_help(COLL_TOPO_HELP_FILE, "ofi-unavailable", true,
-                       '\0' != provider_param[0] ? provider_param : "(libfabric's choice)",
+                       '\0' != provider_param()[0] ? provider_param() : "(libfabric's choice)",
                        '\0' != ofi.prov[0] ? ofi.prov : "(none)", why);
     }
     if (say) {

@@ -11,21 +11,16 @@
 
 #include "ompi_config.h"
 
-#include <stdint.h>
-
 #include "ompi/communicator/communicator.h"
-#include "opal/mca/base/mca_base_component_repository.h"
 
 #include "coll_topo_transport.h"
 
 BEGIN_C_DECLS
 
-/* coll_topo_transport */
+/* coll_topo_transport (a row of coll_topo_params.c's table, agreed with
+ * coll_topo_ofi_provider by every rank of a communicator) */
 enum { COLL_TOPO_TRANSPORT_PML = 0, COLL_TOPO_TRANSPORT_OFI = 1, COLL_TOPO_TRANSPORT_AUTO = 2 };
 
-/* Register coll_topo_transport, coll_topo_ofi_provider and the OFI
- * transport's other parameters (the component's register hook). */
-void mca_coll_topo_ofi_register(const mca_base_component_t *c);
 /* At component open, before MPI_Init's modex fence: where the transport
  * may be libfabric, open the provider and endpoint and publish the
  * endpoint's address (coll_topo_ofi.c says why there).  Never fails: a
@@ -34,9 +29,6 @@ void mca_coll_topo_ofi_register(const mca_base_component_t *c);
 void mca_coll_topo_ofi_open(void);
 /* At component close: the endpoint and provider go. */
 void mca_coll_topo_ofi_close(void);
-/* Continue the hash of the decision inputs with the transport parameters,
- * so that ranks given different transports fall back alike. */
-uint64_t mca_coll_topo_ofi_hash(uint64_t h);
 /* A communicator's first call (every rank calls it, after the ranks agreed
  * on their inputs): choose the transport of `comm` together, and set `tp`
  * up as that transport (left as the PML transport otherwise).  Every rank

@@ -84,6 +84,7 @@ static uint64_t agree_eager(uint64_t h, const param_t *p, int prim);
 static uint64_t agree_rndv(uint64_t h, const param_t *p, int prim);
 static uint64_t agree_handoff(uint64_t h, const param_t *p, int prim);
 static uint64_t agree_host_handoff(uint64_t h, const param_t *p, int prim);
+static uint64_t agree_provider(uint64_t h, const param_t *p, int prim);
 
 /* clang-format off */
 static const mca_base_var_enum_value_t locality_values[] = {
@@ -95,6 +96,11 @@ static const mca_base_var_enum_value_t autotune_values[] = {
     {COLL_TOPO_AUTOTUNE_OFF, "off"},
     {COLL_TOPO_AUTOTUNE_EXACT, "exact"},
     {COLL_TOPO_AUTOTUNE_ALL, "all"},
+    {0, NULL}};
+static const mca_base_var_enum_value_t transport_values[] = {
+    {COLL_TOPO_TRANSPORT_PML, "pml"},
+    {COLL_TOPO_TRANSPORT_OFI, "ofi"},
+    {COLL_TOPO_TRANSPORT_AUTO, "auto"},
     {0, NULL}};
 /* clang-format on */
 
@@ -318,6 +324,36 @@ static const param_t params[] = {
              "count the memo of repeated calls does not hold) is compiled as well and compared; "
              "a difference is reported (coll:topo: coll_topo_check_plans: ...) and the call "
              "returns an error.  Slow; for tests (default false)"},
+    /* the transport (coll_topo_ofi.c): the ranks of a communicator agree on
+     * it and its provider; registering or caching registrations is each
+     * rank's own business (no message, tag or plan depends on it) */
+    {.name = "transport", .type = PARAM_ENUM, .level = OPAL_INFO_LVL_4, .var = &COMP.transport,
+     .def = COLL_TOPO_TRANSPORT_PML, .values = transport_values, .agree = true,
+     .help = "What carries the messages of coll/topo's schedules: pml (default: Open MPI's "
+             "point-to-point layer, whatever BTL or MTL it uses), ofi (libfabric's tagged messages "
+             "on a reliable-datagram endpoint of coll_topo_ofi_provider; a communicator some rank "
+             "cannot reach that way uses the PML, with a message), or auto (ofi where one provider "
+             "with the needed capabilities serves every rank of the communicator, else pml, "
+             "silently).  The ranks of a communicator always agree on one.  ofi and auto need a "
+             "component built with libfabric"},
+    {.name = "ofi_provider", .type = PARAM_STRING, .level = OPAL_INFO_LVL_4,
+     .var = &COMP.ofi_provider, .def_text = "", .agree = true, .agree_value = agree_provider,
+     .help = "The libfabric provider of coll_topo_transport=ofi or auto, as libfabric names it "
+             "(e.g. shm, tcp;ofi_rxm, verbs;ofi_rxm, cxi, efa; fi_info -l lists them).  It must "
+             "offer reliable-datagram endpoints (FI_EP_RDM) with tagged messages (FI_TAGGED, "
+             "FI_MSG) and send-after-send ordering (FI_ORDER_SAS).  Empty (default) = the first "
+             "such provider libfabric offers"},
+    {.name = "ofi_mr_cache", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_6,
+     .var = &COMP.ofi_mr_cache, .def = 1,
+     .help = "With a provider that needs local memory registered (FI_MR_LOCAL): keep the "
+             "registrations of a communicator's buffers between calls (true, default; released "
+             "when the communicator is freed), or register and release them at every call (false: "
+             "for providers that pin pages, where an application freeing a buffer and allocating "
+             "another at its address would meet the old registration)"},
+    {.name = "ofi_register", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_9,
+     .var = &COMP.ofi_register, .def = 0,
+     .help = "Debugging: register every message buffer with the provider even where it does not "
+             "need it (FI_MR_LOCAL), to test the registration path (default false)"},
 };
 /* clang-format on */
 #define NPARAMS ((int)(sizeof(params) / sizeof(params[0])))
@@ -568,8 +604,6 @@ int mca_coll_topo_params_register(void)
 {
     build_ranges();
     for_each_param(register_one, &mca_coll_topo_component.super.collm_version);
-    /* coll_topo_transport and coll_topo_ofi_*: the transport's own rows */
-    mca_coll_topo_ofi_register(&mca_coll_topo_component.super.collm_version);
     return OMPI_SUCCESS;
 }
 
@@ -659,6 +693,16 @@ static uint64_t agree_host_handoff(uint64_t h, const param_t *p, int prim)
     return h;
 }
 
+/* the provider matters only where libfabric may carry the messages */
+static uint64_t agree_provider(uint64_t h, const param_t *p, int prim)
+{
+    (void)prim;
+    if (COLL_TOPO_TRANSPORT_PML == COMP.transport) {
+        return h;
+    }
+    return hash_str(h, *(char *const *)p->var);
+}
+
 static void agree_one(int i, int prim, void *arg)
 {
     uint64_t *h = arg;
@@ -707,7 +751,7 @@ uint64_t mca_coll_topo_params_hash(void)
 {
     uint64_t h = COLL_TOPO_HASH_INIT;
     for_each_param(agree_one, &h);
-    return mca_coll_topo_ofi_hash(h); /* the transport's parameters */
+    return h;
 }
 
 /* ---- parsing at open, and the report of bad values --------------------- */

@@ -14,7 +14,8 @@
 # algorithm that does not fit a call hands it to the previous module: such
 # a run stops the script.  Quote numbers only from runs with a core per
 # rank: `--bind-to core` is added when the machine has as many cores as
-# ranks.  Last, the measured winners as a value of coll_topo_<P>_rules
+# ranks.  BENCH_TESTBED=PREFIX runs it on that testbed (scripts/bench-lib.sh:
+# launch).  Last, the measured winners as a value of coll_topo_<P>_rules
 # (payloads M as the rules count them: bytes per rank times NP for
 # allgather, reduce_scatter(_block) and alltoall; ranges split at the
 # geometric mean of two measured sizes; the fastest algorithm named, or
@@ -34,15 +35,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-lib.sh
 . "$root/scripts/bench-lib.sh"
-np=${1:?NP}
-max=${2:?MAX_BYTES}
-shift 2
-algs=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do
-    algs+=("$1")
-    shift
-done
-[ "${1:-}" = -- ] && shift
+bench_args "$@"
+set -- "${extra[@]}"
 [ ${#algs[@]} -gt 0 ] || { echo "bench-algorithms: name at least one algorithm" >&2; exit 2; }
 bind_cores "$np"
 reps=${BENCH_REPS:-1}
@@ -54,12 +48,10 @@ esac
 for a in tuned "${algs[@]}"; do
     for r in $(seq "$reps"); do
         if [ "$a" = tuned ]; then
-            mpirun "${flags[@]}" -np "$np" --mca coll tuned,inter,basic,libnbc,self "$@" \
-                "$prog" "$max" "$prim" >"$tmp/$a.run$r"
+            launch "$tmp/$a.run$r" /dev/stderr --mca coll tuned,inter,basic,libnbc,self "$@"
         else
-            mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,inter,basic,libnbc,self \
-                --mca coll_topo_verbose 1 --mca "coll_topo_${vprim}_algorithm" "$a" "$@" \
-                "$prog" "$max" "$prim" >"$tmp/$a.run$r" 2>"$tmp/$a.err"
+            launch "$tmp/$a.run$r" "$tmp/$a.err" --mca coll topo,tuned,inter,basic,libnbc,self \
+                --mca coll_topo_verbose 1 --mca "coll_topo_${vprim}_algorithm" "$a" "$@"
             grep -q ": $vprim uses $a (" "$tmp/$a.err" ||
                 { echo "bench-algorithms: coll/topo did not run $a" >&2; cat "$tmp/$a.err" >&2; exit 1; }
         fi

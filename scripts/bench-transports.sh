@@ -13,7 +13,11 @@
 # (coll_topo_ofi_provider BENCH_OFI_PROVIDER, default shm; for "tcp;ofi_rxm"
 # FI_TCP_IFACE=lo is passed), and their ratio pml/ofi (above 1: libfabric
 # is faster), for each ALGORITHM forced (coll_topo_<P>_algorithm), or for
-# the cost model's choice (`auto`) when none is named.  BENCH_REPS runs
+# the cost model's choice (`auto`) when none is named.  BENCH_TESTBED=PREFIX
+# runs both on that running testbed (scripts/testbed.sh; NP a multiple of
+# its nodes): the PML over Open MPI's TCP BTL, libfabric over provider
+# BENCH_OFI_PROVIDER, default "tcp;ofi_rxm", on the node addresses
+# (FI_TCP_IFACE=node).  BENCH_REPS runs
 # each (default 1), the median kept.  Every run must say that coll/topo
 # ran the algorithm, and the libfabric runs that the transport is ofi, or
 # the script stops.  Quote numbers only from runs with a core per rank.
@@ -21,27 +25,28 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-lib.sh
 . "$root/scripts/bench-lib.sh"
-np=${1:?NP}
-max=${2:?MAX_BYTES}
-shift 2
-algs=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do
-    algs+=("$1")
-    shift
-done
-[ "${1:-}" = -- ] && shift
+bench_args "$@"
+set -- "${extra[@]}"
 [ ${#algs[@]} -gt 0 ] || algs=(auto)
 bind_cores "$np"
 reps=${BENCH_REPS:-1}
-provider=${BENCH_OFI_PROVIDER:-shm}
+if [ -n "${BENCH_TESTBED:-}" ]; then
+    provider=${BENCH_OFI_PROVIDER:-"tcp;ofi_rxm"}
+    iface=node
+    where="testbed $BENCH_TESTBED (TCP between nodes)"
+else
+    provider=${BENCH_OFI_PROVIDER:-shm}
+    iface=lo
+    where="$(nproc) cores"
+fi
 for a in "${algs[@]}"; do
     for t in pml ofi; do
         for r in $(seq "$reps"); do
-            mpirun "${flags[@]}" -np "$np" --mca coll topo,tuned,inter,basic,libnbc,self \
+            launch "$tmp/$a.$t.run$r" "$tmp/$a.$t.err" --mca coll topo,tuned,inter,basic,libnbc,self \
                 --mca coll_topo_verbose 1 --mca "coll_topo_${vprim}_algorithm" "$a" \
                 --mca coll_topo_transport "$t" --mca coll_topo_ofi_provider "$provider" \
-                -x FI_TCP_IFACE=lo "$@" \
-                "$prog" "$max" "$prim" >"$tmp/$a.$t.run$r" 2>"$tmp/$a.$t.err"
+                -x "FI_TCP_IFACE=$iface" "$@" ||
+                { echo "bench-transports: the run of $a over $t failed" >&2; cat "$tmp/$a.$t.err" >&2; exit 1; }
             if [ "$a" != auto ] && ! grep -q ": $vprim uses $a (" "$tmp/$a.$t.err"; then
                 echo "bench-transports: coll/topo did not run $a over $t" >&2
                 cat "$tmp/$a.$t.err" >&2
@@ -56,7 +61,7 @@ for a in "${algs[@]}"; do
         median "$a.$t" >"$tmp/$a.$t.med"
     done
 done
-echo "$prim, $np ranks, $(nproc) cores, us per call (median of $reps run(s) each, $timing;" \
+echo "$prim, $np ranks, $where, us per call (median of $reps run(s) each, $timing;" \
     "ofi provider $provider; $*):"
 printf '%-20s %12s %12s %12s %8s\n' algorithm bytes pml ofi pml/ofi
 for a in "${algs[@]}"; do

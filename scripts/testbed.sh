@@ -10,7 +10,7 @@
 #   scripts/testbed.sh status
 #   scripts/testbed.sh check [--check full|quick]   the checks of start, again
 #   scripts/testbed.sh run [--ranks-per-node K] [--component-dir DIR] [--mca NAME VALUE]...
-#                          [--timeout S] [--] PROGRAM [ARGS...]
+#                          [--env NAME=VALUE]... [--timeout S] [--] PROGRAM [ARGS...]
 #   scripts/testbed.sh probe        exit 0 if this machine can start a testbed, else 77
 #   common options: --prefix P (default tb), --state-dir DIR
 #                   (default _build/testbed/P), --net 10.N (default 10.213)
@@ -64,6 +64,8 @@
 # then uses TCP between nodes, on the node addresses only.  With
 # --component-dir, coll/topo is loaded from DIR (mca_component_path DIR and
 # Open MPI's own directory; coll topo,tuned,inter,basic,libnbc,self).
+# --env NAME=VALUE sets a variable in every rank's environment (mpirun -x;
+# e.g. FI_TCP_IFACE=node: libfabric's tcp provider on the node address).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -112,6 +114,7 @@ while [ $# -gt 0 ]; do
     --component-dir) [ $# -ge 2 ] || usage_die "--component-dir needs a value"; component_dir=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage_die "--timeout needs a value"; run_timeout=$2; shift 2 ;;
     --mca) [ $# -ge 3 ] || usage_die "--mca needs a name and a value"; mca+=(--mca "$2" "$3"); shift 3 ;;
+    --env) [[ ${2:-} == [A-Za-z_]*=* ]] || usage_die "--env needs NAME=VALUE"; mca+=(-x "$2"); shift 2 ;;
     --) shift; run_args+=("$@"); break ;;
     -*) usage_die "unknown option $1" ;;
     *)

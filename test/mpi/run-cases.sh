@@ -76,6 +76,17 @@
 #   TOPO_TEST_LIST=1     list the selected cases and their assertions, run
 #                        nothing
 #   TOPO_TEST_TIMEOUT    seconds allowed per mpirun (default: the table's)
+#   TOPO_TEST_TRANSPORT  ofi:PROVIDER (e.g. ofi:shm, 'ofi:tcp;ofi_rxm') or
+#                        pml: every case's messages over that transport
+#                        (coll_topo_transport, coll_topo_ofi_provider after
+#                        the table's defaults; a case that sets
+#                        coll_topo_transport itself keeps its own).  Over
+#                        ofi each such case also asserts that no
+#                        communicator fell back to the PML and no
+#                        ofi-unavailable message appeared, and on 2 or
+#                        more ranks with coll_topo_verbose 1 or more, that
+#                        a communicator used ofi (3 assertions);
+#                        FI_TCP_IFACE defaults to lo
 #   TOPO_TEST_LOGDIR     where to keep the output of failed runs
 #   TOPO_COMPONENT_DIR   directory holding mca_coll_topo.so (searched before
 #                        Open MPI's own component directory)
@@ -168,9 +179,37 @@ catalog() {
         tr -d ','
 }
 
+# TOPO_TEST_TRANSPORT: the settings and expectations it adds to a case
+tp_set=""
+case ${TOPO_TEST_TRANSPORT:-} in
+"") ;;
+pml) tp_set="coll_topo_transport=pml" ;;
+ofi:?*)
+    tp_set="coll_topo_transport=ofi coll_topo_ofi_provider=${TOPO_TEST_TRANSPORT#ofi:}"
+    export FI_TCP_IFACE=${FI_TCP_IFACE:-lo}
+    ;;
+*)
+    echo "ERROR: TOPO_TEST_TRANSPORT='$TOPO_TEST_TRANSPORT': pml or ofi:PROVIDER"
+    exit 99
+    ;;
+esac
+
 tcase() {
-    local name=$1 np=$2 settings=$3 prog=$4
+    local name=$1 np=$2 settings=$3 prog=$4 pa verbose=0 ranks=0
     shift 4
+    if [ -n "$tp_set" ] && [[ " $settings $np" != *[\ _]coll_topo_transport=* ]]; then
+        if [ "${tp_set#*=ofi}" != "$tp_set" ]; then
+            for pa in $cur_defaults $settings; do
+                [[ $pa != coll_topo_verbose=* ]] || verbose=${pa#*=}
+            done
+            for pa in $np; do ranks=$((ranks + ${pa%%:*})); done
+            set -- "$@" "-$W_OFI_UNAVAILABLE" "!~^$W_LINE.*: $W_TRANSPORT pml"
+            if [ "$ranks" -gt 1 ] && [ "${verbose:-0}" -ge 1 ] 2>/dev/null; then
+                set -- "$@" "~^$W_LINE.*: $W_TRANSPORT ofi \\(provider "
+            fi
+        fi
+        settings="$tp_set $settings"
+    fi
     [ -z "${C_INDEX[$name]:-}" ] || { echo "ERROR: $table: two cases named '$name'"; exit 99; }
     [ -x "$PROGRAM_DIR/${prog%% *}" ] || { echo "ERROR: $PROGRAM_DIR/${prog%% *} not found (case $name)"; exit 99; }
     C_INDEX[$name]=${#C_NAME[@]}

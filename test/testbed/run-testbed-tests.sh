@@ -58,13 +58,19 @@ fi
 pass "testbed start torus:2x2 (routes and hop counts checked)"
 
 # tb_run NAME RANKS_PER_NODE SUMMARY_REGEX TOPOLOGY_LINE_REGEX PROGRAM ARGS...
+# (tb_opts: more options of testbed.sh run; tb_want: a regex some line of
+# the output must match, with what it means in tb_what)
+tb_opts=()
+tb_want=""
+tb_what=""
 tb_run() {
     local name=$1 rpn=$2 summary=$3 topology=$4 prog=$5 log="$work/$1.log" why=() rc=0
     shift 5
     "$testbed" run --prefix "$prefix" --state-dir "$state" --timeout 240 --ranks-per-node "$rpn" \
         --component-dir "$comp" \
-        --mca coll_topo_verbose 1 --mca coll_topo_check_plans 1 \
+        --mca coll_topo_verbose 1 --mca coll_topo_check_plans 1 "${tb_opts[@]}" \
         -- "$progs/$prog" "$@" >"$log" 2>&1 || rc=$?
+    [ -z "$tb_want" ] || grep -Eq -- "$tb_want" "$log" || why+=("$tb_what")
     [ "$rc" -eq 0 ] || why+=("exit status $rc")
     grep -Eq "$summary" "$log" || why+=("no passing summary")
     grep -Eq "^coll:topo: comm MPI_COMM_WORLD $topology" "$log" ||
@@ -87,6 +93,28 @@ tb_run test_primitives 1 '^test_primitives: 4 ranks, [1-9][0-9]* calls checked o
 tb_run "test_allreduce, 2 ranks per node" 2 '^test_allreduce: 8 ranks, [1-9][0-9]* MPI_Allreduce calls checked on rank 0, 0 failures' \
     "\\(cid 0, 8 ranks\\): topology torus:2x2 $from, placed: 8 ranks on 4 of 4 nodes\\)" \
     test_allreduce --max-count 300 --comms world,split
+
+# The libfabric transport (coll_topo_transport=ofi) with provider
+# tcp;ofi_rxm, where the component has it: its endpoints on the node
+# addresses (FI_TCP_IFACE=node; left to itself the provider takes another
+# interface of the namespace, whose address the other nodes cannot reach),
+# published through PMIx and looked up across the namespaces.
+ofi_prov="tcp;ofi_rxm"
+if ldd "$comp/mca_coll_topo.so" 2>/dev/null | grep -q libfabric && command -v fi_info >/dev/null 2>&1 &&
+    FI_TCP_IFACE=lo timeout 60 fi_info -p "$ofi_prov" -t FI_EP_RDM >/dev/null 2>&1; then
+    tb_opts=(--mca coll_topo_transport ofi --mca coll_topo_ofi_provider "$ofi_prov" --env FI_TCP_IFACE=node)
+    tb_want="^coll:topo: comm MPI_COMM_WORLD \\(cid 0\\): transport ofi \\(provider $ofi_prov\\)"
+    tb_what="MPI_COMM_WORLD's messages not over libfabric ($ofi_prov)"
+    tb_run "test_primitives over libfabric ($ofi_prov)" 1 '^test_primitives: 4 ranks, [1-9][0-9]* calls checked on rank 0, 0 failures' \
+        "\\(cid 0, 4 ranks\\): topology torus:2x2 $from\\)" test_primitives --max-count 200
+    tb_run "test_allreduce over libfabric ($ofi_prov), 2 ranks per node" 2 '^test_allreduce: 8 ranks, [1-9][0-9]* MPI_Allreduce calls checked on rank 0, 0 failures' \
+        "\\(cid 0, 8 ranks\\): topology torus:2x2 $from, placed: 8 ranks on 4 of 4 nodes\\)" \
+        test_allreduce --max-count 300 --comms world,split
+    tb_opts=()
+    tb_want=""
+else
+    echo "note: no test over libfabric: the component has no libfabric transport, or fi_info offers no $ofi_prov"
+fi
 
 if "$testbed" stop --prefix "$prefix" --state-dir "$state"; then
     left=$(ip netns list | awk '{print $1}' | grep -E "^$prefix-" || true)

@@ -25,6 +25,12 @@ W_HANDOFF="coll_topo_handoff:"
 # nonblocking or persistent call
 W_NB="from the progress engine"
 
+# The transport a communicator's messages take, coll_topo_verbose 1:
+# "transport ofi (provider P)" or "transport pml[: why]".
+W_TRANSPORT="transport"
+# The message of coll_topo_transport=ofi where libfabric cannot serve.
+W_OFI_UNAVAILABLE="coll/topo was asked to carry its messages over libfabric"
+
 # The summary line of a test program with no failure (@PROG@: the program,
 # @NP@: the number of ranks); programs with their own below.
 SUMMARY_DEFAULT='^@PROG@: @NP@ ranks, .*[1-9][0-9]* .*calls checked on rank 0, 0 failures'
