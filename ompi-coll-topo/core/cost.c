@@ -106,6 +106,7 @@ typedef struct {
     double intra_beta; /* seconds per byte between ranks of one node */
     double written;    /* the same for blocks the sender wrote in the call */
     double copy;       /* seconds per byte copied locally */
+    struct flows *rec; /* the sampled pricing: the priced ranks' sends */
 } ctx_t;
 
 static double dmax(double a, double b)
@@ -134,6 +135,41 @@ static void mark_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
         const topo_range_t *r = &s->ranges[range0 + i];
         memset(written + r->first, 1, (size_t)r->count);
     }
+}
+
+/* The sampled pricing's sends (ctx_t.rec): every send of every priced
+ * rank, in the order priced (ranks ascending, steps ascending), for the
+ * extrapolation of the link loads (extrapolate).  At most FLOWS_MAX of
+ * them: a sample that sends more is estimated without (full = 1). */
+typedef struct {
+    int32_t step, rank, peer;
+    double w;
+} flow_t;
+
+struct flows {
+    flow_t *f;
+    size_t n, cap;
+    int full; /* over FLOWS_MAX, or out of memory: not extrapolated */
+};
+
+#define FLOWS_MAX ((size_t)1 << 20)
+
+static void record(struct flows *fl, int step, int rank, int peer, double w)
+{
+    if (fl->full) {
+        return;
+    }
+    if (fl->n == fl->cap) {
+        size_t ncap = fl->cap ? fl->cap * 2 : 1024;
+        flow_t *nf = ncap <= FLOWS_MAX ? realloc(fl->f, sizeof(*nf) * ncap) : NULL;
+        if (NULL == nf) {
+            fl->full = 1;
+            return;
+        }
+        fl->f = nf;
+        fl->cap = ncap;
+    }
+    fl->f[fl->n++] = (flow_t){step, rank, peer, w};
 }
 
 /* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
@@ -169,6 +205,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 t.busy = 1;
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
+                }
+                if (x->kind == TOPO_XFER_SEND && NULL != c->rec) {
+                    record(c->rec, st, s->rank, x->peer, bytes);
                 }
                 t.msgs++;
                 /* a peer on this rank's node: shared memory, no ports (with
@@ -454,6 +493,182 @@ static int class_links(const topo_topology_t *t, int size, double scale, double 
     return TOPO_OK;
 }
 
+/* A send of a priced rank, relative to the rank: the peer's offset
+ * (peer - rank mod size; XOR: peer ^ rank) and its weight. */
+typedef struct {
+    int64_t key;
+    double w;
+} rel_t;
+
+static int cmp_rel(const void *a, const void *b)
+{
+    const rel_t *x = a, *y = b;
+    if (x->key != y->key) {
+        return (x->key > y->key) - (x->key < y->key);
+    }
+    return (x->w > y->w) - (x->w < y->w);
+}
+
+/* The hypotheses that carry a step of the priced ranks to every rank, in
+ * the order tried: the ranks of a class (rank mod m) all send the same
+ * offsets (a ring, a bucket, Bruck, pairwise exchange: m = 1; Swing's
+ * alternating partners: m = 2; Trivance's: m = 3), or the same XOR masks
+ * (recursive doubling and halving, on a power of two). */
+enum { HYP_ADD, HYP_XOR };
+static const struct {
+    int kind, m;
+} hyps[] = {{HYP_ADD, 1}, {HYP_XOR, 1}, {HYP_ADD, 2}, {HYP_ADD, 3}, {HYP_ADD, 4}};
+#define HYP_MAX_M 4
+
+/* Link adds one pricing may spend on extrapolated flows: beyond them the
+ * steps keep the estimate (cost.h: price_ranks). */
+#define EXTRAP_WORK ((size_t)1 << 23)
+
+/* Does hypothesis h hold for the priced ranks' sends `f` of one step (in
+ * rank order, seg[i] .. seg[i + 1] the sends of ranks[i])?  Fills rel
+ * (sorted per rank) and ref[c], the priced rank whose sends stand for
+ * class c. */
+static int hyp_holds(int h, int size, const int *ranks, int nranks, const flow_t *f,
+                     const int *seg, rel_t *rel, int *ref)
+{
+    const int m = hyps[h].m, xor = HYP_XOR == hyps[h].kind;
+    if (size % m || m > nranks || (xor && (size & (size - 1)))) {
+        return 0;
+    }
+    for (int j = 0; j < seg[nranks]; j++) {
+        const int64_t d = xor ? (f[j].peer ^ f[j].rank) : ((f[j].peer - f[j].rank) % size + size) % size;
+        rel[j] = (rel_t){d, f[j].w};
+    }
+    for (int c = 0; c < m; c++) {
+        ref[c] = -1;
+    }
+    for (int i = 0; i < nranks; i++) {
+        const int n = seg[i + 1] - seg[i], c = ranks[i] % m;
+        qsort(rel + seg[i], (size_t)n, sizeof(*rel), cmp_rel);
+        if (ref[c] < 0) {
+            ref[c] = i;
+            continue;
+        }
+        const int r = ref[c];
+        if (n != seg[r + 1] - seg[r] ||
+            (n > 0 && 0 != memcmp(rel + seg[i], rel + seg[r], sizeof(*rel) * (size_t)n))) {
+            return 0;
+        }
+    }
+    for (int c = 0; c < m; c++) {
+        if (ref[c] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The sampled pricing's routed link loads: per step, when the priced
+ * ranks' sends follow one of `hyps` (checked on every priced rank), every
+ * rank's sends are those of its class carried to it, and they are routed
+ * (links.h) message by message, so a link counts every flow that crosses
+ * it, however routes pile up (shortest paths on a graph, recursive
+ * doubling's alternating directions on a torus); a step that repeats the
+ * previous routed one is not routed again.  Otherwise (or beyond
+ * EXTRAP_WORK) the priced ranks' own sends are routed, a lower bound of
+ * the loads.  link[st] is raised to what is found.  Every rank that
+ * prices the same sample finds the same. */
+static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
+                       const struct flows *fl, int depth, double *link)
+{
+    const size_t n = fl->n;
+    size_t *start = calloc((size_t)depth + 2, sizeof(size_t));
+    flow_t *f = malloc(sizeof(*f) * (n + 1));
+    rel_t *rel = malloc(sizeof(*rel) * (n + 1)), *prev = malloc(sizeof(*rel) * (n + 1));
+    int *seg = malloc(sizeof(int) * ((size_t)nranks + 1));
+    topo_link_acc_t *acc = NULL;
+    int rc = NULL == start || NULL == f || NULL == rel || NULL == prev || NULL == seg
+                 ? TOPO_ENOMEM
+                 : topo_link_acc_create(t, size, NULL, 1, &acc);
+    for (size_t j = 0; j < n && TOPO_OK == rc; j++) { /* by step, ranks in order */
+        start[fl->f[j].step + 2]++;
+    }
+    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+        start[st + 2] += start[st + 1];
+    }
+    for (size_t j = 0; j < n && TOPO_OK == rc; j++) {
+        f[start[fl->f[j].step + 1]++] = fl->f[j];
+    }
+    size_t work = 0, nprev = 0;
+    int prev_h = -1, prev_len[HYP_MAX_M];
+    double prev_max = 0.0;
+    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+        const flow_t *sf = f + start[st];
+        const int len = (int)(start[st + 1] - start[st]);
+        int j = 0, ref[HYP_MAX_M], h;
+        for (int i = 0; i < nranks; i++) {
+            seg[i] = j;
+            while (j < len && sf[j].rank == ranks[i]) {
+                j++;
+            }
+        }
+        seg[nranks] = j;
+        if (0 == len || j != len) {
+            continue;
+        }
+        for (h = 0; h < (int)(sizeof(hyps) / sizeof(hyps[0])); h++) {
+            if (hyp_holds(h, size, ranks, nranks, sf, seg, rel, ref)) {
+                break;
+            }
+        }
+        const int m = h < (int)(sizeof(hyps) / sizeof(hyps[0])) ? hyps[h].m : 0;
+        size_t cost = 0, ncur = 0;
+        int same = m > 0 && h == prev_h;
+        for (int c = 0; c < m; c++) { /* the classes' sends, against the previous step's */
+            const int k = seg[ref[c] + 1] - seg[ref[c]];
+            same = same && k == prev_len[c] &&
+                   0 == memcmp(rel + seg[ref[c]], prev + ncur, sizeof(*rel) * (size_t)k);
+            for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
+                cost += (size_t)topo_topology_hops(t, sf[q].rank, sf[q].peer) * (size_t)(size / m);
+            }
+            ncur += (size_t)k;
+        }
+        if (same) {
+            link[st] = dmax(link[st], prev_max);
+            continue;
+        }
+        if (m > 0 && work + cost <= EXTRAP_WORK) {
+            work += cost;
+            for (int r = 0; r < size; r++) {
+                const int c = r % m;
+                for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
+                    const int64_t k = rel[q].key;
+                    const int dst = HYP_XOR == hyps[h].kind ? (int)(r ^ k) : (int)((r + k) % size);
+                    if (dst != r) {
+                        topo_link_acc_flow(acc, 0, r, dst, rel[q].w);
+                    }
+                }
+            }
+            prev_h = h;
+            nprev = 0;
+            for (int c = 0; c < m; c++) {
+                prev_len[c] = seg[ref[c] + 1] - seg[ref[c]];
+                memcpy(prev + nprev, rel + seg[ref[c]], sizeof(*rel) * (size_t)prev_len[c]);
+                nprev += (size_t)prev_len[c];
+            }
+            prev_max = topo_link_acc_max(acc, 0);
+        } else { /* the priced ranks' own sends: a lower bound */
+            for (int q = 0; q < len; q++) {
+                topo_link_acc_flow(acc, 0, sf[q].rank, sf[q].peer, sf[q].w);
+            }
+        }
+        link[st] = dmax(link[st], topo_link_acc_max(acc, 0));
+        topo_link_acc_clear(acc, 0);
+    }
+    topo_link_acc_free(acc);
+    free(start);
+    free(f);
+    free(rel);
+    free(prev);
+    free(seg);
+    return rc;
+}
+
 /* A step's price from its maxima `s1` and its busiest link's load `link`:
  * the one formula of topo_cost_steps and of its lower bound,
  * topo_cost_bound_steps (which must stay at most the price, term by
@@ -520,11 +735,13 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.ranks = sample;
         c.estimate = c.links;
     }
+    struct flows fl = {0};
+    c.rec = c.estimate ? &fl : NULL;
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
     const int sampled = NULL != sample;
-    free(sample);
-    c.ranks = NULL;
     if (TOPO_OK != rc) {
+        free(sample);
+        free(fl.f);
         return rc;
     }
     if (sampled) {
@@ -538,6 +755,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
             for (int d = 0; d < (TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims); d++) {
                 link[st] = dmax(link[st], acc[st].cls[d] * per_link[d]);
             }
+        }
+        if (TOPO_OK == rc && !fl.full) {
+            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, depth, link);
         }
     } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
@@ -567,6 +787,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     }
     free(acc);
     free(link);
+    free(sample);
+    free(fl.f);
     if (TOPO_OK != rc) {
         free(out);
         return rc;

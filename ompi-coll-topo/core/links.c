@@ -211,6 +211,26 @@ int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, i
     return TOPO_OK;
 }
 
+/* Route one message of weight w from rank r (at grid coordinates c0 on a
+ * grid) to `peer` into window slot k. */
+static void route_msg(topo_link_acc_t *acc, int k, int r, const int *c0, int peer, double w)
+{
+    const topo_topology_t *t = acc->t;
+    if (acc->grid) {
+        int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
+        memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
+        topo_topology_coords(t, topo_topology_node(t, peer), d);
+        route(acc, k, c, d, 0, w); /* no link between ranks of a node */
+    } else if (TOPO_NET_GRAPH == t->kind) {
+        route_graph(acc, k, topo_topology_node(t, r), topo_topology_node(t, peer), w);
+    } else if (t->kind == TOPO_NET_FULLMESH) {
+        add(acc, k, (size_t)r * acc->size + peer, w);
+    } else { /* star: the sender's uplink, the receiver's downlink */
+        add(acc, k, (size_t)r * 2, w);
+        add(acc, k, (size_t)peer * 2 + 1, w);
+    }
+}
+
 void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
 {
     const topo_topology_t *t = acc->t;
@@ -238,23 +258,30 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
                 o->messages++;
                 o->max_msg = w > o->max_msg ? w : o->max_msg;
                 o->max_hops = hops > o->max_hops ? hops : o->max_hops;
-                if (acc->grid) {
-                    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
-                    memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
-                    topo_topology_coords(t, topo_topology_node(t, x->peer), d);
-                    route(acc, k, c, d, 0, w); /* no link between ranks of a node */
-                } else if (TOPO_NET_GRAPH == t->kind) {
-                    route_graph(acc, k, topo_topology_node(t, r), topo_topology_node(t, x->peer),
-                                w);
-                } else if (t->kind == TOPO_NET_FULLMESH) {
-                    add(acc, k, (size_t)r * acc->size + x->peer, w);
-                } else { /* star: the sender's uplink, the receiver's downlink */
-                    add(acc, k, (size_t)r * 2, w);
-                    add(acc, k, (size_t)x->peer * 2 + 1, w);
-                }
+                route_msg(acc, k, r, c0, x->peer, w);
             }
         }
     }
+}
+
+void topo_link_acc_flow(topo_link_acc_t *acc, int k, int src, int dst, double w)
+{
+    int c0[TOPO_MAX_DIMS];
+    if (acc->grid) {
+        topo_topology_coords(acc->t, topo_topology_node(acc->t, src), c0);
+    }
+    route_msg(acc, k, src, c0, dst, w);
+}
+
+double topo_link_acc_max(const topo_link_acc_t *acc, int k)
+{
+    return acc->out[k].max_load;
+}
+
+void topo_link_acc_clear(topo_link_acc_t *acc, int k)
+{
+    memset(&acc->load[(size_t)k * acc->nlinks], 0, sizeof(double) * acc->nlinks);
+    memset(&acc->out[k], 0, sizeof(acc->out[k]));
 }
 
 void topo_link_acc_loads(const topo_link_acc_t *acc, topo_step_load_t *out)
