@@ -152,7 +152,7 @@ struct flows {
     int full; /* over FLOWS_MAX, or out of memory: not extrapolated */
 };
 
-#define FLOWS_MAX ((size_t)1 << 20)
+#define FLOWS_MAX ((size_t)1 << 18)
 
 static void record(struct flows *fl, int step, int rank, int peer, double w)
 {
