@@ -408,6 +408,59 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     return TOPO_OK;
 }
 
+/* The sampled pricing's shortcut for schedules that repeat from rank to
+ * rank (a torus's ranks running translates of one schedule: Trivance,
+ * Swing, Bruck, a ring): when PROBES ranks of the sample (its first four,
+ * to meet every class of extrapolate's hypotheses, its last, and three
+ * spread between) each price to the same terms, step by step and bit for
+ * bit (ports, messages, hops, local work, the loads on their nodes' links
+ * and per link class), the sample is priced on them: the maxima over the
+ * sample are theirs, and the link classes' averages the same.  Fills
+ * probes (room for PROBES) and *np; returns 1 when they agree. */
+#define PROBES 8
+
+static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
+                      int *probes, int *np)
+{
+    const int k = c->nranks;
+    const int at[PROBES] = {0, 1, 2, 3, k / 3, k / 2, 2 * k / 3, k - 1};
+    int n = 0;
+    if (k < 4 * PROBES) {
+        return 0;
+    }
+    for (int i = 0; i < PROBES; i++) {
+        if (0 == n || c->ranks[at[i]] > probes[n - 1]) {
+            probes[n++] = c->ranks[at[i]];
+        }
+    }
+    *np = n;
+    pass1_t *ref = NULL;
+    int dref = 0, same = 1;
+    for (int i = 0; i < n && same; i++) {
+        ctx_t one = *c;
+        one.ranks = &probes[i];
+        one.nranks = 1;
+        one.rec = NULL;
+        pass1_t *acc;
+        double *link;
+        int d, done;
+        if (TOPO_OK != pass1(algo, a, &one, &acc, &link, &d, &done)) {
+            same = 0;
+            break;
+        }
+        free(link);
+        if (0 == i) {
+            ref = acc;
+            dref = d;
+            continue;
+        }
+        same = d == dref && (0 == d || 0 == memcmp(acc, ref, sizeof(*acc) * (size_t)d));
+        free(acc);
+    }
+    free(ref);
+    return same;
+}
+
 /* Steps, transfers, ranges and blocks in every rank's schedule together
  * (what generating and pricing a rank walk), estimated from rank 0's
  * (SIZE_MAX if it fails: the pricing will report that). */
@@ -735,6 +788,11 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.ranks = sample;
         c.estimate = c.links;
     }
+    int probes[PROBES], np;
+    if (NULL != sample && probe_same(algo, a, &c, probes, &np)) {
+        c.ranks = probes;
+        c.nranks = np;
+    }
     struct flows fl = {0};
     c.rec = c.estimate ? &fl : NULL;
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
@@ -748,7 +806,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         fill_idle(acc, depth);
     }
     if (c.estimate) {
-        double per_link[2 * TOPO_MAX_DIMS];
+        double per_link[2 * TOPO_MAX_DIMS] = {0};
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
         for (int st = 0; st < depth && TOPO_OK == rc; st++) {
             link[st] = acc[st].first;
