@@ -149,10 +149,13 @@ typedef struct {
 struct flows {
     flow_t *f;
     size_t n, cap;
+    size_t work; /* steps, transfers, ranges and blocks of the priced
+                    ranks' schedules: what the routing may spend, times
+                    EXTRAP_PER_ITEM */
     int full; /* over FLOWS_MAX, or out of memory: not extrapolated */
 };
 
-#define FLOWS_MAX ((size_t)1 << 18)
+#define FLOWS_MAX ((size_t)1 << 20)
 
 static void record(struct flows *fl, int step, int rank, int peer, double w)
 {
@@ -162,8 +165,9 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
     if (fl->n == fl->cap) {
         size_t ncap = fl->cap ? fl->cap * 2 : 1024;
         flow_t *nf = ncap <= FLOWS_MAX ? realloc(fl->f, sizeof(*nf) * ncap) : NULL;
-        if (NULL == nf) {
-            fl->full = 1;
+        if (NULL == nf) { /* not extrapolated: the memory back at once */
+            free(fl->f);
+            *fl = (struct flows){.full = 1};
             return;
         }
         fl->f = nf;
@@ -372,6 +376,10 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         }
         if (TOPO_OK == rc) {
             price_rank(&s, c, d, acc, written);
+            if (NULL != c->rec) {
+                c->rec->work += (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges +
+                                (size_t)s.nblocks;
+            }
             if (NULL != la) {
                 topo_link_acc_add(la, &s);
             }
@@ -464,7 +472,7 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
 /* Steps, transfers, ranges and blocks in every rank's schedule together
  * (what generating and pricing a rank walk), estimated from rank 0's
  * (SIZE_MAX if it fails: the pricing will report that). */
-static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
+static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size_t *xfers)
 {
     topo_sched_t s;
     topo_gen_args_t a0 = *a;
@@ -474,6 +482,9 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
     }
     const size_t per_rank =
         (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+    if (NULL != xfers) {
+        *xfers = (size_t)s.nxfers;
+    }
     topo_sched_free(&s);
     return per_rank * (size_t)a->size;
 }
@@ -573,9 +584,12 @@ static const struct {
 } hyps[] = {{HYP_ADD, 1}, {HYP_XOR, 1}, {HYP_ADD, 2}, {HYP_ADD, 3}, {HYP_ADD, 4}};
 #define HYP_MAX_M 4
 
-/* Link adds one pricing may spend on extrapolated flows: beyond them the
- * steps keep the estimate (cost.h: price_ranks). */
-#define EXTRAP_WORK ((size_t)1 << 23)
+/* Link additions one pricing may spend on extrapolated flows: the larger
+ * of EXTRAP_WORK and EXTRAP_PER_ITEM per item of the priced schedules
+ * (the routing costs at most a few times what the pricing costs anyway);
+ * beyond them the steps keep the estimate (cost.h: price_ranks). */
+#define EXTRAP_WORK ((size_t)1 << 20)
+#define EXTRAP_PER_ITEM 8
 
 /* Does hypothesis h hold for the priced ranks' sends `f` of one step (in
  * rank order, seg[i] .. seg[i + 1] the sends of ranks[i])?  Fills rel
@@ -623,30 +637,64 @@ static int hyp_holds(int h, int size, const int *ranks, int nranks, const flow_t
  * it, however routes pile up (shortest paths on a graph, recursive
  * doubling's alternating directions on a torus); a step that repeats the
  * previous routed one is not routed again.  Otherwise (or beyond
- * EXTRAP_WORK) the priced ranks' own sends are routed, a lower bound of
+ * its budget) the priced ranks' own sends are routed, a lower bound of
  * the loads.  link[st] is raised to what is found.  Every rank that
  * prices the same sample finds the same. */
+/* The most loaded link of extrapolate's window (its loads final). */
+static double settle_grid(topo_link_acc_t *acc)
+{
+    return topo_link_acc_settle(acc, 0);
+}
+
+static double settle_links(topo_link_acc_t *acc)
+{
+    return topo_link_acc_max(acc, 0);
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+    const flow_t *x = a, *y = b;
+    if (x->step != y->step) {
+        return (x->step > y->step) - (x->step < y->step);
+    }
+    if (x->rank != y->rank) {
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    }
+    if (x->peer != y->peer) {
+        return (x->peer > y->peer) - (x->peer < y->peer);
+    }
+    return (x->w > y->w) - (x->w < y->w);
+}
+
 static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
-                       const struct flows *fl, int depth, double *link)
+                       struct flows *fl, int depth, double *link)
 {
     const size_t n = fl->n;
-    size_t *start = calloc((size_t)depth + 2, sizeof(size_t));
-    flow_t *f = malloc(sizeof(*f) * (n + 1));
-    rel_t *rel = malloc(sizeof(*rel) * (n + 1)), *prev = malloc(sizeof(*rel) * (n + 1));
+    const size_t budget = fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM
+                                                                    : EXTRAP_WORK;
+    size_t *start = calloc((size_t)depth + 1, sizeof(size_t)), most = 0;
+    /* by step, then rank: every rank's sends of a step together */
+    qsort(fl->f, n, sizeof(*fl->f), cmp_flow);
+    const flow_t *f = fl->f;
+    for (size_t j = 0; j < n && NULL != start; j++) {
+        start[f[j].step + 1]++;
+    }
+    for (int st = 0; st < depth && NULL != start; st++) {
+        most = start[st + 1] > most ? start[st + 1] : most;
+        start[st + 1] += start[st];
+    }
+    rel_t *rel = malloc(sizeof(*rel) * (most + 1)), *prev = malloc(sizeof(*rel) * (most + 1));
     int *seg = malloc(sizeof(int) * ((size_t)nranks + 1));
     topo_link_acc_t *acc = NULL;
-    int rc = NULL == start || NULL == f || NULL == rel || NULL == prev || NULL == seg
+    int rc = NULL == start || NULL == rel || NULL == prev || NULL == seg
                  ? TOPO_ENOMEM
                  : topo_link_acc_create(t, size, NULL, 1, &acc);
-    for (size_t j = 0; j < n && TOPO_OK == rc; j++) { /* by step, ranks in order */
-        start[fl->f[j].step + 2]++;
-    }
-    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-        start[st + 2] += start[st + 1];
-    }
-    for (size_t j = 0; j < n && TOPO_OK == rc; j++) {
-        f[start[fl->f[j].step + 1]++] = fl->f[j];
-    }
+    /* a grid's messages as one difference per dimension (links.h) */
+    const int grid = TOPO_NET_TORUS == t->kind || TOPO_NET_MESH == t->kind;
+    void (*route)(topo_link_acc_t *, int, int, int, double) =
+        grid ? topo_link_acc_span : topo_link_acc_flow;
+    double (*settle)(topo_link_acc_t *) = grid ? settle_grid : settle_links;
+    const size_t nlinks = grid ? topo_link_count(t, size) : 0; /* what settling a grid costs */
     size_t work = 0, nprev = 0;
     int prev_h = -1, prev_len[HYP_MAX_M];
     double prev_max = 0.0;
@@ -670,14 +718,16 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
             }
         }
         const int m = h < (int)(sizeof(hyps) / sizeof(hyps[0])) ? hyps[h].m : 0;
-        size_t cost = 0, ncur = 0;
+        size_t cost = nlinks, ncur = 0;
         int same = m > 0 && h == prev_h;
         for (int c = 0; c < m; c++) { /* the classes' sends, against the previous step's */
             const int k = seg[ref[c] + 1] - seg[ref[c]];
             same = same && k == prev_len[c] &&
                    0 == memcmp(rel + seg[ref[c]], prev + ncur, sizeof(*rel) * (size_t)k);
             for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
-                cost += (size_t)topo_topology_hops(t, sf[q].rank, sf[q].peer) * (size_t)(size / m);
+                cost += (grid ? (size_t)t->ndims
+                              : (size_t)topo_topology_hops(t, sf[q].rank, sf[q].peer)) *
+                        (size_t)(size / m);
             }
             ncur += (size_t)k;
         }
@@ -685,7 +735,7 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
             link[st] = dmax(link[st], prev_max);
             continue;
         }
-        if (m > 0 && work + cost <= EXTRAP_WORK) {
+        if (m > 0 && work + cost <= budget) {
             work += cost;
             for (int r = 0; r < size; r++) {
                 const int c = r % m;
@@ -693,7 +743,7 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
                     const int64_t k = rel[q].key;
                     const int dst = HYP_XOR == hyps[h].kind ? (int)(r ^ k) : (int)((r + k) % size);
                     if (dst != r) {
-                        topo_link_acc_flow(acc, 0, r, dst, rel[q].w);
+                        route(acc, 0, r, dst, rel[q].w);
                     }
                 }
             }
@@ -704,18 +754,18 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
                 memcpy(prev + nprev, rel + seg[ref[c]], sizeof(*rel) * (size_t)prev_len[c]);
                 nprev += (size_t)prev_len[c];
             }
-            prev_max = topo_link_acc_max(acc, 0);
-        } else { /* the priced ranks' own sends: a lower bound */
+            prev_max = settle(acc);
+            link[st] = dmax(link[st], prev_max);
+        } else { /* the priced ranks' own sends, link by link: a lower bound */
             for (int q = 0; q < len; q++) {
                 topo_link_acc_flow(acc, 0, sf[q].rank, sf[q].peer, sf[q].w);
             }
+            link[st] = dmax(link[st], topo_link_acc_max(acc, 0));
         }
-        link[st] = dmax(link[st], topo_link_acc_max(acc, 0));
         topo_link_acc_clear(acc, 0);
     }
     topo_link_acc_free(acc);
     free(start);
-    free(f);
     free(rel);
     free(prev);
     free(seg);
@@ -779,7 +829,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     *depthp = 0;
     int *sample = NULL;
     const int k = NULL != net ? net->price_ranks : 0;
-    if (k > 0 && (force_sampling || (k < a->size && sched_work(algo, a) > TOPO_COST_FULL_WORK))) {
+    size_t xfers0 = SIZE_MAX; /* rank 0's transfers */
+    if (k > 0 && (force_sampling ||
+                  (k < a->size && sched_work(algo, a, &xfers0) > TOPO_COST_FULL_WORK))) {
         const int room = k < a->size ? k : a->size;
         if (NULL == (sample = malloc(sizeof(int) * (size_t)room))) {
             return TOPO_ENOMEM;
@@ -794,7 +846,11 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.nranks = np;
     }
     struct flows fl = {0};
-    c.rec = c.estimate ? &fl : NULL;
+    if (c.estimate && SIZE_MAX == xfers0) {
+        sched_work(algo, a, &xfers0);
+    }
+    /* the priced ranks' sends, where they would fit (rank 0's for each) */
+    c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
     const int sampled = NULL != sample;
     if (TOPO_OK != rc) {
@@ -874,7 +930,7 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     *stepsp = NULL;
     *depthp = 0;
     if (NULL != work) {
-        const size_t w = sched_work(algo, a);
+        const size_t w = sched_work(algo, a, NULL);
         const int k = NULL != net ? net->price_ranks : 0;
         const int sampled = k > 0 && (force_sampling || (k < a->size && w > TOPO_COST_FULL_WORK));
         *work = sampled && SIZE_MAX != w ? w / (size_t)a->size * (size_t)(k < a->size ? k : a->size)

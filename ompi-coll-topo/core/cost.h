@@ -123,9 +123,10 @@ typedef struct {
      * of two), the routed maximum of every rank's sends, the pattern
      * carried to every rank and routed message by message, so that routes
      * that pile up count (shortest paths on a graph, recursive doubling's
-     * alternating directions on a torus); otherwise (or beyond 2^23 link
-     * additions, or 2^18 sampled sends) the priced ranks' own sends
-     * routed.  Each is at most the routed maximum with every rank priced
+     * alternating directions on a torus); otherwise (or beyond 2^20
+     * sampled sends, or 8 link additions per step, transfer, range and
+     * block of the priced schedules, at least 2^20) the priced ranks' own
+     * sends routed.  Each is at most the routed maximum with every rank priced
      * where no pattern is found, and the pattern's is that maximum where
      * every rank follows it. */
     int price_ranks;

@@ -79,6 +79,15 @@ void topo_link_acc_free(topo_link_acc_t *acc);
 void topo_link_acc_flow(topo_link_acc_t *acc, int k, int src, int dst, double w);
 double topo_link_acc_max(const topo_link_acc_t *acc, int k);
 void topo_link_acc_clear(topo_link_acc_t *acc, int k);
+/* Grids (torus, mesh) without a placement: a message of weight w from
+ * rank src to rank dst routed as topo_link_acc_flow routes it, kept as
+ * one difference per dimension it crosses (O(dimensions), not O(links));
+ * topo_link_acc_settle then turns slot k's differences into loads (each
+ * line of each dimension and direction summed once) and returns its most
+ * loaded link.  Not to be mixed with the other adds of slot k between
+ * clears. */
+void topo_link_acc_span(topo_link_acc_t *acc, int k, int src, int dst, double w);
+double topo_link_acc_settle(topo_link_acc_t *acc, int k);
 
 /* Per-step loads of the schedules of all ranks (scheds[r] for r < size),
  * lanes in lockstep (step s of every lane is step s).  out has room for
