@@ -574,14 +574,55 @@ static int cmp_rel(const void *a, const void *b)
 }
 
 /* The hypotheses that carry a step of the priced ranks to every rank, in
- * the order tried: the ranks of a class (rank mod m) all send the same
- * offsets (a ring, a bucket, Bruck, pairwise exchange: m = 1; Swing's
- * alternating partners: m = 2; Trivance's: m = 3), or the same XOR masks
- * (recursive doubling and halving, on a power of two). */
-enum { HYP_ADD, HYP_XOR };
+ * the order tried: on a torus whose nodes are the ranks, every rank sends
+ * to the same offsets of its coordinates (a translate of one schedule:
+ * the multiport and dimension-wise algorithms); the ranks of a class
+ * (rank mod m) all send the same offsets in rank order (a ring, Bruck,
+ * pairwise exchange: m = 1; Swing's alternating partners: m = 2;
+ * Trivance's: m = 3); or the same XOR masks (recursive doubling and
+ * halving, on a power of two). */
+enum { HYP_TORUS, HYP_ADD, HYP_XOR };
 static const struct {
     int kind, m;
-} hyps[] = {{HYP_ADD, 1}, {HYP_XOR, 1}, {HYP_ADD, 2}, {HYP_ADD, 3}, {HYP_ADD, 4}};
+} hyps[] = {{HYP_TORUS, 1}, {HYP_ADD, 1}, {HYP_XOR, 1}, {HYP_ADD, 2}, {HYP_ADD, 3}, {HYP_ADD, 4}};
+
+/* A torus of `size` nodes, one rank each: HYP_TORUS applies. */
+static int whole_torus(const topo_topology_t *t, int size)
+{
+    if (TOPO_NET_TORUS != t->kind || NULL != t->place || topo_topology_size(t) != size) {
+        return 0;
+    }
+    for (int i = 0; i < t->ndims; i++) {
+        if (!t->periodic[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* HYP_TORUS's key of a message from a to b: b's coordinates less a's
+ * (modulo the torus) as a rank; and the rank at that key from r. */
+static int64_t torus_key(const topo_topology_t *t, int a, int b)
+{
+    int ca[TOPO_MAX_DIMS], cb[TOPO_MAX_DIMS];
+    topo_topology_coords(t, a, ca);
+    topo_topology_coords(t, b, cb);
+    for (int i = 0; i < t->ndims; i++) {
+        cb[i] = ((cb[i] - ca[i]) % t->dims[i] + t->dims[i]) % t->dims[i];
+    }
+    return topo_topology_rank(t, cb);
+}
+
+static int torus_at(const topo_topology_t *t, int r, int64_t key)
+{
+    int c[TOPO_MAX_DIMS], o[TOPO_MAX_DIMS];
+    topo_topology_coords(t, r, c);
+    topo_topology_coords(t, (int)key, o);
+    for (int i = 0; i < t->ndims; i++) {
+        c[i] = (c[i] + o[i]) % t->dims[i];
+    }
+    return topo_topology_rank(t, c);
+}
 #define HYP_MAX_M 4
 
 /* Link additions one pricing may spend on extrapolated flows: the larger
@@ -595,15 +636,18 @@ static const struct {
  * rank order, seg[i] .. seg[i + 1] the sends of ranks[i])?  Fills rel
  * (sorted per rank) and ref[c], the priced rank whose sends stand for
  * class c. */
-static int hyp_holds(int h, int size, const int *ranks, int nranks, const flow_t *f,
-                     const int *seg, rel_t *rel, int *ref)
+static int hyp_holds(const topo_topology_t *t, int h, int size, const int *ranks, int nranks,
+                     const flow_t *f, const int *seg, rel_t *rel, int *ref)
 {
-    const int m = hyps[h].m, xor = HYP_XOR == hyps[h].kind;
-    if (size % m || m > nranks || (xor && (size & (size - 1)))) {
+    const int m = hyps[h].m, kind = hyps[h].kind;
+    if (size % m || m > nranks || (HYP_XOR == kind && (size & (size - 1))) ||
+        (HYP_TORUS == kind && !whole_torus(t, size))) {
         return 0;
     }
     for (int j = 0; j < seg[nranks]; j++) {
-        const int64_t d = xor ? (f[j].peer ^ f[j].rank) : ((f[j].peer - f[j].rank) % size + size) % size;
+        const int64_t d = HYP_XOR == kind     ? (f[j].peer ^ f[j].rank)
+                          : HYP_TORUS == kind ? torus_key(t, f[j].rank, f[j].peer)
+                                              : ((f[j].peer - f[j].rank) % size + size) % size;
         rel[j] = (rel_t){d, f[j].w};
     }
     for (int c = 0; c < m; c++) {
@@ -667,7 +711,7 @@ static int cmp_flow(const void *a, const void *b)
 }
 
 static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
-                       struct flows *fl, int depth, double *link)
+                       struct flows *fl, const pass1_t *p1, int depth, double *link)
 {
     const size_t n = fl->n;
     const size_t budget = fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM
@@ -709,13 +753,21 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
             }
         }
         seg[nranks] = j;
-        if (0 == len || j != len) {
+        /* a step whose messages each cross one link of their sender's
+         * node alone (p1's `routed` unset) has its busiest link among
+         * the priced ranks' own (pass1_t.first) */
+        if (0 == len || j != len || !p1[st].routed) {
             continue;
         }
         for (h = 0; h < (int)(sizeof(hyps) / sizeof(hyps[0])); h++) {
-            if (hyp_holds(h, size, ranks, nranks, sf, seg, rel, ref)) {
+            if (hyp_holds(t, h, size, ranks, nranks, sf, seg, rel, ref)) {
                 break;
             }
+        }
+        if (h < (int)(sizeof(hyps) / sizeof(hyps[0])) && HYP_TORUS == hyps[h].kind) {
+            /* every rank a translate of the others: every link of a class
+             * carries the same, the class's average (link[st] has it) */
+            continue;
         }
         const int m = h < (int)(sizeof(hyps) / sizeof(hyps[0])) ? hyps[h].m : 0;
         size_t cost = nlinks, ncur = 0;
@@ -741,7 +793,9 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
                 const int c = r % m;
                 for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
                     const int64_t k = rel[q].key;
-                    const int dst = HYP_XOR == hyps[h].kind ? (int)(r ^ k) : (int)((r + k) % size);
+                    const int dst = HYP_XOR == hyps[h].kind     ? (int)(r ^ k)
+                                    : HYP_TORUS == hyps[h].kind ? torus_at(t, r, k)
+                                                                : (int)((r + k) % size);
                     if (dst != r) {
                         route(acc, 0, r, dst, rel[q].w);
                     }
@@ -871,7 +925,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
             }
         }
         if (TOPO_OK == rc && !fl.full) {
-            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, depth, link);
+            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, acc, depth, link);
         }
     } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
