@@ -117,13 +117,15 @@ typedef struct {
      * link of a step is the largest of: the most a priced rank puts on one
      * of its node's links; the average link of the busiest class
      * (dimension and direction), the priced ranks' traffic scaled to the
-     * communicator; and, where the priced ranks' sends of the step follow
-     * one pattern (the same offsets peer - rank on every rank, or on every
-     * rank of a class rank mod 2, 3 or 4, or the same XOR masks on a power
-     * of two), the routed maximum of every rank's sends, the pattern
-     * carried to every rank and routed message by message, so that routes
-     * that pile up count (shortest paths on a graph, recursive doubling's
-     * alternating directions on a torus); otherwise (or beyond 2^20
+     * communicator (exact where every rank sends the same coordinate
+     * offsets on a torus of one rank per node, a translate); and, where
+     * the priced ranks' sends of the step follow another pattern (the same
+     * offsets peer - rank on every rank, or on every rank of a class rank
+     * mod 2, 3 or 4, or the same XOR masks on a power of two) and cross
+     * more than one link, the routed maximum of every rank's sends, the
+     * pattern carried to every rank and routed message by message, so
+     * that routes that pile up count (shortest paths on a graph, recursive
+     * doubling's alternating directions on a torus); otherwise (or beyond 2^20
      * sampled sends, or 8 link additions per step, transfer, range and
      * block of the priced schedules, at least 2^20) the priced ranks' own
      * sends routed.  Each is at most the routed maximum with every rank priced
