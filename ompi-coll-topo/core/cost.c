@@ -152,7 +152,7 @@ struct flows {
     size_t work; /* steps, transfers, ranges and blocks of the priced
                     ranks' schedules: what the routing may spend, times
                     EXTRAP_PER_ITEM */
-    int full; /* over FLOWS_MAX, or out of memory: not extrapolated */
+    int full;    /* over FLOWS_MAX, or out of memory: not extrapolated */
 };
 
 #define FLOWS_MAX ((size_t)1 << 20)
@@ -377,8 +377,8 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         if (TOPO_OK == rc) {
             price_rank(&s, c, d, acc, written);
             if (NULL != c->rec) {
-                c->rec->work += (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges +
-                                (size_t)s.nblocks;
+                c->rec->work +=
+                    (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
             }
             if (NULL != la) {
                 topo_link_acc_add(la, &s);
@@ -420,9 +420,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
  * rank (a torus's ranks running translates of one schedule: Trivance,
  * Swing, Bruck, a ring): when PROBES ranks of the sample (its first four,
  * to meet every class of extrapolate's hypotheses, its last, and three
- * spread between) each price to the same terms, step by step and bit for
- * bit (ports, messages, hops, local work, the loads on their nodes' links
- * and per link class), the sample is priced on them: the maxima over the
+ * spread between) each price to the same terms, step by step (the same
+ * 64-bit hash of them: ports, messages, hops, local work, the loads on
+ * their nodes' links and per link class), the sample is priced on them: the maxima over the
  * sample are theirs, and the link classes' averages the same.  Fills
  * probes (room for PROBES) and *np; returns 1 when they agree. */
 #define PROBES 8
@@ -722,8 +722,8 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
                        struct flows *fl, const pass1_t *p1, int depth, double *link)
 {
     const size_t n = fl->n;
-    const size_t budget = fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM
-                                                                    : EXTRAP_WORK;
+    const size_t budget =
+        fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM : EXTRAP_WORK;
     size_t *start = calloc((size_t)depth + 1, sizeof(size_t)), most = 0;
     /* by step, then rank: every rank's sends of a step together */
     qsort(fl->f, n, sizeof(*fl->f), cmp_flow);
@@ -892,8 +892,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     int *sample = NULL;
     const int k = NULL != net ? net->price_ranks : 0;
     size_t xfers0 = SIZE_MAX; /* rank 0's transfers */
-    if (k > 0 && (force_sampling ||
-                  (k < a->size && sched_work(algo, a, &xfers0) > TOPO_COST_FULL_WORK))) {
+    if (k > 0 &&
+        (force_sampling || (k < a->size && sched_work(algo, a, &xfers0) > TOPO_COST_FULL_WORK))) {
         const int room = k < a->size ? k : a->size;
         if (NULL == (sample = malloc(sizeof(int) * (size_t)room))) {
             return TOPO_ENOMEM;

@@ -111,9 +111,9 @@ typedef struct {
      * O(p^2) in all).  Those are the schedules that repeat from rank to
      * rank; the step's price is the maximum over the ranks priced.  When
      * eight of them (the sample's first four, its last, three between)
-     * price to the same terms step by step, bit for bit (a torus's ranks
-     * running translates of one schedule), the sample is priced on those
-     * eight.  Where links are modelled (a grid, a graph), the most loaded
+     * price to the same terms step by step (the same 64-bit hash of
+     * them; a torus's ranks running translates of one schedule), the
+     * sample is priced on those eight.  Where links are modelled (a grid, a graph), the most loaded
      * link of a step is the largest of: the most a priced rank puts on one
      * of its node's links; the average link of the busiest class
      * (dimension and direction), the priced ranks' traffic scaled to the

@@ -353,7 +353,8 @@ double topo_link_acc_settle(topo_link_acc_t *acc, int k)
             for (int dir = 0; dir < 2; dir++) {
                 double run = 0.0;
                 for (size_t p = 0; p < n; p++) {
-                    double *x = &l[((base + p * st) * (size_t)t->ndims + (size_t)i) * 2 + (size_t)dir];
+                    double *x =
+                        &l[((base + p * st) * (size_t)t->ndims + (size_t)i) * 2 + (size_t)dir];
                     run += *x;
                     *x = run;
                     most = run > most ? run : most;
