@@ -23,11 +23,11 @@ for p in allreduce reduce_scatter allgather bcast reduce alltoall barrier; do
     if [ -x /usr/bin/time ]; then
         r=$(/usr/bin/time -f '%U %S %M' "$plan" --topology torus:256x256 --primitive "$p" --rules 2>&1 >/dev/null | tail -1)
         read -r u s m <<<"$r"
-        printf '%-15s %10.2f %10.1f\n' "$p" "$(echo "$u + $s" | bc)" "$(echo "scale=1; $m / 1024" | bc)"
+        awk -v p="$p" -v u="$u" -v s="$s" -v m="$m" 'BEGIN { printf "%-15s %10.2f %10.1f\n", p, u + s, m / 1024 }'
     else
         TIMEFORMAT='%U %S'
         r=$({ time "$plan" --topology torus:256x256 --primitive "$p" --rules >/dev/null; } 2>&1 | tail -1)
         read -r u s <<<"$r"
-        printf '%-15s %10.2f %10s\n' "$p" "$(echo "$u + $s" | bc)" "-"
+        awk -v p="$p" -v u="$u" -v s="$s" 'BEGIN { printf "%-15s %10.2f %10s\n", p, u + s, "-" }'
     fi
 done
