@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXIT_USAGE 2
@@ -53,6 +54,7 @@ static void usage(FILE *f)
         "       [--dump ALGO [--rank R]] [--plot FILE.png|FILE.svg] [--rules] [--first-stage]\n"
         "       [--route] [--algorithm A] [--use-rules VALUE | --rules-file FILE]\n"
         "       [--handoff LIST] [--host-handoff LIST] [--previous tuned|other]\n"
+        "       %s --topology T [--size N] --bench-schedules\n"
         "\n"
         "  --catalog          print the algorithm catalog as a Markdown table (the\n"
         "                     README's) and exit\n"
@@ -141,8 +143,11 @@ static void usage(FILE *f)
         "                     as coll_topo_host_handoff (default %s): applies on a star\n"
         "                     whose --nodes put every rank on one host\n"
         "  --previous P       the previous module: tuned (default; takes the exchanges\n"
-        "                     of coll_topo_handoff too) or other\n",
-        prog, prog, TOPO_COST_ALPHA, TOPO_COST_BETA, TOPO_COST_GAMMA, TOPO_COST_COPY,
+        "                     of coll_topo_handoff too) or other\n"
+        "  --bench-schedules  per algorithm of the catalog that fits (every primitive), the\n"
+        "                     time to generate rank 0's schedule (the least of a few runs)\n"
+        "                     and the memory it holds, against 2 ms and 1 MiB\n",
+        prog, prog, prog, TOPO_COST_ALPHA, TOPO_COST_BETA, TOPO_COST_GAMMA, TOPO_COST_COPY,
         TOPO_COST_MSG_OVERHEAD, TOPO_COST_INTRA_ALPHA, TOPO_COST_INTRA_BETA,
         TOPO_COST_INTRA_BETA_WRITTEN, TOPO_ROUTE_TWO_RANKS_DEFAULT, TOPO_ROUTE_HOST_DEFAULT);
 }
@@ -858,6 +863,65 @@ static int plot(const plan_t *pl, const char *file)
 /* --- catalog ------------------------------------------------------------- */
 
 /* The README's algorithm table, straight from the catalog. */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* --bench-schedules: one rank's schedule per algorithm, as the component
+ * generates it at a communicator's first call of the primitive: the least
+ * processor time of up to 20 runs (at most about 0.2 s of them: a loaded
+ * machine slows the wall clock, not the processor time) and the bytes the
+ * schedule holds (its arrays as allocated). */
+static int bench_schedules(const plan_t *pl)
+{
+    int n, rc = 0;
+    const topo_algo_t *cat = topo_catalog(&n);
+    printf("one rank's schedule on %s, %d ranks (rank 0; target 2 ms and 1 MiB)\n",
+           pl->topo_name, pl->args.size);
+    printf("%-15s %-24s %8s %9s %9s %10s %10s  %s\n", "primitive", "algorithm", "steps",
+           "transfers", "ranges", "ms", "KiB", "within");
+    for (int i = 0; i < n; i++) {
+        topo_gen_args_t a = pl->args;
+        a.prim = cat[i].prim;
+        char why[256];
+        if (!topo_algo_fits(&cat[i], &a, TOPO_OP_EXACT, why, sizeof(why))) {
+            continue;
+        }
+        double best = -1.0, spent = 0.0;
+        topo_sched_t s;
+        for (int rep = 0; rep < 20 && spent < 0.2; rep++) {
+            const double t0 = now();
+            if (TOPO_OK != topo_algo_generate(&cat[i], &a, &s)) {
+                fprintf(stderr, "%s: %s %s: the schedule fails\n", prog,
+                        topo_prim_name(cat[i].prim), cat[i].name);
+                rc = 1;
+                break;
+            }
+            const double t = now() - t0;
+            spent += t;
+            best = best < 0.0 || t < best ? t : best;
+            if (rep + 1 < 20 && spent < 0.2) {
+                topo_sched_free(&s);
+            }
+        }
+        if (best < 0.0) {
+            continue;
+        }
+        const size_t bytes = (size_t)s.cap_lanes * sizeof(*s.lanes) +
+                             (size_t)s.cap_steps * sizeof(*s.steps) +
+                             (size_t)s.cap_xfers * sizeof(*s.xfers) +
+                             (size_t)s.cap_ranges * sizeof(*s.ranges);
+        printf("%-15s %-24s %8d %9d %9d %10.3f %10.1f  %s\n", topo_prim_name(cat[i].prim),
+               cat[i].name, s.nsteps, s.nxfers, s.nranges, best * 1e3, bytes / 1024.0,
+               best <= 2e-3 && bytes <= ((size_t)1 << 20) ? "yes" : "no");
+        topo_sched_free(&s);
+    }
+    return rc;
+}
+
 static void print_catalog(void)
 {
     int n;
@@ -892,6 +956,7 @@ int main(int argc, char **argv)
     const char *topology = NULL, *primitive = "allreduce", *sizes = "8,1k,64k,1M,16M";
     const char *dump_algo = NULL, *plot_file = NULL;
     int rules = 0;       /* --rules */
+    int bench = 0;       /* --bench-schedules */
     int sizes_given = 0; /* --sizes */
     long size = 0, rank = -1, root = 0;
     double rndv = -1.0;
@@ -954,6 +1019,10 @@ int main(int argc, char **argv)
         }
         if (0 == strcmp(opt, "--rules")) {
             rules = 1;
+            continue;
+        }
+        if (0 == strcmp(opt, "--bench-schedules")) {
+            bench = 1;
             continue;
         }
         if (0 == strcmp(opt, "--first-stage")) {
@@ -1206,6 +1275,11 @@ int main(int argc, char **argv)
         for (long r = 1; pl.one_host && r < size; r++) {
             pl.one_host = place[r] == place[0];
         }
+    }
+    if (bench) {
+        const int brc = bench_schedules(&pl);
+        free(place);
+        return brc;
     }
     price(&pl);
     int rc = 0;

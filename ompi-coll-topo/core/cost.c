@@ -106,6 +106,7 @@ typedef struct {
     double intra_beta; /* seconds per byte between ranks of one node */
     double written;    /* the same for blocks the sender wrote in the call */
     double copy;       /* seconds per byte copied locally */
+    struct flows *rec; /* the sampled pricing: the priced ranks' sends */
 } ctx_t;
 
 static double dmax(double a, double b)
@@ -134,6 +135,45 @@ static void mark_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
         const topo_range_t *r = &s->ranges[range0 + i];
         memset(written + r->first, 1, (size_t)r->count);
     }
+}
+
+/* The sampled pricing's sends (ctx_t.rec): every send of every priced
+ * rank, in the order priced (ranks ascending, steps ascending), for the
+ * extrapolation of the link loads (extrapolate).  At most FLOWS_MAX of
+ * them: a sample that sends more is estimated without (full = 1). */
+typedef struct {
+    int32_t step, rank, peer;
+    double w;
+} flow_t;
+
+struct flows {
+    flow_t *f;
+    size_t n, cap;
+    size_t work; /* steps, transfers, ranges and blocks of the priced
+                    ranks' schedules: what the routing may spend, times
+                    EXTRAP_PER_ITEM */
+    int full;    /* over FLOWS_MAX, or out of memory: not extrapolated */
+};
+
+#define FLOWS_MAX ((size_t)1 << 20)
+
+static void record(struct flows *fl, int step, int rank, int peer, double w)
+{
+    if (fl->full) {
+        return;
+    }
+    if (fl->n == fl->cap) {
+        size_t ncap = fl->cap ? fl->cap * 2 : 1024;
+        flow_t *nf = ncap <= FLOWS_MAX ? realloc(fl->f, sizeof(*nf) * ncap) : NULL;
+        if (NULL == nf) { /* not extrapolated: the memory back at once */
+            free(fl->f);
+            *fl = (struct flows){.full = 1};
+            return;
+        }
+        fl->f = nf;
+        fl->cap = ncap;
+    }
+    fl->f[fl->n++] = (flow_t){step, rank, peer, w};
 }
 
 /* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
@@ -169,6 +209,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 t.busy = 1;
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
+                }
+                if (x->kind == TOPO_XFER_SEND && NULL != c->rec) {
+                    record(c->rec, st, s->rank, x->peer, bytes);
                 }
                 t.msgs++;
                 /* a peer on this rank's node: shared memory, no ports (with
@@ -333,6 +376,10 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         }
         if (TOPO_OK == rc) {
             price_rank(&s, c, d, acc, written);
+            if (NULL != c->rec) {
+                c->rec->work +=
+                    (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+            }
             if (NULL != la) {
                 topo_link_acc_add(la, &s);
             }
@@ -369,10 +416,70 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     return TOPO_OK;
 }
 
+/* The sampled pricing's shortcut for schedules that repeat from rank to
+ * rank (a torus's ranks running translates of one schedule: Trivance,
+ * Swing, Bruck, a ring): when PROBES ranks of the sample (its first four,
+ * to meet every class of extrapolate's hypotheses, its last, and three
+ * spread between) each price to the same terms, step by step (the same
+ * 64-bit hash of them: ports, messages, hops, local work, the loads on
+ * their nodes' links and per link class), the sample is priced on them: the maxima over the
+ * sample are theirs, and the link classes' averages the same.  Fills
+ * probes (room for PROBES) and *np; returns 1 when they agree. */
+#define PROBES 8
+
+static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
+                      int *probes, int *np)
+{
+    const int k = c->nranks;
+    const int at[PROBES] = {0, 1, 2, 3, k / 3, k / 2, 2 * k / 3, k - 1};
+    int n = 0;
+    if (k < 4 * PROBES) {
+        return 0;
+    }
+    for (int i = 0; i < PROBES; i++) {
+        if (0 == n || c->ranks[at[i]] > probes[n - 1]) {
+            probes[n++] = c->ranks[at[i]];
+        }
+    }
+    *np = n;
+    uint64_t href = 0;
+    int dref = 0, same = 1;
+    for (int i = 0; i < n && same; i++) {
+        ctx_t one = *c;
+        one.ranks = &probes[i];
+        one.nranks = 1;
+        one.rec = NULL;
+        pass1_t *acc;
+        double *link;
+        int d, done;
+        if (TOPO_OK != pass1(algo, a, &one, &acc, &link, &d, &done)) {
+            same = 0;
+            break;
+        }
+        free(link);
+        /* one probe's terms at a time (a ring's are 200 bytes a step):
+         * compared by their FNV-1a hash, bit for bit with one chance in
+         * 2^64 of a false agreement */
+        uint64_t h = 14695981039346656037ull;
+        const unsigned char *b = (const unsigned char *)acc;
+        for (size_t j = 0; j < sizeof(*acc) * (size_t)d; j++) {
+            h = (h ^ b[j]) * 1099511628211ull;
+        }
+        free(acc);
+        if (0 == i) {
+            href = h;
+            dref = d;
+            continue;
+        }
+        same = d == dref && h == href;
+    }
+    return same;
+}
+
 /* Steps, transfers, ranges and blocks in every rank's schedule together
  * (what generating and pricing a rank walk), estimated from rank 0's
  * (SIZE_MAX if it fails: the pricing will report that). */
-static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
+static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size_t *xfers)
 {
     topo_sched_t s;
     topo_gen_args_t a0 = *a;
@@ -382,6 +489,9 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a)
     }
     const size_t per_rank =
         (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+    if (NULL != xfers) {
+        *xfers = (size_t)s.nxfers;
+    }
     topo_sched_free(&s);
     return per_rank * (size_t)a->size;
 }
@@ -454,6 +564,276 @@ static int class_links(const topo_topology_t *t, int size, double scale, double 
     return TOPO_OK;
 }
 
+/* A send of a priced rank, relative to the rank: the peer's offset
+ * (peer - rank mod size; XOR: peer ^ rank; a torus: the coordinates'
+ * offsets as a rank) and its weight. */
+typedef struct {
+    int64_t key;
+    double w;
+} rel_t;
+
+static int cmp_rel(const void *a, const void *b)
+{
+    const rel_t *x = a, *y = b;
+    if (x->key != y->key) {
+        return (x->key > y->key) - (x->key < y->key);
+    }
+    return (x->w > y->w) - (x->w < y->w);
+}
+
+/* The hypotheses that carry a step of the priced ranks to every rank, in
+ * the order tried: on a torus whose nodes are the ranks, every rank sends
+ * to the same offsets of its coordinates (a translate of one schedule:
+ * the multiport and dimension-wise algorithms); the ranks of a class
+ * (rank mod m) all send the same offsets in rank order (a ring, Bruck,
+ * pairwise exchange: m = 1; Swing's alternating partners: m = 2;
+ * Trivance's: m = 3); or the same XOR masks (recursive doubling and
+ * halving, on a power of two). */
+enum { HYP_TORUS, HYP_ADD, HYP_XOR };
+static const struct {
+    int kind, m;
+} hyps[] = {{HYP_TORUS, 1}, {HYP_ADD, 1}, {HYP_XOR, 1}, {HYP_ADD, 2}, {HYP_ADD, 3}, {HYP_ADD, 4}};
+
+/* A torus of `size` nodes, one rank each: HYP_TORUS applies. */
+static int whole_torus(const topo_topology_t *t, int size)
+{
+    if (TOPO_NET_TORUS != t->kind || NULL != t->place || topo_topology_size(t) != size) {
+        return 0;
+    }
+    for (int i = 0; i < t->ndims; i++) {
+        if (!t->periodic[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* HYP_TORUS's key of a message from a to b: b's coordinates less a's
+ * (modulo the torus) as a rank; and the rank at that key from r. */
+static int64_t torus_key(const topo_topology_t *t, int a, int b)
+{
+    int ca[TOPO_MAX_DIMS], cb[TOPO_MAX_DIMS];
+    topo_topology_coords(t, a, ca);
+    topo_topology_coords(t, b, cb);
+    for (int i = 0; i < t->ndims; i++) {
+        cb[i] = ((cb[i] - ca[i]) % t->dims[i] + t->dims[i]) % t->dims[i];
+    }
+    return topo_topology_rank(t, cb);
+}
+
+static int torus_at(const topo_topology_t *t, int r, int64_t key)
+{
+    int c[TOPO_MAX_DIMS], o[TOPO_MAX_DIMS];
+    topo_topology_coords(t, r, c);
+    topo_topology_coords(t, (int)key, o);
+    for (int i = 0; i < t->ndims; i++) {
+        c[i] = (c[i] + o[i]) % t->dims[i];
+    }
+    return topo_topology_rank(t, c);
+}
+#define HYP_MAX_M 4
+
+/* Link additions one pricing may spend on extrapolated flows: the larger
+ * of EXTRAP_WORK and EXTRAP_PER_ITEM per item of the priced schedules
+ * (the routing costs at most a few times what the pricing costs anyway);
+ * beyond them the steps keep the estimate (cost.h: price_ranks). */
+#define EXTRAP_WORK ((size_t)1 << 20)
+#define EXTRAP_PER_ITEM 8
+
+/* Does hypothesis h hold for the priced ranks' sends `f` of one step (in
+ * rank order, seg[i] .. seg[i + 1] the sends of ranks[i])?  Fills rel
+ * (sorted per rank) and ref[c], the priced rank whose sends stand for
+ * class c. */
+static int hyp_holds(const topo_topology_t *t, int h, int size, const int *ranks, int nranks,
+                     const flow_t *f, const int *seg, rel_t *rel, int *ref)
+{
+    const int m = hyps[h].m, kind = hyps[h].kind;
+    if (size % m || m > nranks || (HYP_XOR == kind && (size & (size - 1))) ||
+        (HYP_TORUS == kind && !whole_torus(t, size))) {
+        return 0;
+    }
+    for (int j = 0; j < seg[nranks]; j++) {
+        const int64_t d = HYP_XOR == kind     ? (f[j].peer ^ f[j].rank)
+                          : HYP_TORUS == kind ? torus_key(t, f[j].rank, f[j].peer)
+                                              : ((f[j].peer - f[j].rank) % size + size) % size;
+        rel[j] = (rel_t){d, f[j].w};
+    }
+    for (int c = 0; c < m; c++) {
+        ref[c] = -1;
+    }
+    for (int i = 0; i < nranks; i++) {
+        const int n = seg[i + 1] - seg[i], c = ranks[i] % m;
+        qsort(rel + seg[i], (size_t)n, sizeof(*rel), cmp_rel);
+        if (ref[c] < 0) {
+            ref[c] = i;
+            continue;
+        }
+        const int r = ref[c];
+        if (n != seg[r + 1] - seg[r] ||
+            (n > 0 && 0 != memcmp(rel + seg[i], rel + seg[r], sizeof(*rel) * (size_t)n))) {
+            return 0;
+        }
+    }
+    for (int c = 0; c < m; c++) {
+        if (ref[c] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The sampled pricing's routed link loads: per step, when the priced
+ * ranks' sends follow one of `hyps` (checked on every priced rank), every
+ * rank's sends are those of its class carried to it, and they are routed
+ * (links.h) message by message, so a link counts every flow that crosses
+ * it, however routes pile up (shortest paths on a graph, recursive
+ * doubling's alternating directions on a torus); a step that repeats the
+ * previous routed one is not routed again.  Otherwise (or beyond
+ * its budget) the priced ranks' own sends are routed, a lower bound of
+ * the loads.  link[st] is raised to what is found.  Every rank that
+ * prices the same sample finds the same. */
+/* The most loaded link of extrapolate's window (its loads final). */
+static double settle_grid(topo_link_acc_t *acc)
+{
+    return topo_link_acc_settle(acc, 0);
+}
+
+static double settle_links(topo_link_acc_t *acc)
+{
+    return topo_link_acc_max(acc, 0);
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+    const flow_t *x = a, *y = b;
+    if (x->step != y->step) {
+        return (x->step > y->step) - (x->step < y->step);
+    }
+    if (x->rank != y->rank) {
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    }
+    if (x->peer != y->peer) {
+        return (x->peer > y->peer) - (x->peer < y->peer);
+    }
+    return (x->w > y->w) - (x->w < y->w);
+}
+
+static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
+                       struct flows *fl, const pass1_t *p1, int depth, double *link)
+{
+    const size_t n = fl->n;
+    const size_t budget =
+        fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM : EXTRAP_WORK;
+    size_t *start = calloc((size_t)depth + 1, sizeof(size_t)), most = 0;
+    /* by step, then rank: every rank's sends of a step together */
+    qsort(fl->f, n, sizeof(*fl->f), cmp_flow);
+    const flow_t *f = fl->f;
+    for (size_t j = 0; j < n && NULL != start; j++) {
+        start[f[j].step + 1]++;
+    }
+    for (int st = 0; st < depth && NULL != start; st++) {
+        most = start[st + 1] > most ? start[st + 1] : most;
+        start[st + 1] += start[st];
+    }
+    rel_t *rel = malloc(sizeof(*rel) * (most + 1)), *prev = malloc(sizeof(*rel) * (most + 1));
+    int *seg = malloc(sizeof(int) * ((size_t)nranks + 1));
+    topo_link_acc_t *acc = NULL;
+    int rc = NULL == start || NULL == rel || NULL == prev || NULL == seg
+                 ? TOPO_ENOMEM
+                 : topo_link_acc_create(t, size, NULL, 1, &acc);
+    /* a grid's messages as one difference per dimension (links.h) */
+    const int grid = TOPO_NET_TORUS == t->kind || TOPO_NET_MESH == t->kind;
+    void (*route)(topo_link_acc_t *, int, int, int, double) =
+        grid ? topo_link_acc_span : topo_link_acc_flow;
+    double (*settle)(topo_link_acc_t *) = grid ? settle_grid : settle_links;
+    const size_t nlinks = grid ? topo_link_count(t, size) : 0; /* what settling a grid costs */
+    size_t work = 0, nprev = 0;
+    int prev_h = -1, prev_len[HYP_MAX_M];
+    double prev_max = 0.0;
+    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
+        const flow_t *sf = f + start[st];
+        const int len = (int)(start[st + 1] - start[st]);
+        int j = 0, ref[HYP_MAX_M], h;
+        for (int i = 0; i < nranks; i++) {
+            seg[i] = j;
+            while (j < len && sf[j].rank == ranks[i]) {
+                j++;
+            }
+        }
+        seg[nranks] = j;
+        /* a step whose messages each cross one link of their sender's
+         * node alone (p1's `routed` unset) has its busiest link among
+         * the priced ranks' own (pass1_t.first) */
+        if (0 == len || j != len || !p1[st].routed) {
+            continue;
+        }
+        for (h = 0; h < (int)(sizeof(hyps) / sizeof(hyps[0])); h++) {
+            if (hyp_holds(t, h, size, ranks, nranks, sf, seg, rel, ref)) {
+                break;
+            }
+        }
+        if (h < (int)(sizeof(hyps) / sizeof(hyps[0])) && HYP_TORUS == hyps[h].kind) {
+            /* every rank a translate of the others: every link of a class
+             * carries the same, the class's average (link[st] has it) */
+            continue;
+        }
+        const int m = h < (int)(sizeof(hyps) / sizeof(hyps[0])) ? hyps[h].m : 0;
+        size_t cost = nlinks, ncur = 0;
+        int same = m > 0 && h == prev_h;
+        for (int c = 0; c < m; c++) { /* the classes' sends, against the previous step's */
+            const int k = seg[ref[c] + 1] - seg[ref[c]];
+            same = same && k == prev_len[c] &&
+                   0 == memcmp(rel + seg[ref[c]], prev + ncur, sizeof(*rel) * (size_t)k);
+            for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
+                cost += (grid ? (size_t)t->ndims
+                              : (size_t)topo_topology_hops(t, sf[q].rank, sf[q].peer)) *
+                        (size_t)(size / m);
+            }
+            ncur += (size_t)k;
+        }
+        if (same) {
+            link[st] = dmax(link[st], prev_max);
+            continue;
+        }
+        if (m > 0 && work + cost <= budget) {
+            work += cost;
+            for (int r = 0; r < size; r++) {
+                const int c = r % m;
+                for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
+                    const int64_t k = rel[q].key;
+                    const int dst = HYP_XOR == hyps[h].kind     ? (int)(r ^ k)
+                                    : HYP_TORUS == hyps[h].kind ? torus_at(t, r, k)
+                                                                : (int)((r + k) % size);
+                    if (dst != r) {
+                        route(acc, 0, r, dst, rel[q].w);
+                    }
+                }
+            }
+            prev_h = h;
+            nprev = 0;
+            for (int c = 0; c < m; c++) {
+                prev_len[c] = seg[ref[c] + 1] - seg[ref[c]];
+                memcpy(prev + nprev, rel + seg[ref[c]], sizeof(*rel) * (size_t)prev_len[c]);
+                nprev += (size_t)prev_len[c];
+            }
+            prev_max = settle(acc);
+            link[st] = dmax(link[st], prev_max);
+        } else { /* the priced ranks' own sends, link by link: a lower bound */
+            for (int q = 0; q < len; q++) {
+                topo_link_acc_flow(acc, 0, sf[q].rank, sf[q].peer, sf[q].w);
+            }
+            link[st] = dmax(link[st], topo_link_acc_max(acc, 0));
+        }
+        topo_link_acc_clear(acc, 0);
+    }
+    topo_link_acc_free(acc);
+    free(start);
+    free(rel);
+    free(prev);
+    free(seg);
+    return rc;
+}
+
 /* A step's price from its maxima `s1` and its busiest link's load `link`:
  * the one formula of topo_cost_steps and of its lower bound,
  * topo_cost_bound_steps (which must stay at most the price, term by
@@ -511,7 +891,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     *depthp = 0;
     int *sample = NULL;
     const int k = NULL != net ? net->price_ranks : 0;
-    if (k > 0 && (force_sampling || (k < a->size && sched_work(algo, a) > TOPO_COST_FULL_WORK))) {
+    size_t xfers0 = SIZE_MAX; /* rank 0's transfers */
+    if (k > 0 &&
+        (force_sampling || (k < a->size && sched_work(algo, a, &xfers0) > TOPO_COST_FULL_WORK))) {
         const int room = k < a->size ? k : a->size;
         if (NULL == (sample = malloc(sizeof(int) * (size_t)room))) {
             return TOPO_ENOMEM;
@@ -520,24 +902,38 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.ranks = sample;
         c.estimate = c.links;
     }
+    int probes[PROBES], np;
+    if (NULL != sample && probe_same(algo, a, &c, probes, &np)) {
+        c.ranks = probes;
+        c.nranks = np;
+    }
+    struct flows fl = {0};
+    if (c.estimate && SIZE_MAX == xfers0) {
+        sched_work(algo, a, &xfers0);
+    }
+    /* the priced ranks' sends, where they would fit (rank 0's for each) */
+    c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
     int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
     const int sampled = NULL != sample;
-    free(sample);
-    c.ranks = NULL;
     if (TOPO_OK != rc) {
+        free(sample);
+        free(fl.f);
         return rc;
     }
     if (sampled) {
         fill_idle(acc, depth);
     }
     if (c.estimate) {
-        double per_link[2 * TOPO_MAX_DIMS];
+        double per_link[2 * TOPO_MAX_DIMS] = {0};
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
         for (int st = 0; st < depth && TOPO_OK == rc; st++) {
             link[st] = acc[st].first;
             for (int d = 0; d < (TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims); d++) {
                 link[st] = dmax(link[st], acc[st].cls[d] * per_link[d]);
             }
+        }
+        if (TOPO_OK == rc && !fl.full) {
+            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, acc, depth, link);
         }
     } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
@@ -567,6 +963,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     }
     free(acc);
     free(link);
+    free(sample);
+    free(fl.f);
     if (TOPO_OK != rc) {
         free(out);
         return rc;
@@ -594,7 +992,7 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     *stepsp = NULL;
     *depthp = 0;
     if (NULL != work) {
-        const size_t w = sched_work(algo, a);
+        const size_t w = sched_work(algo, a, NULL);
         const int k = NULL != net ? net->price_ranks : 0;
         const int sampled = k > 0 && (force_sampling || (k < a->size && w > TOPO_COST_FULL_WORK));
         *work = sampled && SIZE_MAX != w ? w / (size_t)a->size * (size_t)(k < a->size ? k : a->size)

@@ -109,16 +109,28 @@ typedef struct {
      * does not generate thousands of schedules of thousands of transfers
      * (ring, pairwise, Bruck, the bandwidth-optimal Swing and Trivance:
      * O(p^2) in all).  Those are the schedules that repeat from rank to
-     * rank; the step's price is the maximum over the ranks priced.  Where
-     * links are modelled (a grid), the most loaded link of a step is then
-     * estimated, not routed: the larger of the most a priced rank puts on
-     * one of its node's links, and the average link of the busiest class
+     * rank; the step's price is the maximum over the ranks priced.  When
+     * eight of them (the sample's first four, its last, three between)
+     * price to the same terms step by step (the same 64-bit hash of
+     * them; a torus's ranks running translates of one schedule), the
+     * sample is priced on those eight.  Where links are modelled (a grid, a graph), the most loaded
+     * link of a step is the largest of: the most a priced rank puts on one
+     * of its node's links; the average link of the busiest class
      * (dimension and direction), the priced ranks' traffic scaled to the
-     * communicator.  Both are at most the routed maximum (with every
-     * rank priced), and the average is that maximum where every node
-     * sends the same pattern (a ring, a bucket); where nodes alternate
-     * directions (recursive doubling's and Swing's partners) the busiest
-     * link can carry up to twice the average. */
+     * communicator (exact where every rank sends the same coordinate
+     * offsets on a torus of one rank per node, a translate); and, where
+     * the priced ranks' sends of the step follow another pattern (the same
+     * offsets peer - rank on every rank, or on every rank of a class rank
+     * mod 2, 3 or 4, or the same XOR masks on a power of two) and cross
+     * more than one link, the routed maximum of every rank's sends, the
+     * pattern carried to every rank and routed message by message, so
+     * that routes that pile up count (shortest paths on a graph, recursive
+     * doubling's alternating directions on a torus); otherwise (or beyond 2^20
+     * sampled sends, or 8 link additions per step, transfer, range and
+     * block of the priced schedules, at least 2^20) the priced ranks' own
+     * sends routed.  Each is at most the routed maximum with every rank priced
+     * where no pattern is found, and the pattern's is that maximum where
+     * every rank follows it. */
     int price_ranks;
 } topo_cost_net_t;
 

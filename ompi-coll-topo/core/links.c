@@ -211,6 +211,26 @@ int topo_link_acc_create(const topo_topology_t *t, int size, const int *steps, i
     return TOPO_OK;
 }
 
+/* Route one message of weight w from rank r (at grid coordinates c0 on a
+ * grid) to `peer` into window slot k. */
+static void route_msg(topo_link_acc_t *acc, int k, int r, const int *c0, int peer, double w)
+{
+    const topo_topology_t *t = acc->t;
+    if (acc->grid) {
+        int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
+        memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
+        topo_topology_coords(t, topo_topology_node(t, peer), d);
+        route(acc, k, c, d, 0, w); /* no link between ranks of a node */
+    } else if (TOPO_NET_GRAPH == t->kind) {
+        route_graph(acc, k, topo_topology_node(t, r), topo_topology_node(t, peer), w);
+    } else if (t->kind == TOPO_NET_FULLMESH) {
+        add(acc, k, (size_t)r * acc->size + peer, w);
+    } else { /* star: the sender's uplink, the receiver's downlink */
+        add(acc, k, (size_t)r * 2, w);
+        add(acc, k, (size_t)peer * 2 + 1, w);
+    }
+}
+
 void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
 {
     const topo_topology_t *t = acc->t;
@@ -238,23 +258,123 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
                 o->messages++;
                 o->max_msg = w > o->max_msg ? w : o->max_msg;
                 o->max_hops = hops > o->max_hops ? hops : o->max_hops;
-                if (acc->grid) {
-                    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
-                    memcpy(c, c0, sizeof(int) * (size_t)t->ndims);
-                    topo_topology_coords(t, topo_topology_node(t, x->peer), d);
-                    route(acc, k, c, d, 0, w); /* no link between ranks of a node */
-                } else if (TOPO_NET_GRAPH == t->kind) {
-                    route_graph(acc, k, topo_topology_node(t, r), topo_topology_node(t, x->peer),
-                                w);
-                } else if (t->kind == TOPO_NET_FULLMESH) {
-                    add(acc, k, (size_t)r * acc->size + x->peer, w);
-                } else { /* star: the sender's uplink, the receiver's downlink */
-                    add(acc, k, (size_t)r * 2, w);
-                    add(acc, k, (size_t)x->peer * 2 + 1, w);
+                route_msg(acc, k, r, c0, x->peer, w);
+            }
+        }
+    }
+}
+
+void topo_link_acc_flow(topo_link_acc_t *acc, int k, int src, int dst, double w)
+{
+    int c0[TOPO_MAX_DIMS];
+    if (acc->grid) {
+        topo_topology_coords(acc->t, topo_topology_node(acc->t, src), c0);
+    }
+    route_msg(acc, k, src, c0, dst, w);
+}
+
+/* The stride of dimension `dim` in node numbers (topo_topology_rank:
+ * the last dimension varies fastest). */
+static size_t dim_stride(const topo_topology_t *t, int dim)
+{
+    size_t st = 1;
+    for (int i = dim + 1; i < t->ndims; i++) {
+        st *= (size_t)t->dims[i];
+    }
+    return st;
+}
+
+/* Mark w on the links of class (dim, dir) at positions [a, a + len) of
+ * the line through `node` (whose position in dim is 0 at `base`), as a
+ * difference: +w at a, -w at a + len (split where it wraps). */
+static void mark_span(topo_link_acc_t *acc, int k, size_t base, int dim, int dir, int a, int len,
+                      double w)
+{
+    const topo_topology_t *t = acc->t;
+    const int n = t->dims[dim];
+    const size_t st = dim_stride(t, dim);
+    double *l = &acc->load[(size_t)k * acc->nlinks];
+    if (a + len > n) { /* wraps: [a, n) and [0, a + len - n) */
+        mark_span(acc, k, base, dim, dir, a, n - a, w);
+        mark_span(acc, k, base, dim, dir, 0, a + len - n, w);
+        return;
+    }
+    l[((base + (size_t)a * st) * (size_t)t->ndims + (size_t)dim) * 2 + (size_t)dir] += w;
+    if (a + len < n) {
+        l[((base + (size_t)(a + len) * st) * (size_t)t->ndims + (size_t)dim) * 2 + (size_t)dir] -=
+            w;
+    }
+}
+
+void topo_link_acc_span(topo_link_acc_t *acc, int k, int src, int dst, double w)
+{
+    const topo_topology_t *t = acc->t;
+    int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS];
+    topo_topology_coords(t, topo_topology_node(t, src), c);
+    topo_topology_coords(t, topo_topology_node(t, dst), d);
+    for (int i = 0; i < t->ndims; i++) { /* dimension order, c moving to d */
+        const int n = t->dims[i], fwd = ((d[i] - c[i]) % n + n) % n;
+        if (0 == fwd) {
+            continue;
+        }
+        const int ci = c[i];
+        c[i] = 0;
+        const size_t base = (size_t)topo_topology_rank(t, c);
+        c[i] = d[i];
+        if (!t->periodic[i]) { /* + from ci over d - ci links, - down to d + 1 */
+            if (d[i] > ci) {
+                mark_span(acc, k, base, i, 0, ci, d[i] - ci, w);
+            } else {
+                mark_span(acc, k, base, i, 1, d[i] + 1, ci - d[i], w);
+            }
+        } else if (2 * fwd == n) { /* a tie: half each way */
+            mark_span(acc, k, base, i, 0, ci, fwd, w / 2);
+            mark_span(acc, k, base, i, 1, (ci - fwd + 1 + n) % n, fwd, w / 2);
+        } else if (2 * fwd < n) {
+            mark_span(acc, k, base, i, 0, ci, fwd, w);
+        } else { /* - over n - fwd links: from ci down to d + 1 */
+            mark_span(acc, k, base, i, 1, (d[i] + 1) % n, n - fwd, w);
+        }
+    }
+}
+
+double topo_link_acc_settle(topo_link_acc_t *acc, int k)
+{
+    const topo_topology_t *t = acc->t;
+    double *l = &acc->load[(size_t)k * acc->nlinks];
+    const size_t nodes = acc->nlinks / ((size_t)t->ndims * 2);
+    double most = 0.0;
+    for (int i = 0; i < t->ndims; i++) {
+        const size_t st = dim_stride(t, i), n = (size_t)t->dims[i];
+        for (size_t base = 0; base < nodes; base++) {
+            if (base / st % n != 0) { /* a line starts at position 0 */
+                continue;
+            }
+            for (int dir = 0; dir < 2; dir++) {
+                double run = 0.0;
+                for (size_t p = 0; p < n; p++) {
+                    double *x =
+                        &l[((base + p * st) * (size_t)t->ndims + (size_t)i) * 2 + (size_t)dir];
+                    run += *x;
+                    *x = run;
+                    most = run > most ? run : most;
                 }
             }
         }
     }
+    acc->out[k].max_load = most;
+    return most;
+}
+
+double topo_link_acc_max(const topo_link_acc_t *acc, int k)
+{
+    return acc->out[k].max_load;
+}
+
+void topo_link_acc_clear(topo_link_acc_t *acc, int k)
+{
+    memset(&acc->load[(size_t)k * acc->nlinks], 0, sizeof(double) * acc->nlinks);
+    memset(&acc->out[k], 0, sizeof(acc->out[k]));
 }
 
 void topo_link_acc_loads(const topo_link_acc_t *acc, topo_step_load_t *out)

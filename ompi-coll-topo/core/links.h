@@ -72,6 +72,22 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s);
 /* out[k] for steps[k], k < nsteps. */
 void topo_link_acc_loads(const topo_link_acc_t *acc, topo_step_load_t *out);
 void topo_link_acc_free(topo_link_acc_t *acc);
+/* One message of weight w from rank src to rank dst, routed into window
+ * slot k as topo_link_acc_add routes a send (the sampled pricing's
+ * extrapolated flows, cost.c); topo_link_acc_max: slot k's most loaded
+ * link so far; topo_link_acc_clear: slot k back to no load. */
+void topo_link_acc_flow(topo_link_acc_t *acc, int k, int src, int dst, double w);
+double topo_link_acc_max(const topo_link_acc_t *acc, int k);
+void topo_link_acc_clear(topo_link_acc_t *acc, int k);
+/* Grids (torus, mesh) without a placement: a message of weight w from
+ * rank src to rank dst routed as topo_link_acc_flow routes it, kept as
+ * one difference per dimension it crosses (O(dimensions), not O(links));
+ * topo_link_acc_settle then turns slot k's differences into loads (each
+ * line of each dimension and direction summed once) and returns its most
+ * loaded link.  Not to be mixed with the other adds of slot k between
+ * clears. */
+void topo_link_acc_span(topo_link_acc_t *acc, int k, int src, int dst, double w);
+double topo_link_acc_settle(topo_link_acc_t *acc, int k);
 
 /* Per-step loads of the schedules of all ranks (scheds[r] for r < size),
  * lanes in lockstep (step s of every lane is step s).  out has room for

@@ -111,11 +111,64 @@ START_TEST(test_size_mismatch)
 }
 END_TEST
 
+/* A grid's messages kept as differences (topo_link_acc_span, settled)
+ * load the links as routing them link by link does (topo_link_acc_flow):
+ * every pair of ranks alone, and every rank sending to rank + shift
+ * together, on tori with ties (even rings, a ring of 2) and meshes. */
+START_TEST(test_spans_are_routes)
+{
+    static const char *const grids[] = {"torus:6x5", "mesh:8x4", "torus:4x4x4", "torus:2x4x3",
+                                        "mesh:3x5"};
+    for (size_t g = 0; g < sizeof(grids) / sizeof(grids[0]); g++) {
+        const topo_topology_t t = ut_topo(grids[g]);
+        const int n = topo_topology_size(&t);
+        topo_link_acc_t *a, *b;
+        ck_assert_int_eq(topo_link_acc_create(&t, n, NULL, 1, &a), TOPO_OK);
+        ck_assert_int_eq(topo_link_acc_create(&t, n, NULL, 1, &b), TOPO_OK);
+        for (int src = 0; src < n; src++) {
+            for (int dst = 0; dst < n; dst++) {
+                /* with another message of a different weight: the
+                 * maximum tells whether they share a link */
+                for (int j = 0; j < 12; j++) {
+                    const int u = (src * 7 + j * 13) % n, v = (dst * 5 + j * 11 + 1) % n;
+                    topo_link_acc_flow(a, 0, src, dst, 0.75);
+                    topo_link_acc_span(b, 0, src, dst, 0.75);
+                    topo_link_acc_flow(a, 0, u, v, 0.5);
+                    topo_link_acc_span(b, 0, u, v, 0.5);
+                    const double want = topo_link_acc_max(a, 0);
+                    ck_assert_msg(fabs(topo_link_acc_settle(b, 0) - want) < 1e-12,
+                                  "%s: %d -> %d with %d -> %d: spans %g, routes %g", grids[g],
+                                  src, dst, u, v, topo_link_acc_max(b, 0), want);
+                    ck_assert(src == dst || want > 0.0);
+                    topo_link_acc_clear(a, 0);
+                    topo_link_acc_clear(b, 0);
+                }
+            }
+        }
+        for (int shift = 1; shift < n; shift++) {
+            for (int r = 0; r < n; r++) {
+                topo_link_acc_flow(a, 0, r, (r + shift) % n, 1.0 + r % 3);
+                topo_link_acc_span(b, 0, r, (r + shift) % n, 1.0 + r % 3);
+            }
+            const double want = topo_link_acc_max(a, 0);
+            ck_assert_msg(fabs(topo_link_acc_settle(b, 0) - want) < 1e-9 * want,
+                          "%s: shift %d: spans %g, routes %g", grids[g], shift,
+                          topo_link_acc_max(b, 0), want);
+            topo_link_acc_clear(a, 0);
+            topo_link_acc_clear(b, 0);
+        }
+        topo_link_acc_free(a);
+        topo_link_acc_free(b);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("links");
     TCase *tc = ut_tcase(s, "routing", 120);
     tcase_add_test(tc, test_ring_on_torus_is_one_hop);
+    tcase_add_test(tc, test_spans_are_routes);
     tcase_add_test(tc, test_ring_on_mesh_wraps_the_long_way);
     tcase_add_test(tc, test_recursive_doubling_congestion);
     tcase_add_test(tc, test_two_dimensions);

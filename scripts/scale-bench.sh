@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
+# The core at scale: one rank's schedule of every algorithm of the catalog
+# at N = 65,536 (torus:256x256 and a ring of 65,536: topo-plan
+# --bench-schedules, processor time and the bytes the schedule holds,
+# against 2 ms and 1 MiB), and the decision table of every primitive on
+# torus:256x256 as the component prices it (256 sampled ranks: topo-plan
+# --rules), its processor time and peak memory per process, against 50 ms
+# and 4 MiB.
+#
+#   bash scripts/scale-bench.sh [TOPO_PLAN]     (default _build/dev/tools/topo-plan)
+set -u
+plan=${1:-_build/dev/tools/topo-plan}
+[ -x "$plan" ] || { echo "scale-bench: no $plan (build first)" >&2; exit 1; }
+for t in torus:256x256 torus:65536; do
+    "$plan" --topology "$t" --bench-schedules || exit 1
+    echo
+done
+echo "decision table on torus:256x256 (topo-plan --rules, 256 ranks priced; target 50 ms, 4 MiB)"
+printf '%-15s %10s %10s\n' primitive "cpu s" "peak MiB"
+for p in allreduce reduce_scatter allgather bcast reduce alltoall barrier; do
+    if [ -x /usr/bin/time ]; then
+        r=$(/usr/bin/time -f '%U %S %M' "$plan" --topology torus:256x256 --primitive "$p" --rules 2>&1 >/dev/null | tail -1)
+        read -r u s m <<<"$r"
+        awk -v p="$p" -v u="$u" -v s="$s" -v m="$m" 'BEGIN { printf "%-15s %10.2f %10.1f\n", p, u + s, m / 1024 }'
+    else
+        TIMEFORMAT='%U %S'
+        r=$({ time "$plan" --topology torus:256x256 --primitive "$p" --rules >/dev/null; } 2>&1 | tail -1)
+        read -r u s <<<"$r"
+        awk -v p="$p" -v u="$u" -v s="$s" 'BEGIN { printf "%-15s %10.2f %10s\n", p, u + s, "-" }'
+    fi
+done
