@@ -1,0 +1,112 @@
+#!/bin/bash
+# Copyright (c) The ompi-coll-topo authors.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# simulate-report.sh SETUP CSV COMMAND NETWORK SECONDS "MINE" "OTHERS" BW
+# The Markdown of scripts/simulate.sh's section sim-SETUP of
+# docs/EVALUATION.md, from topo-sim's CSV (every topology of the setup):
+# per topology and size the fastest of the paper's baselines (OTHERS), the
+# paper's algorithm (the faster of its variants, MINE), auto's pick, its
+# regret and its gain over coll/tuned's pick; peak goodput; and the cost
+# model against the simulation.
+set -euo pipefail
+setup=$1 csv=$2 cmd=$3 network=$4 secs=$5 mine=$6 others=$7 bw=${8:-5e10}
+here=$(cd "$(dirname "$0")" && pwd)
+notes=$here/simulate-notes.md
+
+title() {
+    case $setup in
+    swing) echo "Simulated at scale: the Swing setup (De Sensi et al., 2024)" ;;
+    trivance) echo "Simulated at scale: the Trivance setup (Juerss et al., 2025)" ;;
+    bfb) echo "Simulated: BFB against ring, Swing and Trivance on graphs of 64 ranks" ;;
+    esac
+}
+
+echo "## $(title)"
+echo
+echo "Written by \`$cmd\` ($secs s on a shared, loaded 2-core machine: the"
+echo "times of simulating vary from run to run, the simulated times do not)."
+echo "\`tools/topo-sim\` replays the schedules the component runs (its generators,"
+echo "every rank; see docs/simulator.md) on $network."
+echo "Raw data: \`docs/bench/simulated/$setup.csv\`$( [ "$setup" = bfb ] || echo ", plot \`docs/bench/simulated/$setup.png\`")."
+echo "Times in microseconds, allreduce."
+echo
+
+if [ "$setup" = bfb ]; then
+    echo "| graph | M | bfb | ring | swing_bw | trivance_bw | recursive_doubling | auto (pick) | predicted/simulated, outside 0.99-1.01 |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    awk -F, 'NR > 1 {
+            k = $2 SUBSEP $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k; topo[k] = $2; size[k] = $4 }
+            t[k, $3] = $5 * 1e6; if ($3 == "auto") pick[k] = $7
+            r = $6 / $5; if (r < 0.99 || r > 1.01) off[k] = off[k] sprintf(" %s %.2f", $3, r) }
+        function h(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
+        END { for (i = 1; i <= n; i++) { k = order[i]
+                printf "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f (%s) |%s |\n", topo[k] == last ? "" : topo[k], h(size[k]),
+                    t[k, "bfb"], t[k, "ring"], t[k, "swing_bw"], t[k, "trivance_bw"], t[k, "recursive_doubling"],
+                    t[k, "auto"], pick[k], off[k] == "" ? " none" : off[k]; last = topo[k] } }' "$csv"
+    echo
+    sed -n "/^## $setup\$/,/^## /p" "$notes" | sed '1d;/^## /d'
+    exit 0
+fi
+
+echo "Columns: **fastest baseline** the fastest of $(echo "$others" | sed 's/ /, /g') at that size;"
+echo "**$(echo "$mine" | sed 's/ .*//; s/_.*//')** the faster of $(echo "$mine" | sed 's/ / and /g') (the paper reports the better"
+echo "of its latency- and bandwidth-optimal variants at each size); **gain** the fastest"
+echo "baseline's time over it (> 1: the paper's algorithm wins); **auto** coll/topo's"
+echo "decision (the cost model's pick among every allreduce that fits); **regret** auto's"
+echo "time over the fastest single algorithm simulated at that size (every one in these"
+echo "tables, 1.00: auto picked it); **tuned** the algorithm Open MPI 4.1's coll/tuned fixed"
+echo "decision picks for that size and communicator size (its ring and segmented ring as"
+echo "ring, its reduce + bcast as dbt: see \`topo-sim --help\`); **vs tuned** tuned's time"
+echo "over auto's. ring is replayed from the size of one byte per block up."
+echo
+
+for t in $(cut -d, -f2 "$csv" | sed 1d | awk '!s[$0]++'); do
+    echo "### $t"
+    echo
+    echo "| M | fastest baseline | $(echo "$mine" | sed 's/ .*//; s/_.*//') | gain | auto (pick) | regret | tuned (pick) | vs tuned |"
+    echo "|---|---|---|---|---|---|---|---|"
+    awk -F, -v t="$t" -v mine="$mine" -v others="$others" '
+        BEGIN { split(mine, M, " "); for (i in M) ism[M[i]] = 1; split(others, O, " "); for (i in O) iso[O[i]] = 1 }
+        $2 != t { next }
+        { m = $4 + 0; if (!(m in seen)) { seen[m] = 1; order[++n] = m }
+          if ($3 == "auto") { at[m] = $5; ap[m] = $7; next }
+          if ($3 == "tuned") { tt[m] = $5; tp[m] = $7; next }
+          if (!(m in bs) || $5 < bs[m]) { bs[m] = $5; bsn[m] = $3 }
+          if (($3 in iso) && (!(m in bo) || $5 < bo[m])) { bo[m] = $5; bon[m] = $3 }
+          if (($3 in ism) && (!(m in bm) || $5 < bm[m])) { bm[m] = $5; bmn[m] = $3 } }
+        function h(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
+        END { for (i = 1; i <= n; i++) { m = order[i]
+                printf "| %s | %.2f (%s) | %.2f (%s) | %.2f | %.2f (%s) | %.3f | %.2f (%s) | %.2f |\n", h(m),
+                    bo[m] * 1e6, bon[m], bm[m] * 1e6, bmn[m], bo[m] / bm[m], at[m] * 1e6, ap[m], at[m] / bs[m],
+                    tt[m] * 1e6, tp[m], tt[m] / at[m] } }' "$csv"
+    # peak goodput at the largest size: the ports' bound of an allreduce,
+    # 2 M (p - 1) / p bytes in and out of each node over its 2 D ports
+    awk -F, -v t="$t" -v bw="$bw" '
+        $2 == t && $3 == "auto" { if ($4 + 0 > m) { m = $4 + 0; a = $5 } }
+        END { s = t; sub(/^torus:/, "", s); D = split(s, d, "x"); p = 1; for (i in d) p *= d[i]
+              bound = 2 * m * (p - 1) / p / (2 * D * bw)
+              printf "\nAt the largest size auto reaches %.0f%% of the peak goodput (the ports\x27 bound, %.1f us).\n", 100 * bound / a, bound * 1e6 }' "$csv"
+    echo
+done
+
+echo "### Summary and the paper's numbers"
+echo
+sed -n "/^## $setup\$/,/^## /p" "$notes" | sed '1d;/^## /d'
+echo
+echo "### The cost model against the simulation"
+echo
+echo "Lines where the predicted time and the simulated time differ by more than 20%"
+echo "(predicted/simulated outside 0.8-1.2), of $(sed 1d "$csv" | grep -vc ',auto,\|,tuned,') simulated (algorithm, topology, size):"
+echo
+echo "| topology | algorithm | sizes | predicted/simulated |"
+echo "|---|---|---|---|"
+awk -F, 'NR > 1 && $3 != "auto" && $3 != "tuned" { r = $6 / $5; if (r < 0.8 || r > 1.2) {
+            k = $2 "|" $3; if (!(k in n)) { order[++c] = k; lo[k] = hi[k] = r; a[k] = b[k] = $4 }
+            n[k]++; if (r < lo[k]) lo[k] = r; if (r > hi[k]) hi[k] = r; b[k] = $4 } }
+    function h(x) { return x >= 1048576 ? x / 1048576 " MiB" : x >= 1024 ? x / 1024 " KiB" : x " B" }
+    END { for (i = 1; i <= c; i++) { k = order[i]; split(k, f, "|")
+            printf "| %s | %s | %d, %s to %s | %.2f to %.2f |\n", f[1], f[2], n[k], h(a[k]), h(b[k]), lo[k], hi[k] }
+          if (c == 0) print "| (none) | | | |" }' "$csv"
+echo
+sed -n "/^## $setup-model\$/,/^## /p" "$notes" | sed '1d;/^## /d'
