@@ -49,22 +49,24 @@ if [ "$setup" = bfb ]; then
     exit 0
 fi
 
-echo "Columns: **fastest baseline** the fastest of $(echo "$others" | sed 's/ /, /g') at that size;"
-echo "**$(echo "$mine" | sed 's/ .*//; s/_.*//')** the faster of $(echo "$mine" | sed 's/ / and /g') (the paper reports the better"
+short=${mine%% *} short=${short%%_*}
+echo "Columns: **fastest baseline** the fastest of ${others// /, } at that size;"
+echo "**$short** the faster of ${mine// / and } (the paper reports the better"
 echo "of its latency- and bandwidth-optimal variants at each size); **gain** the fastest"
 echo "baseline's time over it (> 1: the paper's algorithm wins); **auto** coll/topo's"
 echo "decision (the cost model's pick among every allreduce that fits); **regret** auto's"
-echo "time over the fastest single algorithm simulated at that size (every one in these"
-echo "tables, 1.00: auto picked it); **tuned** the algorithm Open MPI 4.1's coll/tuned fixed"
+echo "time over the fastest single algorithm at that size (of every allreduce that fits,"
+echo "all simulated; 1.000: auto picked it); **tuned** the algorithm Open MPI 4.1's coll/tuned fixed"
 echo "decision picks for that size and communicator size (its ring and segmented ring as"
 echo "ring, its reduce + bcast as dbt: see \`topo-sim --help\`); **vs tuned** tuned's time"
 echo "over auto's. ring is replayed from the size of one byte per block up."
 echo
 
-for t in $(cut -d, -f2 "$csv" | sed 1d | awk '!s[$0]++'); do
+sed 1d "$csv" | cut -d, -f2 | awk '!s[$0]++' >"$csv.topos"
+while read -r t; do
     echo "### $t"
     echo
-    echo "| M | fastest baseline | $(echo "$mine" | sed 's/ .*//; s/_.*//') | gain | auto (pick) | regret | tuned (pick) | vs tuned |"
+    echo "| M | fastest baseline | $short | gain | auto (pick) | regret | tuned (pick) | vs tuned |"
     echo "|---|---|---|---|---|---|---|---|"
     awk -F, -v t="$t" -v mine="$mine" -v others="$others" '
         BEGIN { split(mine, M, " "); for (i in M) ism[M[i]] = 1; split(others, O, " "); for (i in O) iso[O[i]] = 1 }
@@ -88,7 +90,8 @@ for t in $(cut -d, -f2 "$csv" | sed 1d | awk '!s[$0]++'); do
               bound = 2 * m * (p - 1) / p / (2 * D * bw)
               printf "\nAt the largest size auto reaches %.0f%% of the peak goodput (the ports\x27 bound, %.1f us).\n", 100 * bound / a, bound * 1e6 }' "$csv"
     echo
-done
+done <"$csv.topos"
+rm -f "$csv.topos"
 
 echo "### Summary and the paper's numbers"
 echo

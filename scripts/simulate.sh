@@ -3,13 +3,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # simulate.sh --setup swing|trivance|bfb|smoke [--out DIR] [--report FILE]
-#             [--topologies LIST] [--no-report]
+#             [--topologies LIST] [--no-report] [--report-only]
 #
 # The papers' setups replayed in SimGrid by tools/topo-sim (the component's
 # own schedules): writes DIR/SETUP.csv (topo-sim's CSV, every topology) and
 # DIR/SETUP.png (gnuplot, where installed), and the section sim-SETUP of
 # FILE (default docs/EVALUATION.md) through scripts/report-section.sh
 # (smoke writes no section).  DIR defaults to docs/bench/simulated.
+# --report-only: the plot and the section from the CSV already in DIR.
 #   swing     Swing (De Sensi et al., 2024): 400 Gb/s links, 100 ns per link
 #             and 300 ns per hop, allreduce 32 B to 512 MiB on the 8x8, 64x64,
 #             64x16, 128x8, 256x4 and 8x8x8 tori
@@ -23,7 +24,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-setup='' out=$root/docs/bench/simulated report=$root/docs/EVALUATION.md topos='' write=1
+only=0 setup='' out=$root/docs/bench/simulated report=$root/docs/EVALUATION.md topos='' write=1
 while [ $# -gt 0 ]; do
     case $1 in
     --setup) setup=$2; shift 2 ;;
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
     --report) report=$2; shift 2 ;;
     --topologies) topos=$2; shift 2 ;;
     --no-report) write=0; shift ;;
+    --report-only) only=1; shift ;;
     -h | --help) sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "simulate.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -76,10 +78,11 @@ mkdir -p "$out"
 csv=$out/$setup.csv
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/simulate.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-echo 'primitive,topology,algorithm,bytes,simulated_s,predicted_s,ran' >"$csv"
 t0=$(date +%s)
 n=0
-for t in $topos; do
+[ "$only" = 1 ] && topos_run='' || topos_run=$topos
+[ "$only" = 1 ] || echo 'primitive,topology,algorithm,bytes,simulated_s,predicted_s,ran' >"$csv"
+for t in $topos_run; do
     n=$((n + 1))
     if [ "$setup" = bfb ]; then
         [ -x "$graph" ] || { echo "simulate.sh: $graph not built" >&2; exit 77; }
@@ -115,7 +118,10 @@ for t in $topos; do
         echo "simulate.sh: $t ring: $(tail -n 1 "$tmp/err")" >&2
     fi
 done
-elapsed=$(($(date +%s) - t0))
+if [ "$only" = 0 ]; then
+    echo "$(($(date +%s) - t0))" >"$out/$setup.seconds"
+fi
+elapsed=$(cat "$out/$setup.seconds" 2>/dev/null || echo '?')
 echo "simulate.sh: $csv ($elapsed s)" >&2
 
 # the plot: each algorithm's time over the fastest at each size

@@ -1360,6 +1360,14 @@ int main(int argc, char **argv)
         cpu_price += c1 - c0;
         Symmetry sym;
         const bool orbits = aggregate && find_symmetry(algo, &gen, payloads, sym);
+        if (orbits) {
+            std::string per;
+            for (int d = 0; d < topo.ndims; d++) {
+                per += (d ? "x" : "") + std::to_string(sym.period[d]);
+            }
+            std::fprintf(stderr, "%s%s: %zu of %d ranks replayed (period %s)\n", show ? "\n" : "", algo->name,
+                         sym.reps.size(), p, per.c_str());
+        }
         for (size_t mi = 0; mi < payloads.size(); mi++) {
             if (!wanted[j][mi]) {
                 continue;
