@@ -49,7 +49,7 @@ if [ "$setup" = bfb ]; then
     exit 0
 fi
 
-short=${mine%% *} short=${short%%_*}
+short=${mine%% *} short=${short%%_*} short=${short^}
 echo "Columns: **fastest baseline** the fastest of ${others// /, } at that size;"
 echo "**$short** the faster of ${mine// / and } (the paper reports the better"
 echo "of its latency- and bandwidth-optimal variants at each size); **gain** the fastest"
@@ -94,6 +94,40 @@ done <"$csv.topos"
 rm -f "$csv.topos"
 
 echo "### Summary and the paper's numbers"
+echo
+echo "Per topology: the $short algorithm's largest gain over the fastest baseline (at"
+echo "which size), its smallest gain up to 8 MiB, its gain over recursive doubling at"
+echo "2 MiB, the size from which a baseline is faster at every larger size; auto's largest"
+echo "regret (at which size) and its smallest gain over tuned's pick from 1 to 4 MiB."
+echo
+echo "| topology | largest gain | smallest gain to 8 MiB | gain over recursive_doubling at 2 MiB | a baseline wins from | auto's largest regret | auto vs tuned, 1-4 MiB |"
+echo "|---|---|---|---|---|---|---|"
+awk -F, -v mine="$mine" -v others="$others" '
+    BEGIN { split(mine, M, " "); for (i in M) ism[M[i]] = 1; split(others, O, " "); for (i in O) iso[O[i]] = 1 }
+    NR == 1 { next }
+    { t = $2; m = $4 + 0; k = t SUBSEP m
+      if (!(t in tseen)) { tseen[t] = 1; tord[++nt] = t }
+      if (!(k in seen)) { seen[k] = 1; sizes[t, ++ns[t]] = m }
+      if ($3 == "auto") { at[k] = $5; next }
+      if ($3 == "tuned") { tt[k] = $5; next }
+      if ($3 == "recursive_doubling") rd[k] = $5
+      if (!(k in bs) || $5 < bs[k]) bs[k] = $5
+      if (($3 in iso) && (!(k in bo) || $5 < bo[k])) bo[k] = $5
+      if (($3 in ism) && (!(k in bm) || $5 < bm[k])) bm[k] = $5 }
+    function h(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
+    END { for (j = 1; j <= nt; j++) { t = tord[j]; n = ns[t]
+            # sizes in increasing order
+            for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (sizes[t, b] < sizes[t, a]) { x = sizes[t, a]; sizes[t, a] = sizes[t, b]; sizes[t, b] = x }
+            gmax = 0; gmin = 1e9; rmax = 0; vt = 1e9; from = "never"; g2 = "-"
+            for (i = 1; i <= n; i++) { m = sizes[t, i]; k = t SUBSEP m; g = bo[k] / bm[k]
+                if (g > gmax) { gmax = g; gm = m }
+                if (m <= 8388608 && g < gmin) gmin = g
+                if (m == 2097152 && (k in rd)) g2 = sprintf("%.2f", rd[k] / bm[k])
+                r = at[k] / bs[k]; if (r > rmax) { rmax = r; rm = m }
+                if (m >= 1048576 && m <= 4194304 && tt[k] / at[k] < vt) vt = tt[k] / at[k] }
+            for (i = n; i >= 1 && bo[t, sizes[t, i]] / bm[t, sizes[t, i]] < 1; i--) from = h(sizes[t, i])
+            printf "| %s | %.2f (%s) | %.2f | %s | %s | %.3f (%s) | %s |\n", t, gmax, h(gm), gmin, g2, from, rmax, h(rm),
+                vt < 1e9 ? sprintf("%.2f", vt) : "-" } }' "$csv"
 echo
 sed -n "/^## $setup\$/,/^## /p" "$notes" | sed '1d;/^## /d'
 echo

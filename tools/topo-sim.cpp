@@ -126,7 +126,8 @@ void usage(FILE *f)
         "  --no-aggregate     replay every rank even where the schedules are translation\n"
         "                     invariant (default: one rank per orbit, the same result)\n"
         "  --cfg=NAME:VALUE   a SimGrid setting (default network/model:CM02,\n"
-        "                     network/crosstraffic:0, network/TCP-gamma:0)\n"
+        "                     network/crosstraffic:0, network/TCP-gamma:0,\n"
+        "                     contexts/stack-size:128, contexts/guard-size:0)\n"
         "\n"
         "Modelled: every rank's schedule step by step, lanes concurrent, each message\n"
         "a fluid flow over its route with max-min fair sharing of link bandwidth\n"
@@ -1035,7 +1036,11 @@ int main(int argc, char **argv)
     static char cfg_cross[] = "--cfg=network/crosstraffic:0";
     static char cfg_tcp[] = "--cfg=network/TCP-gamma:0";
     static char log_warn[] = "--log=root.thresh:warning";
-    std::vector<char *> sargv{argv[0], cfg_model, cfg_cross, cfg_tcp, log_warn};
+    /* tens of thousands of actors: small stacks without guard pages (a
+     * guard page is a memory mapping of its own, and Linux allows 65,536) */
+    static char cfg_stack[] = "--cfg=contexts/stack-size:128";
+    static char cfg_guard[] = "--cfg=contexts/guard-size:0";
+    std::vector<char *> sargv{argv[0], cfg_model, cfg_cross, cfg_tcp, cfg_stack, cfg_guard, log_warn};
     sargv.insert(sargv.end(), argv + 1, argv + argc);
     sargv.push_back(nullptr);
     int sargc = (int)sargv.size() - 1;
