@@ -1264,44 +1264,6 @@ int main(int argc, char **argv)
     }
     double cpu_price = cpu_seconds() - cpu_start, cpu_sim = 0;
 
-    /* the platform */
-    auto *zone = new GridZone("topo-sim", &topo, p, latency, hop);
-    sim.zone = zone;
-    sim.nodes = p;
-    sim.step_overhead = step_overhead;
-    sim.msg_overhead = msg_overhead;
-    sim.gamma = gamma;
-    const int variants = zone->variants();
-    const double speed = gamma > 0 ? 1.0 / gamma : 1.0;
-    for (int v = 0; v < variants; v++) {
-        for (int n = 0; n < p; n++) {
-            std::string hn = "n" + std::to_string(n) + (v ? "v" + std::to_string(v) : "");
-            sim.hosts.push_back(zone->create_host(hn, std::vector<double>{speed})->seal());
-        }
-    }
-    /* the ports of the aggregated replay (GridZone::ports) */
-    nports = topo.kind == TOPO_NET_TORUS || topo.kind == TOPO_NET_MESH ? std::min<size_t>(16384, std::max<size_t>(1024, 4 * (size_t)p)) : 0;
-    zone->port_base = (unsigned long)sim.hosts.size();
-    for (size_t i = 0; i < nports; i++) {
-        sim.hosts.push_back(zone->create_host("port" + std::to_string(i), std::vector<double>{speed})->seal());
-    }
-    for (size_t i = 0; i < sim.hosts.size(); i++) {
-        if (sim.hosts[i]->get_netpoint()->id() != i) {
-            die(1, "SimGrid numbered host %zu %lu: the routes rely on creation order", i,
-                sim.hosts[i]->get_netpoint()->id());
-        }
-    }
-    const size_t nlinks = zone->star()                  ? (size_t)p * 2
-                          : topo.kind == TOPO_NET_GRAPH ? (size_t)topo.graph->m
-                                                        : (size_t)p * (size_t)topo.ndims * 2;
-    for (size_t k = 0; k < nlinks; k++) {
-        /* a graph's link k has its relative bandwidth times --bandwidth */
-        const double kbw = topo.kind == TOPO_NET_GRAPH ? bw * topo.graph->bw[k] : bw;
-        sg4::Link *link = zone->create_link("l" + std::to_string(k), std::vector<double>{kbw});
-        link->set_latency(0)->seal();
-        zone->links.push_back(link->get_impl());
-    }
-    zone->seal();
 
     /* every line's algorithm (auto's pick at each payload), then each
      * algorithm's simulations: its schedules are generated and checked
@@ -1343,6 +1305,76 @@ int main(int argc, char **argv)
             wanted[j][mi] = 1;
         }
     }
+    /* each algorithm's symmetry (its schedules generated and checked once
+     * for all payloads), then the platform with a port per route the
+     * aggregated replays take */
+    auto *zone = new GridZone("topo-sim", &topo, p, latency, hop);
+    sim.zone = zone;
+    std::vector<Symmetry> syms(todo.size());
+    std::vector<char> orbits(todo.size(), 0);
+    size_t ports_needed = 0;
+    for (size_t j = 0; j < todo.size(); j++) {
+        const topo_algo_t *algo = todo[j];
+        Symmetry &sym = syms[j];
+        orbits[j] = aggregate && find_symmetry(algo, &gen, payloads, sym);
+        if (!orbits[j]) {
+            continue;
+        }
+        std::string per;
+        for (int d = 0; d < topo.ndims; d++) {
+            per += (d ? "x" : "") + std::to_string(sym.period[d]);
+        }
+        std::fprintf(stderr, "%s: %zu of %d ranks replayed (period %s)\n", algo->name, sym.reps.size(), p,
+                     per.c_str());
+        std::unordered_set<uint64_t> routes;
+        size_t n = 0;
+        for (size_t i = 0; i < sym.reps.size(); i++) {
+            for (const SymXfer &x : sym.plans[i].x) {
+                if (x.send && routes.insert((uint64_t)sym.reps[i] * (uint64_t)p + (uint64_t)x.peer).second) {
+                    n += (size_t)1 << __builtin_popcount(zone->ties(sym.reps[i], x.peer));
+                }
+            }
+        }
+        ports_needed = std::max(ports_needed, n);
+    }
+
+    /* the platform */
+    sim.nodes = p;
+    sim.step_overhead = step_overhead;
+    sim.msg_overhead = msg_overhead;
+    sim.gamma = gamma;
+    const int variants = zone->variants();
+    const double speed = gamma > 0 ? 1.0 / gamma : 1.0;
+    for (int v = 0; v < variants; v++) {
+        for (int n = 0; n < p; n++) {
+            std::string hn = "n" + std::to_string(n) + (v ? "v" + std::to_string(v) : "");
+            sim.hosts.push_back(zone->create_host(hn, std::vector<double>{speed})->seal());
+        }
+    }
+    /* the ports of the aggregated replay (GridZone::ports) */
+    nports = ports_needed;
+    zone->port_base = (unsigned long)sim.hosts.size();
+    for (size_t i = 0; i < nports; i++) {
+        sim.hosts.push_back(zone->create_host("port" + std::to_string(i), std::vector<double>{speed})->seal());
+    }
+    for (size_t i = 0; i < sim.hosts.size(); i++) {
+        if (sim.hosts[i]->get_netpoint()->id() != i) {
+            die(1, "SimGrid numbered host %zu %lu: the routes rely on creation order", i,
+                sim.hosts[i]->get_netpoint()->id());
+        }
+    }
+    const size_t nlinks = zone->star()                  ? (size_t)p * 2
+                          : topo.kind == TOPO_NET_GRAPH ? (size_t)topo.graph->m
+                                                        : (size_t)p * (size_t)topo.ndims * 2;
+    for (size_t k = 0; k < nlinks; k++) {
+        /* a graph's link k has its relative bandwidth times --bandwidth */
+        const double kbw = topo.kind == TOPO_NET_GRAPH ? bw * topo.graph->bw[k] : bw;
+        sg4::Link *link = zone->create_link("l" + std::to_string(k), std::vector<double>{kbw});
+        link->set_latency(0)->seal();
+        zone->links.push_back(link->get_impl());
+    }
+    zone->seal();
+
     size_t total = 0, done = 0, aggregated = 0;
     for (const auto &w : wanted) {
         total += (size_t)std::count(w.begin(), w.end(), 1);
@@ -1363,22 +1395,13 @@ int main(int argc, char **argv)
         topo_price_free(&price);
         double c1 = cpu_seconds();
         cpu_price += c1 - c0;
-        Symmetry sym;
-        const bool orbits = aggregate && find_symmetry(algo, &gen, payloads, sym);
-        if (orbits) {
-            std::string per;
-            for (int d = 0; d < topo.ndims; d++) {
-                per += (d ? "x" : "") + std::to_string(sym.period[d]);
-            }
-            std::fprintf(stderr, "%s%s: %zu of %d ranks replayed (period %s)\n", show ? "\n" : "", algo->name,
-                         sym.reps.size(), p, per.c_str());
-        }
+        const Symmetry &sym = syms[j];
         for (size_t mi = 0; mi < payloads.size(); mi++) {
             if (!wanted[j][mi]) {
                 continue;
             }
             double t = -1;
-            if (orbits && sym.ok[mi]) {
+            if (orbits[j] && sym.ok[mi]) {
                 t = simulate_orbits(&topo, sym, mi, payloads.size());
                 aggregated += t >= 0 ? 1 : 0;
             }
