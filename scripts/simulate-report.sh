@@ -41,7 +41,8 @@ if [ "$setup" = bfb ]; then
             r = $6 / $5; if (r < 0.99 || r > 1.01) off[k] = off[k] sprintf(" %s %.2f", $3, r) }
         function h(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
         END { for (i = 1; i <= n; i++) { k = order[i]
-                printf "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f (%s) |%s |\n", topo[k] == last ? "" : topo[k], h(size[k]),
+                tn = topo[k]; gsub(";", ",", tn)
+                printf "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f (%s) |%s |\n", topo[k] == last ? "" : tn, h(size[k]),
                     t[k, "bfb"], t[k, "ring"], t[k, "swing_bw"], t[k, "trivance_bw"], t[k, "recursive_doubling"],
                     t[k, "auto"], pick[k], off[k] == "" ? " none" : off[k]; last = topo[k] } }' "$csv"
     echo

@@ -89,7 +89,7 @@ for t in $topos_run; do
         "$graph" write "$t" -o "$tmp/g$n.txt"
         # shellcheck disable=SC2086
         "$sim" --topology "graph:$tmp/g$n.txt" --algorithms "$algos,auto" --sizes "$sizes" $net \
-            --no-progress 2>"$tmp/err" | sed 1d | awk -F, -v OFS=, -v t="$t" '{ $2 = t; print }' >>"$csv" ||
+            --no-progress 2>"$tmp/err" | sed 1d | awk -F, -v OFS=, -v t="${t//,/;}" '{ $2 = t; print }' >>"$csv" ||
             { cat "$tmp/err" >&2; exit 1; }
         continue
     fi
