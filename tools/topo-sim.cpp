@@ -670,12 +670,22 @@ void shape_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r,
         die(1, "%s cannot generate rank %d's schedule (error %d)", algo->name, r, rc);
     }
     const size_t nm = ms.size();
-    std::vector<std::vector<size_t>> offs(nm, std::vector<size_t>((size_t)s.nblocks + 1));
+    /* the layouts of every payload (the same for every rank where the
+     * blocks and totals are: kept from the last rank's) */
+    static std::vector<std::vector<size_t>> offs;
+    static std::vector<size_t> alls;
+    std::vector<size_t> all(nm);
     for (size_t k = 0; k < nm; k++) {
-        const size_t all = s.mblocks > 0 && s.mblocks != s.nblocks
-                               ? (size_t)((double)ms[k] * topo_sched_block_share(&s) + 0.5) * (size_t)s.nblocks
-                               : (size_t)ms[k];
-        topo_block_layout(&s, all, nullptr, offs[k].data());
+        all[k] = s.mblocks > 0 && s.mblocks != s.nblocks
+                     ? (size_t)((double)ms[k] * topo_sched_block_share(&s) + 0.5) * (size_t)s.nblocks
+                     : (size_t)ms[k];
+    }
+    if (all != alls || offs.size() != nm || (nm > 0 && offs[0].size() != (size_t)s.nblocks + 1)) {
+        alls = all;
+        offs.assign(nm, std::vector<size_t>((size_t)s.nblocks + 1));
+        for (size_t k = 0; k < nm; k++) {
+            topo_block_layout(&s, all[k], nullptr, offs[k].data());
+        }
     }
     out.lanes.assign((size_t)s.nlanes, {});
     out.x.clear();
