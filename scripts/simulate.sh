@@ -46,7 +46,7 @@ case $setup in
 swing | smoke)
     bw=5e10 net='--bandwidth 5e10 --latency 4e-7 --hop 4e-7 --gamma 0 --exact'
     networds='400 Gb/s (5e10 B/s) per link and direction, 400 ns for the first link (100 ns of wire, 300 ns of router) and 400 ns per further hop, reductions free (--gamma 0) of an exactly associative operation such as an integer sum (--exact, so that every variant fits)'
-    others='ring bucket recursive_doubling rabenseifner'
+    others='ring bucket recursive_doubling rabenseifner recursive_doubling_mp rabenseifner_mp'
     mine='swing_lat swing_bw'
     label=Swing
     sizes=32,128,512,2k,8k,32k,128k,512k,1M,2M,4M,8M,32M,128M,512M
@@ -58,7 +58,7 @@ swing | smoke)
 trivance)
     bw=1e11 net='--bandwidth 1e11 --latency 2e-7 --hop 2e-7 --step-overhead 1.5e-6 --gamma 0 --exact'
     networds='800 Gb/s (1e11 B/s) per link and direction, 200 ns for the first link (100 ns of wire, 100 ns of router) and 200 ns per further hop, 1.5 us of software per step (--step-overhead), reductions free (--gamma 0) of an exactly associative operation such as an integer sum (--exact, so that every variant fits)'
-    others='bruck bucket recursive_doubling rabenseifner swing_lat swing_bw'
+    others='bruck bucket recursive_doubling rabenseifner recursive_doubling_mp rabenseifner_mp swing_lat swing_bw'
     mine='trivance_lat trivance_bw'
     label=Trivance
     sizes=32,128,512,2k,8k,32k,128k,512k,2M,8M,32M,128M
@@ -122,6 +122,8 @@ if [ "$only" = 0 ]; then
     echo "$(($(date +%s) - t0))" >"$out/$setup.seconds"
 fi
 elapsed=$(cat "$out/$setup.seconds" 2>/dev/null || echo '?')
+# the tori in the CSV (--report-only: whatever it holds)
+topos=$(sed 1d "$csv" | cut -d, -f2 | awk '!s[$0]++' | tr '\n' ' ')
 echo "simulate.sh: $csv ($elapsed s)" >&2
 
 # the plot: each algorithm's time over the fastest at each size
@@ -144,6 +146,7 @@ if command -v gnuplot >/dev/null 2>&1 && [ "$setup" != bfb ]; then
             echo "set title '$t'"
             plot='plot'
             for f in "$tmp"/d.*; do
+                [ -e "$f" ] || continue
                 sort -n -o "$f" "$f"
                 cp "$f" "$tmp/p$i.${f##*/d.}"
                 plot="$plot '$tmp/p$i.${f##*/d.}' using 1:2 with linespoints title '${f##*/d.}',"
