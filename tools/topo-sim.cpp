@@ -449,18 +449,24 @@ uint64_t range_bytes(const topo_sched_t *s, const std::vector<size_t> &off, int 
     return b;
 }
 
+/* Rank r's schedule of algo (the core's generator, the executor's). */
+void generate(const topo_algo_t *algo, const topo_gen_args_t *args, int r, topo_sched_t *s)
+{
+    topo_gen_args_t a = *args;
+    a.rank = r;
+    int rc = topo_algo_generate(algo, &a, s);
+    if (TOPO_OK != rc) {
+        die(1, "%s cannot generate rank %d's schedule (error %d)", algo->name, r, rc);
+    }
+}
+
 /* Generate rank r's schedule of algo for a payload of m bytes and keep
  * what the replay needs. */
 void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint64_t m,
                RankPlan &out)
 {
-    topo_gen_args_t a = *args;
-    a.rank = r;
     topo_sched_t s;
-    int rc = topo_algo_generate(algo, &a, &s);
-    if (TOPO_OK != rc) {
-        die(1, "%s cannot generate rank %d's schedule (error %d)", algo->name, r, rc);
-    }
+    generate(algo, args, r, &s);
     /* blocks of M / mblocks bytes, as topo-plan --dump lays them out: M is
      * the payload (alltoall: one rank's send buffer) */
     const size_t all = s.mblocks > 0 && s.mblocks != s.nblocks
@@ -521,6 +527,24 @@ uint64_t flow_bytes(uint64_t bytes, int nf, int f)
     return bytes / (uint64_t)nf + ((uint64_t)f < bytes % (uint64_t)nf ? 1 : 0);
 }
 
+/* A step's software costs, before it posts its messages (none where the
+ * rank transfers nothing in it). */
+void step_overhead(int msgs)
+{
+    const double o = msgs > 0 ? sim.step_overhead + sim.msg_overhead * msgs : 0;
+    if (o > 0) {
+        sg4::this_actor::sleep_for(o);
+    }
+}
+
+/* The reduction after a step: one flop per byte on the rank's core. */
+void reduce(uint64_t bytes)
+{
+    if (bytes > 0 && sim.gamma > 0) {
+        sg4::this_actor::execute((double)bytes);
+    }
+}
+
 /* Eager messages: a mailbox with a permanent receiver starts each message
  * as soon as it is sent (SimGrid then keeps it for the receiver's get), so
  * the data flows whether or not the receiver is in that step yet.  A flow
@@ -535,12 +559,7 @@ void run_lane(int rank, int lane)
     std::vector<void *> got;
     for (size_t k = 0; k < l.steps.size(); k++) {
         const Step &st = l.steps[k];
-        if (st.msgs > 0) {
-            const double o = sim.step_overhead + sim.msg_overhead * st.msgs;
-            if (o > 0) {
-                sg4::this_actor::sleep_for(o);
-            }
-        }
+        step_overhead(st.msgs);
         comms.clear();
         helpers.clear();
         for (size_t i = 0; i < st.nsend; i++) {
@@ -582,9 +601,7 @@ void run_lane(int rank, int lane)
         for (const sg4::ActorPtr &h : helpers) {
             h->join();
         }
-        if (st.reduced > 0 && sim.gamma > 0) {
-            sg4::this_actor::execute((double)st.reduced);
-        }
+        reduce(st.reduced);
     }
     sim.finished++;
 }
@@ -662,13 +679,8 @@ struct ShapePlan {
 void shape_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r,
                 const std::vector<uint64_t> &ms, ShapePlan &out)
 {
-    topo_gen_args_t a = *args;
-    a.rank = r;
     topo_sched_t s;
-    int rc = topo_algo_generate(algo, &a, &s);
-    if (TOPO_OK != rc) {
-        die(1, "%s cannot generate rank %d's schedule (error %d)", algo->name, r, rc);
-    }
+    generate(algo, args, r, &s);
     const size_t nm = ms.size();
     /* the layouts of every payload (the same for every rank where the
      * blocks and totals are: kept from the last rank's) */
@@ -885,12 +897,7 @@ void run_orbit_lane(size_t i, int lane)
     std::vector<sg4::CommPtr> comms;
     std::vector<sg4::Semaphore *> signal;
     for (const SStep &st : R.lanes[(size_t)lane]) {
-        if (st.msgs > 0) {
-            const double o = sim.step_overhead + sim.msg_overhead * st.msgs;
-            if (o > 0) {
-                sg4::this_actor::sleep_for(o);
-            }
-        }
+        step_overhead(st.msgs);
         comms.clear();
         signal.clear();
         for (size_t k = st.s0; k < st.s0 + st.ns; k++) {
@@ -911,9 +918,7 @@ void run_orbit_lane(size_t i, int lane)
                 R.recvs[k].arrived->acquire();
             }
         }
-        if (st.reduced > 0 && sim.gamma > 0) {
-            sg4::this_actor::execute((double)st.reduced);
-        }
+        reduce(st.reduced);
     }
     sim.finished++;
 }
@@ -1065,7 +1070,7 @@ int main(int argc, char **argv)
     double step_overhead = 0, msg_overhead = 0;
     long root = 0, price_ranks = 256;
     int opclass = TOPO_OP_COMMUTATIVE, show = isatty(2) ? 1 : 0;
-    bool aggregate = true, list_only = false;
+    int aggregate = 1, list_only = 0;
     for (int i = 1; i < sargc; i++) {
         const char *opt = argv[i], *val = nullptr;
         std::string name;
@@ -1075,28 +1080,21 @@ int main(int argc, char **argv)
             opt = name.c_str();
             val = eq + 1;
         }
-        if (0 == std::strcmp(opt, "--non-commutative")) {
-            opclass = TOPO_OP_ORDERED;
-            continue;
+        /* the options without a value: each sets a variable */
+        const struct {
+            const char *name;
+            int *to, value;
+        } flags[] = {{"--non-commutative", &opclass, TOPO_OP_ORDERED}, {"--exact", &opclass, TOPO_OP_EXACT},
+                     {"--progress", &show, 1},           {"--no-progress", &show, 0},
+                     {"--list-algorithms", &list_only, 1}, {"--no-aggregate", &aggregate, 0}};
+        bool flag = false;
+        for (const auto &f : flags) {
+            if (0 == std::strcmp(opt, f.name)) {
+                *f.to = f.value;
+                flag = true;
+            }
         }
-        if (0 == std::strcmp(opt, "--exact")) {
-            opclass = TOPO_OP_EXACT;
-            continue;
-        }
-        if (0 == std::strcmp(opt, "--progress")) {
-            show = 1;
-            continue;
-        }
-        if (0 == std::strcmp(opt, "--no-progress")) {
-            show = 0;
-            continue;
-        }
-        if (0 == std::strcmp(opt, "--list-algorithms")) {
-            list_only = true;
-            continue;
-        }
-        if (0 == std::strcmp(opt, "--no-aggregate")) {
-            aggregate = false;
+        if (flag) {
             continue;
         }
         static const char *const with_value[] = {
