@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # simulate.sh --setup swing|trivance|bfb|smoke [--out DIR] [--report FILE]
-#             [--topologies LIST] [--no-report] [--report-only]
+#             [--topologies LIST] [--skip ALGORITHMS] [--no-report] [--report-only]
 #
 # The papers' setups replayed in SimGrid by tools/topo-sim (the component's
 # own schedules): writes DIR/SETUP.csv (topo-sim's CSV, every topology) and
@@ -11,6 +11,7 @@
 # FILE (default docs/EVALUATION.md) through scripts/report-section.sh
 # (smoke writes no section).  DIR defaults to docs/bench/simulated.
 # --report-only: the plot and the section from the CSV already in DIR.
+# --skip 'A B': leave those algorithms out of "every allreduce that fits".
 #   swing     Swing (De Sensi et al., 2024): 400 Gb/s links, 100 ns per link
 #             and 300 ns per hop, allreduce 32 B to 512 MiB on the 8x8, 64x64,
 #             64x16, 128x8, 256x4 and 8x8x8 tori
@@ -24,7 +25,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-only=0 setup='' out=$root/docs/bench/simulated report=$root/docs/EVALUATION.md topos='' write=1
+skip='' only=0 setup='' out=$root/docs/bench/simulated report=$root/docs/EVALUATION.md topos='' write=1
 while [ $# -gt 0 ]; do
     case $1 in
     --setup) setup=$2; shift 2 ;;
@@ -33,6 +34,7 @@ while [ $# -gt 0 ]; do
     --topologies) topos=$2; shift 2 ;;
     --no-report) write=0; shift ;;
     --report-only) only=1; shift ;;
+    --skip) skip=$2; shift 2 ;;
     -h | --help) sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "simulate.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -106,7 +108,7 @@ for t in $topos_run; do
     # every allreduce that fits (auto's candidates: its regret is against
     # the best of them), ring apart
     # shellcheck disable=SC2086
-    list=$("$sim" --topology "$t" $net --list-algorithms | grep -vx ring | paste -sd, -)
+    list=$("$sim" --topology "$t" $net --list-algorithms | grep -vxF -e ring ${skip:+$(printf -- ' -e %s' $skip)} | paste -sd, -)
     # shellcheck disable=SC2086
     "$sim" --topology "$t" --algorithms "$list,auto,tuned" --sizes "$sizes" $net --no-progress \
         2>"$tmp/err" | sed 1d >>"$csv" || { cat "$tmp/err" >&2; exit 1; }
