@@ -27,6 +27,12 @@
  * ended, then reduce (an execution of one flop per reduced byte on a host
  * of 1 / gamma flop/s: the lanes of a rank share its core).
  *
+ * Where every rank's schedule is its representative's moved by a
+ * translation of the torus (checked rank by rank and payload by payload:
+ * find_symmetry), only the representatives are replayed, each flow over
+ * its full route with every link replaced by its orbit's representative
+ * (simulate_orbits: exact, see "the aggregated replay" below).
+ *
  * The prediction is the core's price (decision.h: topo_price_build) with
  * alpha = latency + step overhead, beta = 1 / bandwidth, hop, gamma and
  * msg_overhead as given, copies free and no protocol switch; `auto` is the
