@@ -102,7 +102,7 @@ for t in $topos_run; do
     # messages per rank on 4,096 ranks are empty and the rest break the
     # symmetry that makes the replay fast)
     ringsizes=$(echo "$sizes" | tr , '\n' | while read -r s; do
-        b=$(echo "$s" | sed 's/k$/*1024/; s/M$/*1048576/' | bc)
+        case $s in *k) b=$((${s%k} * 1024)) ;; *M) b=$((${s%M} * 1048576)) ;; *) b=$s ;; esac
         [ "$b" -ge "$p" ] && echo "$s"
     done | paste -sd, -)
     # every allreduce that fits (auto's candidates: its regret is against

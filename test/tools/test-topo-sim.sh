@@ -168,6 +168,17 @@ run tunedbig 0 --topology torus:64x64 --algorithms tuned --sizes 1k --list-algor
 grep -qx dbt "$tmp/tunedbig.out" || fail "--list-algorithms: $(cat "$tmp/tunedbig.out")"
 run tunednc 2 --topology torus:8x8 --algorithms tuned --non-commutative
 
+# scripts/simulate.sh's smoke setup (the Swing setup's network on the 8x8
+# torus, four sizes): every algorithm that fits, auto and tuned at each
+# size, and auto the fastest of them (the model prices these symmetric
+# schedules exactly)
+TOPO_SIM=$sim bash "$here/../../scripts/simulate.sh" --setup smoke --out "$tmp/smoke" >"$tmp/smoke.log" 2>&1 ||
+    fail "simulate.sh --setup smoke: $(cat "$tmp/smoke.log")"
+awk -F, 'NR > 1 { n[$4]++; if ($3 == "auto") a[$4] = $5; else if ($3 != "tuned" && (!($4 in b) || $5 < b[$4])) b[$4] = $5 }
+    END { for (m in n) { k++; if (a[m] > 1.000001 * b[m]) { print "auto at " m ": " a[m] " > " b[m]; bad = 1 } }
+          if (k != 4) { print k " sizes"; bad = 1 }; exit bad }' "$tmp/smoke/smoke.csv" >"$tmp/smoke.txt" ||
+    fail "simulate.sh --setup smoke: $(cat "$tmp/smoke.txt")"
+
 # no leaks, no memory errors (where valgrind is installed): ties, a
 # reduction, auto, and a barrier
 if command -v valgrind >/dev/null 2>&1; then
