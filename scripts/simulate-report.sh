@@ -59,7 +59,7 @@ echo "decision (the cost model's pick among every allreduce that fits); **regret
 echo "time over the fastest single algorithm at that size (of every allreduce that fits,"
 echo "all simulated; 1.000: auto picked it); **tuned** the algorithm Open MPI 4.1's coll/tuned fixed"
 echo "decision picks for that size and communicator size (its ring and segmented ring as"
-echo "ring, its reduce + bcast as dbt: see \`topo-sim --help\`); **vs tuned** tuned's time"
+echo "ring, its reduce + bcast as recursive doubling: see docs/simulator.md); **vs tuned** tuned's time"
 echo "over auto's. ring is replayed from the size of one byte per block up."
 echo
 

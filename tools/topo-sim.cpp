@@ -110,8 +110,8 @@ void usage(FILE *f)
         "  --algorithms LIST  comma-separated catalog names, auto (what the decision\n"
         "                     picks for each payload), tuned (what Open MPI 4.1's coll/tuned\n"
         "                     fixed decision picks for a commutative allreduce: ring,\n"
-        "                     recursive_doubling, rabenseifner, or dbt for its reduce +\n"
-        "                     bcast) or all (every algorithm that fits); default auto\n"
+        "                     recursive_doubling (also for its reduce + bcast),\n"
+        "                     rabenseifner) or all (every algorithm that fits); default auto\n"
         "  --sizes LIST       payloads M in bytes, suffixes k, M, G (x1024); default\n"
         "                     8,1k,64k,1M,16M\n"
         "  --bandwidth BW     bytes per second of each link direction (default 1e10)\n"
@@ -209,10 +209,11 @@ std::vector<std::string> split(const std::string &list, const char *opt)
  * of m bytes, as a catalog name.  tuned's ring and segmented ring are the
  * catalog's ring (segments split each ring message; the messages and
  * steps are the ring's), its recursive doubling and Rabenseifner the
- * catalog's; its non-overlapping reduce-then-broadcast (a tree reduce to
- * rank 0, then a tree broadcast) is priced here as the catalog's dbt (two
- * pipelined binary trees reducing and broadcasting at once), which is no
- * slower, so a gain over it understates the gain over tuned. */
+ * catalog's; its non-overlapping reduce-then-broadcast (a binomial reduce
+ * to rank 0, then a binomial broadcast: 2 log2 p steps of the whole
+ * vector), which it picks below 2 KiB to 128 KiB on 128 ranks or more,
+ * is taken as recursive doubling (log2 p steps of the whole vector), no
+ * slower at those sizes: a gain over it understates the gain over tuned. */
 const char *tuned_allreduce(int p, uint64_t m)
 {
     enum { RING, RD, RAB, TREES };
@@ -238,7 +239,7 @@ const char *tuned_allreduce(int p, uint64_t m)
         {4096, {{2048, TREES}, {4096, RING}, {16384, RD}, {ALL, RAB}}},
         {INT32_MAX, {{2048, TREES}, {16384, RING}, {32768, RD}, {ALL, RAB}}},
     };
-    static const char *const names[] = {"ring", "recursive_doubling", "rabenseifner", "dbt"};
+    static const char *const names[] = {"ring", "recursive_doubling", "rabenseifner", "recursive_doubling"};
     for (const Band &b : bands) {
         if (p < b.below) {
             for (const Cut &c : b.cuts) {

@@ -160,12 +160,15 @@ done
 
 # tuned: Open MPI 4.1's fixed allreduce decision on 64 ranks (recursive
 # doubling below 256 KiB, Rabenseifner from there) and on 4,096 (its
-# reduce + bcast below 2 KiB, here dbt)
+# reduce + bcast below 2 KiB, taken as recursive doubling)
 run tuned 0 --topology torus:8x8 --algorithms tuned --sizes 32,255k,256k
 [ "$(sed 1d "$tmp/tuned.out" | cut -d, -f7 | paste -sd' ')" = "recursive_doubling recursive_doubling rabenseifner" ] ||
     fail "tuned on 64 ranks: $(cat "$tmp/tuned.out")"
 run tunedbig 0 --topology torus:64x64 --algorithms tuned --sizes 1k --list-algorithms
 grep -qx dbt "$tmp/tunedbig.out" || fail "--list-algorithms: $(cat "$tmp/tunedbig.out")"
+run tunedrd 0 --topology torus:16x16 --algorithms tuned --sizes 4095,4k,1M --gamma 0
+[ "$(sed 1d "$tmp/tunedrd.out" | cut -d, -f7 | paste -sd' ')" = "recursive_doubling rabenseifner rabenseifner" ] ||
+    fail "tuned on 256 ranks: $(cat "$tmp/tunedrd.out")"
 run tunednc 2 --topology torus:8x8 --algorithms tuned --non-commutative
 
 # scripts/simulate.sh's smoke setup (the Swing setup's network on the 8x8
