@@ -159,7 +159,7 @@ echo
 echo "Lines where the predicted time and the simulated time differ by more than 20%"
 echo "(predicted/simulated outside 0.8-1.2), of $(sed 1d "$csv" | grep -vc ',auto,\|,tuned,') simulated (algorithm, topology, size):"
 echo
-echo "| topology | algorithm | sizes | predicted/simulated |"
+echo "| topology | algorithm | sizes (how many, from, to) | predicted/simulated |"
 echo "|---|---|---|---|"
 awk -F, 'NR > 1 && $3 != "auto" && $3 != "tuned" { r = $6 / $5; if (r < 0.8 || r > 1.2) {
             k = $2 "|" $3; if (!(k in n)) { order[++c] = k; lo[k] = hi[k] = r; a[k] = b[k] = $4 }
