@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # simulate.sh --setup swing|trivance|bfb|smoke [--out DIR] [--report FILE]
-#             [--topologies LIST] [--skip ALGORITHMS] [--no-report] [--report-only]
+#             [--topologies LIST] [--sizes LIST] [--skip ALGORITHMS] [--no-report]
+#             [--report-only]
 #
 # The papers' setups replayed in SimGrid by tools/topo-sim (the component's
 # own schedules): writes DIR/SETUP.csv (topo-sim's CSV, every topology) and
@@ -25,7 +26,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-skip='' only=0 setup='' out=$root/docs/bench/simulated report=$root/docs/EVALUATION.md topos='' write=1
+only_sizes='' skip='' only=0 setup='' out=$root/docs/bench/simulated report=$root/docs/EVALUATION.md topos='' write=1
 while [ $# -gt 0 ]; do
     case $1 in
     --setup) setup=$2; shift 2 ;;
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
     --no-report) write=0; shift ;;
     --report-only) only=1; shift ;;
     --skip) skip=$2; shift 2 ;;
+    --sizes) only_sizes=$2; shift 2 ;;
     -h | --help) sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "simulate.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -76,6 +78,7 @@ bfb)
 *) echo "usage: simulate.sh --setup swing|trivance|bfb|smoke [--out DIR] [--report FILE]" >&2; exit 2 ;;
 esac
 topos=${topos:-$all_topos}
+sizes=${only_sizes:-$sizes}
 mkdir -p "$out"
 csv=$out/$setup.csv
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/simulate.XXXXXX")
