@@ -24,7 +24,7 @@ title() {
 
 echo "## $(title)"
 echo
-echo "Written by \`$cmd\` ($secs s on a shared, loaded 2-core machine: the"
+echo "Written by \`$cmd\` ($( [ "$secs" = "?" ] && echo "run in parts, its time not recorded" || echo "$secs s"); a shared, loaded 2-core machine: the"
 echo "times of simulating vary from run to run, the simulated times do not)."
 echo "\`tools/topo-sim\` replays the schedules the component runs (its generators,"
 echo "every rank; see docs/simulator.md) on $network."
