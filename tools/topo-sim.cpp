@@ -27,6 +27,12 @@
  * ended, then reduce (an execution of one flop per reduced byte on a host
  * of 1 / gamma flop/s: the lanes of a rank share its core).
  *
+ * Where every rank's schedule is its representative's moved by a
+ * translation of the torus (checked rank by rank and payload by payload:
+ * find_symmetry), only the representatives are replayed, each flow over
+ * its full route with every link replaced by its orbit's representative
+ * (simulate_orbits: exact, see "the aggregated replay" below).
+ *
  * The prediction is the core's price (decision.h: topo_price_build) with
  * alpha = latency + step overhead, beta = 1 / bandwidth, hop, gamma and
  * msg_overhead as given, copies free and no protocol switch; `auto` is the
@@ -87,7 +93,8 @@ void usage(FILE *f)
         "usage: %s --topology T [--primitive P] [--algorithms LIST] [--sizes LIST]\n"
         "       [--bandwidth BW] [--latency L] [--hop H] [--step-overhead O]\n"
         "       [--msg-overhead O] [--gamma G] [--root R] [--non-commutative | --exact]\n"
-        "       [--price-ranks K] [--progress | --no-progress] [--cfg=SIMGRID_OPTION ...]\n"
+        "       [--price-ranks K] [--progress | --no-progress] [--no-aggregate]\n"
+        "       [--list-algorithms] [--cfg=SIMGRID_OPTION ...]\n"
         "\n"
         "Replays the schedules coll/topo runs (the core's generators, every rank) in the\n"
         "SimGrid simulator and prints one CSV line per algorithm and payload:\n"
@@ -101,8 +108,10 @@ void usage(FILE *f)
         "  --primitive P      allreduce (default), reduce_scatter, allgather, bcast,\n"
         "                     reduce, alltoall, barrier\n"
         "  --algorithms LIST  comma-separated catalog names, auto (what the decision\n"
-        "                     picks for each payload) or all (every algorithm that fits);\n"
-        "                     default auto\n"
+        "                     picks for each payload), tuned (what Open MPI 4.1's coll/tuned\n"
+        "                     fixed decision picks for a commutative allreduce: ring,\n"
+        "                     recursive_doubling (also for its reduce + bcast),\n"
+        "                     rabenseifner) or all (every algorithm that fits); default auto\n"
         "  --sizes LIST       payloads M in bytes, suffixes k, M, G (x1024); default\n"
         "                     8,1k,64k,1M,16M\n"
         "  --bandwidth BW     bytes per second of each link direction (default 1e10)\n"
@@ -119,8 +128,12 @@ void usage(FILE *f)
         "                     associative (default: a floating-point sum), as topo-plan\n"
         "  --price-ranks K    as topo-plan's (default 256; 0: every rank priced)\n"
         "  --progress         a progress bar on stderr (default when stderr is a terminal)\n"
+        "  --list-algorithms  print the algorithms that fit (all's list) and exit\n"
+        "  --no-aggregate     replay every rank even where the schedules are translation\n"
+        "                     invariant (default: one rank per orbit, the same result)\n"
         "  --cfg=NAME:VALUE   a SimGrid setting (default network/model:CM02,\n"
-        "                     network/crosstraffic:0, network/TCP-gamma:0)\n"
+        "                     network/crosstraffic:0, network/TCP-gamma:0,\n"
+        "                     contexts/stack-size:128, contexts/guard-size:0)\n"
         "\n"
         "Modelled: every rank's schedule step by step, lanes concurrent, each message\n"
         "a fluid flow over its route with max-min fair sharing of link bandwidth\n"
@@ -189,6 +202,56 @@ std::vector<std::string> split(const std::string &list, const char *opt)
     return out;
 }
 
+/* --- coll/tuned's choice -------------------------------------------------- */
+
+/* The allreduce that Open MPI 4.1's coll/tuned picks by its fixed decision
+ * for a commutative operation on a communicator of p ranks and a payload
+ * of m bytes, as a catalog name.  tuned's ring and segmented ring are the
+ * catalog's ring (segments split each ring message; the messages and
+ * steps are the ring's), its recursive doubling and Rabenseifner the
+ * catalog's; its non-overlapping reduce-then-broadcast (a binomial reduce
+ * to rank 0, then a binomial broadcast: 2 log2 p steps of the whole
+ * vector), which it picks below 2 KiB to 128 KiB on 128 ranks or more,
+ * is taken as recursive doubling (log2 p steps of the whole vector), no
+ * slower at those sizes: a gain over it understates the gain over tuned. */
+const char *tuned_allreduce(int p, uint64_t m)
+{
+    enum { RING, RD, RAB, TREES };
+    struct Cut {
+        uint64_t below; /* payloads below this many bytes ... */
+        int algo;       /* ... take this one */
+    };
+    struct Band {
+        int below; /* communicators of fewer ranks */
+        Cut cuts[7];
+    };
+    static const uint64_t ALL = UINT64_MAX;
+    static const Band bands[] = {
+        {4, {{8, RING}, {4096, RD}, {8192, RING}, {16384, RD}, {262144, RING}, {ALL, RAB}}},
+        {8, {{16, RING}, {8192, RD}, {ALL, RAB}}},
+        {16, {{8192, RD}, {ALL, RAB}}},
+        {32, {{64, RING}, {4096, RD}, {ALL, RAB}}},
+        {64, {{128, RING}, {ALL, RAB}}},
+        {128, {{262144, RD}, {ALL, RAB}}},
+        {256, {{131072, TREES}, {262144, RD}, {ALL, RAB}}},
+        {512, {{4096, TREES}, {ALL, RAB}}},
+        {2048, {{2048, TREES}, {16384, RD}, {ALL, RAB}}},
+        {4096, {{2048, TREES}, {4096, RING}, {16384, RD}, {ALL, RAB}}},
+        {INT32_MAX, {{2048, TREES}, {16384, RING}, {32768, RD}, {ALL, RAB}}},
+    };
+    static const char *const names[] = {"ring", "recursive_doubling", "rabenseifner", "recursive_doubling"};
+    for (const Band &b : bands) {
+        if (p < b.below) {
+            for (const Cut &c : b.cuts) {
+                if (m < c.below) {
+                    return names[c.algo];
+                }
+            }
+        }
+    }
+    return names[RAB];
+}
+
 /* --- the network --------------------------------------------------------- */
 
 /* Hosts: node n's route variant v is host v * nodes + n (variant 0 is the
@@ -235,26 +298,47 @@ public:
     void get_local_route(const kr::NetPoint *src, const kr::NetPoint *dst, kr::Route *into,
                          double *latency) override
     {
-        const int s = (int)(src->id() % (unsigned long)nodes_);
-        const int v = (int)(src->id() / (unsigned long)nodes_);
-        const int r = (int)(dst->id() % (unsigned long)nodes_);
+        const unsigned long sid = src->id();
+        int s, v, r;
+        const std::vector<int> *orbit = nullptr;
+        if (sid >= port_base) { /* a port of the aggregated replay */
+            const Port &pt = ports[(size_t)(sid - port_base)];
+            s = pt.s;
+            v = pt.v;
+            r = pt.r;
+            orbit = &rep_of;
+        } else {
+            s = (int)(sid % (unsigned long)nodes_);
+            v = (int)(sid / (unsigned long)nodes_);
+            r = (int)(dst->id() % (unsigned long)nodes_);
+        }
         if (s == r) {
             return;
         }
+        const int hops = path(s, v, r, orbit, into->link_list_);
+        *latency += latency_ + hop_ * (hops - 1);
+    }
+
+    /* Links of the route from node s (route variant v) to node r, appended
+     * to out; orbit: null, or each node's representative, the link taken
+     * being the representative's of the same dimension and direction (a
+     * translation-invariant replay: the link stands for its whole orbit).
+     * Returns the number of links crossed. */
+    template <class L> int path(int s, int v, int r, const std::vector<int> *orbit, L &out) const
+    {
+        auto node_of = [&](size_t n) { return nullptr == orbit ? n : (size_t)(*orbit)[n]; };
         if (star_) {
-            into->link_list_.push_back(links[(size_t)s * 2]);
-            into->link_list_.push_back(links[(size_t)r * 2 + 1]);
-            *latency += latency_;
-            return;
+            out.push_back(links[node_of((size_t)s) * 2]);
+            out.push_back(links[node_of((size_t)r) * 2 + 1]);
+            return 1;
         }
         int c[TOPO_MAX_DIMS], d[TOPO_MAX_DIMS], hops = 0;
         if (nullptr != graph_) { /* shortest path, links.c's tie rule */
             for (int u = s, e; u != r; hops++) {
                 u = topo_graph_next(graph_, u, r, &e);
-                into->link_list_.push_back(links[(size_t)e]);
+                out.push_back(links[(size_t)e]);
             }
-            *latency += latency_ + hop_ * (hops - 1);
-            return;
+            return hops;
         }
         topo_topology_coords(t_, s, c);
         topo_topology_coords(t_, r, d);
@@ -277,14 +361,23 @@ public:
                 steps = std::abs(d[i] - c[i]);
             }
             for (int j = 0; j < steps; j++) {
-                const size_t node = (size_t)topo_topology_rank(t_, c);
-                into->link_list_.push_back(links[(node * (size_t)t_->ndims + (size_t)i) * 2 + (size_t)dir]);
+                const size_t node = node_of((size_t)topo_topology_rank(t_, c));
+                out.push_back(links[(node * (size_t)t_->ndims + (size_t)i) * 2 + (size_t)dir]);
                 c[i] = (c[i] + (dir ? n - 1 : 1)) % n;
                 hops++;
             }
         }
-        *latency += latency_ + hop_ * (hops - 1);
+        return hops;
     }
+
+    /* The aggregated replay's ports: a host whose every flow goes from node
+     * s (route variant v) to node r, over the orbit links of rep_of. */
+    struct Port {
+        int s, v, r;
+    };
+    std::vector<Port> ports;
+    unsigned long port_base = ~0UL;
+    std::vector<int> rep_of;
 
 private:
     const topo_topology_t *t_;
@@ -363,18 +456,24 @@ uint64_t range_bytes(const topo_sched_t *s, const std::vector<size_t> &off, int 
     return b;
 }
 
+/* Rank r's schedule of algo (the core's generator, the executor's). */
+void generate(const topo_algo_t *algo, const topo_gen_args_t *args, int r, topo_sched_t *s)
+{
+    topo_gen_args_t a = *args;
+    a.rank = r;
+    int rc = topo_algo_generate(algo, &a, s);
+    if (TOPO_OK != rc) {
+        die(1, "%s cannot generate rank %d's schedule (error %d)", algo->name, r, rc);
+    }
+}
+
 /* Generate rank r's schedule of algo for a payload of m bytes and keep
  * what the replay needs. */
 void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint64_t m,
                RankPlan &out)
 {
-    topo_gen_args_t a = *args;
-    a.rank = r;
     topo_sched_t s;
-    int rc = topo_algo_generate(algo, &a, &s);
-    if (TOPO_OK != rc) {
-        die(1, "%s cannot generate rank %d's schedule (error %d)", algo->name, r, rc);
-    }
+    generate(algo, args, r, &s);
     /* blocks of M / mblocks bytes, as topo-plan --dump lays them out: M is
      * the payload (alltoall: one rank's send buffer) */
     const size_t all = s.mblocks > 0 && s.mblocks != s.nblocks
@@ -435,6 +534,24 @@ uint64_t flow_bytes(uint64_t bytes, int nf, int f)
     return bytes / (uint64_t)nf + ((uint64_t)f < bytes % (uint64_t)nf ? 1 : 0);
 }
 
+/* A step's software costs, before it posts its messages (none where the
+ * rank transfers nothing in it). */
+void step_overhead(int msgs)
+{
+    const double o = msgs > 0 ? sim.step_overhead + sim.msg_overhead * msgs : 0;
+    if (o > 0) {
+        sg4::this_actor::sleep_for(o);
+    }
+}
+
+/* The reduction after a step: one flop per byte on the rank's core. */
+void reduce(uint64_t bytes)
+{
+    if (bytes > 0 && sim.gamma > 0) {
+        sg4::this_actor::execute((double)bytes);
+    }
+}
+
 /* Eager messages: a mailbox with a permanent receiver starts each message
  * as soon as it is sent (SimGrid then keeps it for the receiver's get), so
  * the data flows whether or not the receiver is in that step yet.  A flow
@@ -449,12 +566,7 @@ void run_lane(int rank, int lane)
     std::vector<void *> got;
     for (size_t k = 0; k < l.steps.size(); k++) {
         const Step &st = l.steps[k];
-        if (st.msgs > 0) {
-            const double o = sim.step_overhead + sim.msg_overhead * st.msgs;
-            if (o > 0) {
-                sg4::this_actor::sleep_for(o);
-            }
-        }
+        step_overhead(st.msgs);
         comms.clear();
         helpers.clear();
         for (size_t i = 0; i < st.nsend; i++) {
@@ -496,9 +608,7 @@ void run_lane(int rank, int lane)
         for (const sg4::ActorPtr &h : helpers) {
             h->join();
         }
-        if (st.reduced > 0 && sim.gamma > 0) {
-            sg4::this_actor::execute((double)st.reduced);
-        }
+        reduce(st.reduced);
     }
     sim.finished++;
 }
@@ -541,6 +651,377 @@ double simulate(const topo_algo_t *algo, const topo_gen_args_t *args, uint64_t m
     return t;
 }
 
+/* --- the aggregated replay ----------------------------------------------- */
+
+/* Translation symmetry.  On a torus, translating every coordinate by t is
+ * an automorphism of the network (links, dimension-order routes and ties
+ * alike).  Where every rank's schedule is its representative's translated
+ * (peers moved by t, the same kinds and the same bytes in every step), the
+ * replay on all ranks is symmetric too: the max-min fair shares are unique,
+ * so translated flows get equal rates and every rank of an orbit is in the
+ * same state at every instant.  The replay then needs one rank per orbit:
+ * the representatives run their schedules, each flow goes over the route
+ * of the full network with every link replaced by its orbit's
+ * representative (the link of the same dimension and direction at the
+ * representative node), a link crossed k times by a route counting k
+ * times against its bandwidth.  That is exact: an orbit link's constraint
+ * is the same sum over the flows' orbits as any link of the orbit in the
+ * full replay.  The translations used are those of period[d] along
+ * dimension d (the smallest that rank 0's schedule admits); every rank is
+ * then checked against its representative, at every payload. */
+
+struct SymXfer {
+    int peer;
+    uint8_t send, reduce;
+};
+
+/* One rank's schedule, every non-copy transfer, bytes at every payload. */
+struct ShapePlan {
+    std::vector<std::vector<std::pair<size_t, size_t>>> lanes; /* steps: [x0, x1) */
+    std::vector<SymXfer> x;
+    std::vector<uint64_t> bytes; /* x.size() * npayloads */
+    bool sync = false;
+};
+
+void shape_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r,
+                const std::vector<uint64_t> &ms, ShapePlan &out)
+{
+    topo_sched_t s;
+    generate(algo, args, r, &s);
+    const size_t nm = ms.size();
+    /* the layouts of every payload (the same for every rank where the
+     * blocks and totals are: kept from the last rank's) */
+    static std::vector<std::vector<size_t>> offs;
+    static std::vector<size_t> alls;
+    std::vector<size_t> all(nm);
+    for (size_t k = 0; k < nm; k++) {
+        all[k] = s.mblocks > 0 && s.mblocks != s.nblocks
+                     ? (size_t)((double)ms[k] * topo_sched_block_share(&s) + 0.5) * (size_t)s.nblocks
+                     : (size_t)ms[k];
+    }
+    if (all != alls || offs.size() != nm || (nm > 0 && offs[0].size() != (size_t)s.nblocks + 1)) {
+        alls = all;
+        offs.assign(nm, std::vector<size_t>((size_t)s.nblocks + 1));
+        for (size_t k = 0; k < nm; k++) {
+            topo_block_layout(&s, all[k], nullptr, offs[k].data());
+        }
+    }
+    out.lanes.assign((size_t)s.nlanes, {});
+    out.x.clear();
+    out.bytes.clear();
+    out.sync = s.sync;
+    for (int l = 0; l < s.nlanes; l++) {
+        for (int k = 0; k < s.lanes[l].nsteps; k++) {
+            const topo_step_t *st = topo_sched_lane_step(&s, l, k);
+            const size_t x0 = out.x.size();
+            for (int i = 0; i < st->nxfers; i++) {
+                const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
+                if (x->kind == TOPO_XFER_COPY) {
+                    continue;
+                }
+                const bool reduce = x->kind == TOPO_XFER_RECV_REDUCE || x->kind == TOPO_XFER_RECV_REDUCE_POST;
+                out.x.push_back(SymXfer{x->peer, (uint8_t)(x->kind == TOPO_XFER_SEND), (uint8_t)reduce});
+                for (size_t m = 0; m < nm; m++) {
+                    out.bytes.push_back(range_bytes(&s, offs[m], x->range0, x->nranges));
+                }
+            }
+            out.lanes[(size_t)l].push_back({x0, out.x.size()});
+        }
+    }
+    topo_sched_free(&s);
+}
+
+/* Rank `rank` moved by the translation t (coordinates, modulo the dims). */
+int translate(const topo_topology_t *t, int rank, const int *by)
+{
+    int c[TOPO_MAX_DIMS];
+    topo_topology_coords(t, rank, c);
+    for (int i = 0; i < t->ndims; i++) {
+        c[i] = ((c[i] + by[i]) % t->dims[i] + t->dims[i]) % t->dims[i];
+    }
+    return topo_topology_rank(t, c);
+}
+
+/* Whether b is a translated by `by` (peers moved, kinds alike); ok[m]
+ * cleared at the payloads whose bytes differ. */
+bool same_shape(const topo_topology_t *t, const ShapePlan &a, const ShapePlan &b, const int *by,
+                std::vector<char> &ok)
+{
+    if (a.lanes.size() != b.lanes.size() || a.x.size() != b.x.size() || a.sync != b.sync) {
+        return false;
+    }
+    for (size_t l = 0; l < a.lanes.size(); l++) {
+        if (a.lanes[l] != b.lanes[l]) {
+            return false;
+        }
+    }
+    const size_t nm = ok.size();
+    for (size_t i = 0; i < a.x.size(); i++) {
+        if (a.x[i].send != b.x[i].send || a.x[i].reduce != b.x[i].reduce ||
+            translate(t, a.x[i].peer, by) != b.x[i].peer) {
+            return false;
+        }
+        for (size_t m = 0; m < nm; m++) {
+            ok[m] = ok[m] && a.bytes[i * nm + m] == b.bytes[i * nm + m];
+        }
+    }
+    return true;
+}
+
+struct Symmetry {
+    int period[TOPO_MAX_DIMS] = {0};
+    std::vector<int> reps;   /* representative ranks */
+    std::vector<int> rep_of; /* every node's representative */
+    std::vector<ShapePlan> plans; /* the representatives' */
+    std::vector<char> ok;    /* per payload: every rank its representative's translate */
+};
+
+/* Find the translations that algo's schedules admit on the torus and check
+ * every rank; false where there are none to gain from (fewer than two
+ * ranks per orbit) or a rank's steps are not its representative's. */
+bool find_symmetry(const topo_algo_t *algo, const topo_gen_args_t *args, const std::vector<uint64_t> &ms,
+                   Symmetry &sym)
+{
+    const topo_topology_t *t = args->topo;
+    const int p = args->size;
+    if (t->kind != TOPO_NET_TORUS && t->kind != TOPO_NET_MESH) {
+        return false;
+    }
+    ShapePlan zero, other;
+    shape_rank(algo, args, 0, ms, zero);
+    size_t orbits = 1;
+    for (int d = 0; d < t->ndims; d++) {
+        const int n = t->dims[d];
+        sym.period[d] = n;
+        for (int s = 1; t->periodic[d] && s < n; s++) {
+            if (n % s) {
+                continue;
+            }
+            int by[TOPO_MAX_DIMS] = {0};
+            by[d] = s;
+            std::vector<char> ok(ms.size(), 1);
+            shape_rank(algo, args, translate(t, 0, by), ms, other);
+            if (same_shape(t, zero, other, by, ok) && ok.back()) {
+                sym.period[d] = s;
+                break;
+            }
+        }
+        orbits *= (size_t)sym.period[d];
+    }
+    if (2 * orbits > (size_t)p) {
+        return false;
+    }
+    sym.rep_of.assign((size_t)p, 0);
+    std::vector<int> index((size_t)p, -1);
+    for (int r = 0; r < p; r++) {
+        int c[TOPO_MAX_DIMS];
+        topo_topology_coords(t, r, c);
+        bool rep = true;
+        for (int d = 0; d < t->ndims; d++) {
+            rep = rep && c[d] < sym.period[d];
+            c[d] %= sym.period[d];
+        }
+        sym.rep_of[(size_t)r] = topo_topology_rank(t, c);
+        if (rep) {
+            index[(size_t)r] = (int)sym.reps.size();
+            sym.reps.push_back(r);
+        }
+    }
+    sym.plans.assign(sym.reps.size(), ShapePlan());
+    for (size_t i = 0; i < sym.reps.size(); i++) {
+        shape_rank(algo, args, sym.reps[i], ms, sym.plans[i]);
+    }
+    sym.ok.assign(ms.size(), 1);
+    for (int r = 0; r < p; r++) {
+        const int q = sym.rep_of[(size_t)r];
+        if (q == r) {
+            continue;
+        }
+        int c[TOPO_MAX_DIMS], cq[TOPO_MAX_DIMS], by[TOPO_MAX_DIMS];
+        topo_topology_coords(t, r, c);
+        topo_topology_coords(t, q, cq);
+        for (int d = 0; d < t->ndims; d++) {
+            by[d] = c[d] - cq[d];
+        }
+        shape_rank(algo, args, r, ms, other);
+        if (!same_shape(t, sym.plans[(size_t)index[(size_t)q]], other, by, sym.ok)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The aggregated replay's plan of a representative at one payload. */
+struct SFlow {
+    sg4::Host *from;
+    uint64_t bytes;
+};
+struct SSend {
+    size_t f0, nf; /* into SRank::flows */
+    sg4::Host *to;
+    sg4::Semaphore *arrived; /* the receiver's */
+};
+struct SRecv {
+    int nf;
+    sg4::Semaphore *arrived;
+};
+struct SStep {
+    size_t s0, ns, r0, nr;
+    int msgs;
+    uint64_t reduced;
+};
+struct SRank {
+    std::vector<SFlow> flows;
+    std::vector<SSend> sends;
+    std::vector<SRecv> recvs;
+    std::vector<std::vector<SStep>> lanes;
+};
+
+std::vector<SRank> srank;
+std::unordered_map<uint64_t, sg4::SemaphorePtr> arrivals;
+size_t nports = 0; /* ports in the platform */
+
+/* The messages that `sender` sends to `receiver` in `lane` end by a
+ * release of this semaphore (once per flow), in the order they were sent. */
+sg4::Semaphore *arrival(int receiver, int lane, int sender)
+{
+    const uint64_t key = ((uint64_t)receiver * 64 + (uint64_t)lane) * (uint64_t)sim.nodes + (uint64_t)sender;
+    auto it = arrivals.find(key);
+    if (it == arrivals.end()) {
+        it = arrivals.emplace(key, sg4::Semaphore::create(0)).first;
+    }
+    return it->second.get();
+}
+
+/* A representative's lane: its sends are host-to-host comms from the
+ * ports (each route that of the full network), started at once (eager);
+ * the end of each is signalled to the receiving representative; the step
+ * ends when its sends have ended and the messages it receives have
+ * arrived. */
+void run_orbit_lane(size_t i, int lane)
+{
+    const SRank &R = srank[i];
+    std::vector<sg4::CommPtr> comms;
+    std::vector<sg4::Semaphore *> signal;
+    for (const SStep &st : R.lanes[(size_t)lane]) {
+        step_overhead(st.msgs);
+        comms.clear();
+        signal.clear();
+        for (size_t k = st.s0; k < st.s0 + st.ns; k++) {
+            const SSend &x = R.sends[k];
+            for (size_t f = x.f0; f < x.f0 + x.nf; f++) {
+                comms.push_back(sg4::Comm::sendto_async(R.flows[f].from, x.to, R.flows[f].bytes));
+                signal.push_back(x.arrived);
+            }
+        }
+        while (!comms.empty()) {
+            const ssize_t k = sg4::Comm::wait_any(comms);
+            signal[(size_t)k]->release();
+            comms.erase(comms.begin() + k);
+            signal.erase(signal.begin() + k);
+        }
+        for (size_t k = st.r0; k < st.r0 + st.nr; k++) {
+            for (int f = 0; f < R.recvs[k].nf; f++) {
+                R.recvs[k].arrived->acquire();
+            }
+        }
+        reduce(st.reduced);
+    }
+    sim.finished++;
+}
+
+/* Simulated seconds of one call on the representatives, payload index m;
+ * a negative value where the platform has too few ports for its routes. */
+double simulate_orbits(const topo_topology_t *t, const Symmetry &sym, size_t m, size_t nm)
+{
+    GridZone *z = sim.zone;
+    std::unordered_map<uint64_t, size_t> port_of;
+    z->rep_of = sym.rep_of;
+    z->ports.clear();
+    srank.assign(sym.reps.size(), SRank());
+    arrivals.clear();
+    for (size_t i = 0; i < sym.reps.size(); i++) {
+        const ShapePlan &P = sym.plans[i];
+        SRank &R = srank[i];
+        const int rank = sym.reps[i];
+        R.lanes.assign(P.lanes.size(), {});
+        for (size_t l = 0; l < P.lanes.size(); l++) {
+            for (const auto &se : P.lanes[l]) {
+                SStep st{R.sends.size(), 0, R.recvs.size(), 0, 0, 0};
+                for (size_t xi = se.first; xi < se.second; xi++) {
+                    const SymXfer &x = P.x[xi];
+                    const uint64_t b = P.bytes[xi * nm + m];
+                    if (0 == b && !P.sync) {
+                        continue;
+                    }
+                    st.msgs++;
+                    const unsigned ties = z->ties(rank, x.peer);
+                    const int nf = 1 << __builtin_popcount(ties);
+                    if (!x.send) {
+                        R.recvs.push_back(SRecv{nf, arrival(rank, (int)l, x.peer)});
+                        st.nr++;
+                        st.reduced += x.reduce ? b : 0;
+                        continue;
+                    }
+                    /* the receiver's representative, and this rank as the
+                     * receiver sees it (moved by the same translation) */
+                    const int q = sym.rep_of[(size_t)x.peer];
+                    int cq[TOPO_MAX_DIMS], cp[TOPO_MAX_DIMS], by[TOPO_MAX_DIMS];
+                    topo_topology_coords(t, q, cq);
+                    topo_topology_coords(t, x.peer, cp);
+                    for (int d = 0; d < t->ndims; d++) {
+                        by[d] = cq[d] - cp[d];
+                    }
+                    SSend s{R.flows.size(), 0, sim.hosts[(size_t)q], arrival(q, (int)l, translate(t, rank, by))};
+                    int f = 0;
+                    for (unsigned v = ties;; v = (v - 1) & ties) {
+                        const uint64_t key = ((uint64_t)v * (uint64_t)sim.nodes + (uint64_t)rank) * (uint64_t)sim.nodes +
+                                             (uint64_t)x.peer;
+                        auto it = port_of.find(key);
+                        if (it == port_of.end()) {
+                            if (z->ports.size() == nports) {
+                                srank.clear();
+                                arrivals.clear();
+                                return -1;
+                            }
+                            it = port_of.emplace(key, z->ports.size()).first;
+                            z->ports.push_back(GridZone::Port{rank, (int)v, x.peer});
+                        }
+                        const uint64_t part = flow_bytes(b, nf, f++);
+                        R.flows.push_back(SFlow{sim.hosts[sim.hosts.size() - nports + it->second], part > 0 ? part : 1});
+                        s.nf++;
+                        if (0 == v) {
+                            break;
+                        }
+                    }
+                    R.sends.push_back(s);
+                    st.ns++;
+                }
+                if (st.msgs > 0 || st.reduced > 0) { /* an empty step costs nothing */
+                    R.lanes[l].push_back(st);
+                }
+            }
+        }
+    }
+    const double t0 = sg4::Engine::get_clock();
+    size_t lanes = 0;
+    sim.finished = 0;
+    for (size_t i = 0; i < srank.size(); i++) {
+        for (size_t l = 0; l < srank[i].lanes.size(); l++) {
+            sg4::Actor::create("o" + std::to_string(sym.reps[i]) + "." + std::to_string(l),
+                               sim.hosts[(size_t)sym.reps[i]], run_orbit_lane, i, (int)l);
+            lanes++;
+        }
+    }
+    sg4::Engine::get_instance()->run();
+    if (sim.finished != lanes) {
+        die(1, "the aggregated replay: %zu of %zu lanes did not finish (a deadlock)", lanes - sim.finished, lanes);
+    }
+    srank.clear();
+    arrivals.clear();
+    return sg4::Engine::get_clock() - t0;
+}
+
 void progress(bool on, size_t done, size_t total, const char *what)
 {
     if (!on) {
@@ -577,7 +1058,11 @@ int main(int argc, char **argv)
     static char cfg_cross[] = "--cfg=network/crosstraffic:0";
     static char cfg_tcp[] = "--cfg=network/TCP-gamma:0";
     static char log_warn[] = "--log=root.thresh:warning";
-    std::vector<char *> sargv{argv[0], cfg_model, cfg_cross, cfg_tcp, log_warn};
+    /* tens of thousands of actors: small stacks without guard pages (a
+     * guard page is a memory mapping of its own, and Linux allows 65,536) */
+    static char cfg_stack[] = "--cfg=contexts/stack-size:128";
+    static char cfg_guard[] = "--cfg=contexts/guard-size:0";
+    std::vector<char *> sargv{argv[0], cfg_model, cfg_cross, cfg_tcp, cfg_stack, cfg_guard, log_warn};
     sargv.insert(sargv.end(), argv + 1, argv + argc);
     sargv.push_back(nullptr);
     int sargc = (int)sargv.size() - 1;
@@ -592,6 +1077,7 @@ int main(int argc, char **argv)
     double step_overhead = 0, msg_overhead = 0;
     long root = 0, price_ranks = 256;
     int opclass = TOPO_OP_COMMUTATIVE, show = isatty(2) ? 1 : 0;
+    int aggregate = 1, list_only = 0;
     for (int i = 1; i < sargc; i++) {
         const char *opt = argv[i], *val = nullptr;
         std::string name;
@@ -601,20 +1087,21 @@ int main(int argc, char **argv)
             opt = name.c_str();
             val = eq + 1;
         }
-        if (0 == std::strcmp(opt, "--non-commutative")) {
-            opclass = TOPO_OP_ORDERED;
-            continue;
+        /* the options without a value: each sets a variable */
+        const struct {
+            const char *name;
+            int *to, value;
+        } flags[] = {{"--non-commutative", &opclass, TOPO_OP_ORDERED}, {"--exact", &opclass, TOPO_OP_EXACT},
+                     {"--progress", &show, 1},           {"--no-progress", &show, 0},
+                     {"--list-algorithms", &list_only, 1}, {"--no-aggregate", &aggregate, 0}};
+        bool flag = false;
+        for (const auto &f : flags) {
+            if (0 == std::strcmp(opt, f.name)) {
+                *f.to = f.value;
+                flag = true;
+            }
         }
-        if (0 == std::strcmp(opt, "--exact")) {
-            opclass = TOPO_OP_EXACT;
-            continue;
-        }
-        if (0 == std::strcmp(opt, "--progress")) {
-            show = 1;
-            continue;
-        }
-        if (0 == std::strcmp(opt, "--no-progress")) {
-            show = 0;
+        if (flag) {
             continue;
         }
         static const char *const with_value[] = {
@@ -739,6 +1226,12 @@ int main(int argc, char **argv)
             fit.push_back(&cat[i]);
         }
     }
+    if (list_only) {
+        for (const topo_algo_t *f : fit) {
+            std::printf("%s\n", f->name);
+        }
+        return 0;
+    }
     std::vector<std::string> names;
     for (const std::string &a : split(algorithms, "--algorithms")) {
         if (a == "all") {
@@ -750,7 +1243,10 @@ int main(int argc, char **argv)
         }
     }
     for (const std::string &a : names) {
-        if (a == "auto") {
+        if (a == "tuned" && ((topo_prim_t)prim != TOPO_PRIM_ALLREDUCE || opclass == TOPO_OP_ORDERED)) {
+            die(EXIT_USAGE, "--algorithms tuned: coll/tuned's choice is modelled for a commutative allreduce only");
+        }
+        if (a == "auto" || a == "tuned") {
             continue;
         }
         const topo_algo_t *algo = topo_catalog_find((topo_prim_t)prim, a.c_str());
@@ -783,9 +1279,81 @@ int main(int argc, char **argv)
     }
     double cpu_price = cpu_seconds() - cpu_start, cpu_sim = 0;
 
-    /* the platform */
+
+    /* every line's algorithm (auto's pick at each payload), then each
+     * algorithm's simulations: its schedules are generated and checked
+     * for symmetry once for all its payloads */
+    struct Line {
+        std::string name;
+        size_t m;
+        const topo_algo_t *algo;
+    };
+    std::vector<Line> lines;
+    std::vector<const topo_algo_t *> todo;
+    std::vector<std::vector<char>> wanted; /* per todo entry, per payload */
+    for (const std::string &a : names) {
+        for (size_t mi = 0; mi < payloads.size(); mi++) {
+            const uint64_t m = payloads[mi];
+            const topo_algo_t *algo = nullptr;
+            if (a == "auto") {
+                const int k = topo_decision_lookup(&table, (size_t)m);
+                if (k < 0) {
+                    die(1, "auto: no candidate for %llu bytes", (unsigned long long)m);
+                }
+                algo = fit[(size_t)k];
+            } else if (a == "tuned") {
+                algo = topo_catalog_find((topo_prim_t)prim, tuned_allreduce(p, m));
+                char why[256];
+                if (nullptr == algo || !topo_algo_fits(algo, &gen, opclass, why, sizeof(why))) {
+                    die(EXIT_USAGE, "--algorithms tuned: %s at %llu bytes does not fit this call",
+                        tuned_allreduce(p, m), (unsigned long long)m);
+                }
+            } else {
+                algo = topo_catalog_find((topo_prim_t)prim, a.c_str());
+            }
+            lines.push_back(Line{a, mi, algo});
+            size_t j = (size_t)(std::find(todo.begin(), todo.end(), algo) - todo.begin());
+            if (j == todo.size()) {
+                todo.push_back(algo);
+                wanted.emplace_back(payloads.size(), 0);
+            }
+            wanted[j][mi] = 1;
+        }
+    }
+    /* each algorithm's symmetry (its schedules generated and checked once
+     * for all payloads), then the platform with a port per route the
+     * aggregated replays take */
     auto *zone = new GridZone("topo-sim", &topo, p, latency, hop);
     sim.zone = zone;
+    std::vector<Symmetry> syms(todo.size());
+    std::vector<char> orbits(todo.size(), 0);
+    size_t ports_needed = 0;
+    for (size_t j = 0; j < todo.size(); j++) {
+        const topo_algo_t *algo = todo[j];
+        Symmetry &sym = syms[j];
+        orbits[j] = aggregate && find_symmetry(algo, &gen, payloads, sym);
+        if (!orbits[j]) {
+            continue;
+        }
+        std::string per;
+        for (int d = 0; d < topo.ndims; d++) {
+            per += (d ? "x" : "") + std::to_string(sym.period[d]);
+        }
+        std::fprintf(stderr, "%s: %zu of %d ranks replayed (period %s)\n", algo->name, sym.reps.size(), p,
+                     per.c_str());
+        std::unordered_set<uint64_t> routes;
+        size_t n = 0;
+        for (size_t i = 0; i < sym.reps.size(); i++) {
+            for (const SymXfer &x : sym.plans[i].x) {
+                if (x.send && routes.insert((uint64_t)sym.reps[i] * (uint64_t)p + (uint64_t)x.peer).second) {
+                    n += (size_t)1 << __builtin_popcount(zone->ties(sym.reps[i], x.peer));
+                }
+            }
+        }
+        ports_needed = std::max(ports_needed, n);
+    }
+
+    /* the platform */
     sim.nodes = p;
     sim.step_overhead = step_overhead;
     sim.msg_overhead = msg_overhead;
@@ -796,6 +1364,18 @@ int main(int argc, char **argv)
         for (int n = 0; n < p; n++) {
             std::string hn = "n" + std::to_string(n) + (v ? "v" + std::to_string(v) : "");
             sim.hosts.push_back(zone->create_host(hn, std::vector<double>{speed})->seal());
+        }
+    }
+    /* the ports of the aggregated replay (GridZone::ports) */
+    nports = ports_needed;
+    zone->port_base = (unsigned long)sim.hosts.size();
+    for (size_t i = 0; i < nports; i++) {
+        sim.hosts.push_back(zone->create_host("port" + std::to_string(i), std::vector<double>{speed})->seal());
+    }
+    for (size_t i = 0; i < sim.hosts.size(); i++) {
+        if (sim.hosts[i]->get_netpoint()->id() != i) {
+            die(1, "SimGrid numbered host %zu %lu: the routes rely on creation order", i,
+                sim.hosts[i]->get_netpoint()->id());
         }
     }
     const size_t nlinks = zone->star()                  ? (size_t)p * 2
@@ -810,43 +1390,56 @@ int main(int argc, char **argv)
     }
     zone->seal();
 
-    std::printf("primitive,topology,algorithm,bytes,simulated_s,predicted_s,ran\n");
-    const size_t total = names.size() * payloads.size();
-    size_t done = 0;
-    for (const std::string &a : names) {
-        for (uint64_t m : payloads) {
-            const topo_algo_t *algo = nullptr;
-            if (a == "auto") {
-                const int k = topo_decision_lookup(&table, (size_t)m);
-                if (k < 0) {
-                    die(1, "auto: no candidate for %llu bytes", (unsigned long long)m);
-                }
-                algo = fit[(size_t)k];
-            } else {
-                algo = topo_catalog_find((topo_prim_t)prim, a.c_str());
-            }
-            progress(show, done, total, (a + " " + std::to_string(m)).c_str());
-            double c0 = cpu_seconds();
-            topo_price_t price;
-            if (TOPO_OK != topo_price_build(algo, &gen, &params, &net, &proto, &price)) {
-                die(1, "the cost model could not price %s", algo->name);
-            }
-            const double predicted = topo_price_at(&price, (size_t)m);
-            topo_price_free(&price);
-            double c1 = cpu_seconds();
-            cpu_price += c1 - c0;
-            const double t = simulate(algo, &gen, m);
-            cpu_sim += cpu_seconds() - c1;
-            std::printf("%s,%s,%s,%llu,%.9e,%.9e,%s\n", primitive, topo_name, a.c_str(),
-                        (unsigned long long)m, t, predicted, algo->name);
-            std::fflush(stdout);
-            progress(show, ++done, total, "");
-        }
+    size_t total = 0, done = 0, aggregated = 0;
+    for (const auto &w : wanted) {
+        total += (size_t)std::count(w.begin(), w.end(), 1);
     }
+    std::vector<std::vector<double>> simulated(todo.size(), std::vector<double>(payloads.size(), 0));
+    std::vector<std::vector<double>> predicted(todo.size(), std::vector<double>(payloads.size(), 0));
+    for (size_t j = 0; j < todo.size(); j++) {
+        const topo_algo_t *algo = todo[j];
+        progress(show, done, total, algo->name);
+        double c0 = cpu_seconds();
+        topo_price_t price;
+        if (TOPO_OK != topo_price_build(algo, &gen, &params, &net, &proto, &price)) {
+            die(1, "the cost model could not price %s", algo->name);
+        }
+        for (size_t mi = 0; mi < payloads.size(); mi++) {
+            predicted[j][mi] = topo_price_at(&price, (size_t)payloads[mi]);
+        }
+        topo_price_free(&price);
+        double c1 = cpu_seconds();
+        cpu_price += c1 - c0;
+        const Symmetry &sym = syms[j];
+        for (size_t mi = 0; mi < payloads.size(); mi++) {
+            if (!wanted[j][mi]) {
+                continue;
+            }
+            double t = -1;
+            if (orbits[j] && sym.ok[mi]) {
+                t = simulate_orbits(&topo, sym, mi, payloads.size());
+                aggregated += t >= 0 ? 1 : 0;
+            }
+            if (t < 0) {
+                t = simulate(algo, &gen, payloads[mi]);
+            }
+            simulated[j][mi] = t;
+            progress(show, ++done, total, algo->name);
+        }
+        cpu_sim += cpu_seconds() - c1;
+    }
+
+    std::printf("primitive,topology,algorithm,bytes,simulated_s,predicted_s,ran\n");
+    for (const Line &l : lines) {
+        const size_t j = (size_t)(std::find(todo.begin(), todo.end(), l.algo) - todo.begin());
+        std::printf("%s,%s,%s,%llu,%.9e,%.9e,%s\n", primitive, topo_name, l.name.c_str(),
+                    (unsigned long long)payloads[l.m], simulated[j][l.m], predicted[j][l.m], l.algo->name);
+    }
+    std::fflush(stdout);
     std::fprintf(stderr,
-                 "%s: %zu simulation(s) of %d ranks, %.2f s of CPU (schedules and simulation %.2f s, "
-                 "the cost model %.2f s)\n",
-                 prog, total, p, cpu_seconds() - cpu_start, cpu_sim, cpu_price);
+                 "%s: %zu simulation(s) of %d ranks (%zu on one rank per orbit), %.2f s of CPU "
+                 "(schedules and simulation %.2f s, the cost model %.2f s)\n",
+                 prog, total, p, aggregated, cpu_seconds() - cpu_start, cpu_sim, cpu_price);
     for (size_t i = 0; i < nfit; i++) {
         topo_price_free(&prices[i]);
     }
