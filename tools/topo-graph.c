@@ -287,20 +287,12 @@ static topo_graph_t *spec(const char *s)
 
 /* ---- pricing (the core's) ---- */
 
-static topo_topology_t topology_of(const topo_graph_t *g)
-{
-    topo_topology_t t;
-    memset(&t, 0, sizeof(t));
-    t.kind = TOPO_NET_GRAPH;
-    t.graph = g;
-    return t;
-}
 
 /* bfb's allgather bandwidth term (units of M, a byte per unit of time on
  * a link), every link routed; -1 where bfb does not fit. */
 static double bfb_bandwidth(const topo_graph_t *g)
 {
-    topo_topology_t t = topology_of(g);
+    topo_topology_t t = topo_topology_of_graph(g);
     topo_gen_args_t a = {TOPO_PRIM_ALLGATHER, g->n, 0, 0, &t};
     const topo_algo_t *al = topo_catalog_find(TOPO_PRIM_ALLGATHER, "bfb");
     char why[256];
@@ -667,7 +659,7 @@ static void cmd_choose(int n, int d, size_t bytes, topo_prim_t prim, const topo_
         .copy = copy, .msg_overhead = TOPO_COST_MSG_OVERHEAD, .hop = hop, .price_ranks = 0};
     int nch = 0;
     for (int i = 0; i < cs.n; i++) {
-        topo_topology_t t = topology_of(cs.c[i].g);
+        topo_topology_t t = topo_topology_of_graph(cs.c[i].g);
         topo_gen_args_t a = {prim, n, 0, 0, &t};
         int na = 0;
         char why[256];

@@ -29,6 +29,15 @@ static int fail(char *err, size_t len, const char *fmt, const char *what)
 
 static int parse_shape(const char *str, topo_topology_t *t, char *err, size_t errlen);
 
+topo_topology_t topo_topology_of_graph(const struct topo_graph *g)
+{
+    topo_topology_t t;
+    memset(&t, 0, sizeof(t));
+    t.kind = TOPO_NET_GRAPH;
+    t.graph = g;
+    return t;
+}
+
 int topo_topology_parse(const char *str, topo_topology_t *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));

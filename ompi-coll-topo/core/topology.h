@@ -53,6 +53,10 @@ typedef struct {
     const struct topo_graph *graph;
 } topo_topology_t;
 
+/* The topology of graph g (borrowed: g must outlive it), as
+ * topo_topology_parse makes it from graph:FILE. */
+topo_topology_t topo_topology_of_graph(const struct topo_graph *g);
+
 /* Parse `str`.  On error returns TOPO_EINVAL and writes a one-line reason
  * naming the offending text to err. */
 int topo_topology_parse(const char *str, topo_topology_t *t, char *err,

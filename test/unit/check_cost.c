@@ -344,9 +344,7 @@ START_TEST(test_sampled_agrees)
     topo_graph_t *g;
     char err[256];
     ck_assert_int_eq(topo_graph_kautz(64, 4, &g, err, sizeof(err)), TOPO_OK);
-    topo_topology_t tops[2] = {ut_topo("torus:16x16")};
-    tops[1].kind = TOPO_NET_GRAPH;
-    tops[1].graph = g;
+    topo_topology_t tops[2] = {ut_topo("torus:16x16"), topo_topology_of_graph(g)};
     int n, priced = 0, exact = 0;
     const topo_algo_t *cat = topo_catalog(&n);
     for (int k = 0; k < 2; k++) {

@@ -48,14 +48,6 @@ static int parse_text(const char *text, topo_topology_t *t, char *err, size_t le
     return rc;
 }
 
-static topo_topology_t of(const topo_graph_t *g)
-{
-    topo_topology_t t;
-    memset(&t, 0, sizeof(t));
-    t.kind = TOPO_NET_GRAPH;
-    t.graph = g;
-    return t;
-}
 
 START_TEST(test_graph_parse)
 {
@@ -136,7 +128,7 @@ START_TEST(test_graph_routing)
     ck_assert_int_eq(topo_graph_next(g, 0, 4, &e), 1); /* 0-1-4 and 0-3-4 and ... */
     ck_assert_int_eq(topo_graph_next(g, 0, 6, &e), 1); /* 1 - 3 = 6 */
     ck_assert_int_eq(topo_graph_next(g, 2, 6, &e), 1); /* 2-1-6, 2-3-6, 2-5-6 */
-    topo_topology_t t = of(g);
+    topo_topology_t t = topo_topology_of_graph(g);
     /* a schedule where every rank sends one block to rank + 2: each link
      * u -> u + 1 carries one message (routes u, u+1, u+2) */
     topo_sched_t sc[8];
@@ -162,7 +154,7 @@ START_TEST(test_graph_routing)
      * as fast: a message 0 -> 1 of weight w loads it w / 4 */
     const int s[] = {0, 1, 1, 2, 2, 0}, d[] = {1, 0, 2, 1, 0, 2}, bw[] = {4, 1, 1, 1, 1, 1};
     ck_assert_int_eq(topo_graph_build(3, 6, s, d, bw, "ring3", &g, err, sizeof(err)), TOPO_OK);
-    t = of(g);
+    t = topo_topology_of_graph(g);
     double first[2 * TOPO_MAX_DIMS] = {0};
     int links;
     ck_assert(topo_link_classes(&t, 0, 1, 1.0, first, NULL, &links));
@@ -378,7 +370,7 @@ static void max_loads(const topo_graph_t *g, const topo_sched_t *sc, int s0, int
  * shards per link (the bandwidth term in shards). */
 static double check_bfb(const topo_graph_t *g)
 {
-    topo_topology_t t = of(g);
+    topo_topology_t t = topo_topology_of_graph(g);
     const int p = g->n, D = g->diam;
     char msg[512];
     for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
@@ -435,7 +427,7 @@ START_TEST(test_graph_bfb_torus)
         ck_assert_msg(fabs(sum - (double)(p - 1) / d) < 1e-9, "%s: %g shards per link, not %g",
                       g->name, sum, (double)(p - 1) / d);
         /* priced from its schedule: the graph and the torus agree */
-        topo_topology_t tg = of(g);
+        topo_topology_t tg = topo_topology_of_graph(g);
         snprintf(name, sizeof(name), "torus:%dx%d", shapes[i][0], shapes[i][1]);
         topo_topology_t tt = ut_topo(name);
         for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
@@ -523,7 +515,7 @@ START_TEST(test_graph_bfb_restrictions)
     topo_graph_t *g;
     const int off[] = {1, 2, 3, 4, 5};
     ck_assert_int_eq(topo_graph_circulant(11, off, 5, &g, err, sizeof(err)), TOPO_OK);
-    topo_topology_t t = of(g);
+    topo_topology_t t = topo_topology_of_graph(g);
     const topo_algo_t *al = ut_algo(TOPO_PRIM_ALLGATHER, "bfb");
     topo_gen_args_t a = {TOPO_PRIM_ALLGATHER, 11, 0, 0, &t};
     ck_assert(!topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)));
@@ -533,7 +525,7 @@ START_TEST(test_graph_bfb_restrictions)
     topo_sched_free(&s);
     topo_graph_free(g);
     ck_assert_int_eq(topo_graph_kautz(12, 2, &g, err, sizeof(err)), TOPO_OK);
-    t = of(g);
+    t = topo_topology_of_graph(g);
     a.size = 10;
     ck_assert(!topo_algo_fits(al, &a, TOPO_OP_EXACT, why, sizeof(why)));
     ck_assert_ptr_nonnull(strstr(why, "graph topology of 10 ranks"));
