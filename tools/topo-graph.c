@@ -287,7 +287,6 @@ static topo_graph_t *spec(const char *s)
 
 /* ---- pricing (the core's) ---- */
 
-
 /* bfb's allgather bandwidth term (units of M, a byte per unit of time on
  * a link), every link routed; -1 where bfb does not fit. */
 static double bfb_bandwidth(const topo_graph_t *g)

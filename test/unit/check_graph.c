@@ -48,7 +48,6 @@ static int parse_text(const char *text, topo_topology_t *t, char *err, size_t le
     return rc;
 }
 
-
 START_TEST(test_graph_parse)
 {
     char err[256];
