@@ -165,11 +165,20 @@ typedef struct {
                         the step */
     int active;      /* some rank transfers or copies in the step */
     int intra_only;  /* it transfers, and only between ranks of one node */
+    int lane;        /* the lane (topo_cost_steps) */
 } topo_cost_step_t;
 
-/* The priced steps of `algo`: *steps (malloc'ed, the caller frees; NULL
- * when *depth is 0) gets *depth entries, one per step.  Returns TOPO_OK
- * or an error. */
+/* The priced steps of `algo`, lane by lane: *steps (malloc'ed, the caller
+ * frees; NULL when *depth is 0) gets *depth entries, the schedule's steps
+ * (its longest lane's) for lane 0, then as many for lane 1, and so on
+ * (entry lane * steps + step; a lane's steps past its end are idle and
+ * cost 0).  A lane's step holds the lane's own terms (its messages, hops,
+ * largest message, whether it transfers) and the terms it shares with the
+ * rank's other lanes as if their steps of the same index ran at once:
+ * the rank's bytes over its ports, its reduction and copies, its shared
+ * memory, and the busiest link of all lanes' messages of the step (paid
+ * by a lane that crosses the network in it).  A single lane's entries are
+ * the schedule's steps.  Returns TOPO_OK or an error. */
 int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
                     const topo_cost_net_t *net, topo_cost_step_t **steps, int *depth);
 
@@ -191,6 +200,16 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
 int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
                           const topo_cost_params_t *p, const topo_cost_net_t *net,
                           topo_cost_step_t **steps, int *depth, size_t *work);
+
+/* The price of topo_cost_steps' entries (`n` of them) as an affine
+ * function of M: each lane's latency and per-byte terms summed over its
+ * steps, and *lat and *per_byte the largest of each over the lanes.  The
+ * call takes its slowest lane's time, max over lanes of lat_l + per_byte_l
+ * * M, which is not affine: this is the least affine function at or above
+ * it for every M >= 0 (its value at M = 0 and its slope as M grows), exact
+ * where one lane has the largest of both terms (a single lane: the sum of
+ * its steps; lanes that mirror each other), above it otherwise. */
+void topo_cost_total(const topo_cost_step_t *steps, int n, double *lat, double *per_byte);
 
 /* topo_cost_affine with the network parameters (NULL: defaults). */
 int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,
