@@ -11,8 +11,11 @@
  * at once, so its time is beta * max(largest message, bytes / P) in each
  * direction, plus gamma per byte it reduces and `copy` (topo_cost_net_t)
  * per byte it copies locally; and msg_overhead per message of the rank
- * that sends and receives the most (LogP's o, paid at both ends).  Lanes
- * run in lockstep for pricing: step s of every lane forms one step.
+ * that sends and receives the most (LogP's o, paid at both ends).  Each
+ * lane is priced over its own steps and the call takes the slowest lane
+ * (cost.h): a lane's messages are its own, the rank's ports, core and
+ * shared memory and the links are shared with the rank's other lanes at
+ * the same step index.
  *
  * Contention (grid topologies of the communicator's size): no rank's bytes
  * move faster than the most loaded link they cross, so the port term is

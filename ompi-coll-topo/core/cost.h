@@ -3,7 +3,7 @@
 /*
  * The cost model: prices a schedule, derived from the schedule itself.
  *
- * Per step (in step order, lanes in lockstep) the time is
+ * Per step of a lane the time is
  *
  *   alpha                       if any rank transfers in the step
  * + hop * (H - 1)               H: the longest route of a message (links)
@@ -26,8 +26,15 @@
  * same as without contention.  On star and full mesh every message has its
  * own links (L never exceeds the port term, H = 1), and on a grid of
  * another size the placement is unknown: both cost as before, port terms
- * only.  A call costs the sum over steps.  Costs are computed by streaming
- * the schedules of all ranks, one at a time.
+ * only.  A lane costs the sum over its steps, a call its slowest lane's
+ * (lanes run on their own, as the executor runs them: a lane waits only for
+ * its own messages).  A lane's alpha, hops, S and largest message are its
+ * own; what a rank's lanes share, its ports (port_r: the larger of the
+ * lane's largest message and all the rank's bytes of the step over P), its
+ * core (reduce_r, copied_r), its shared memory and the links (L), counts
+ * every lane's traffic of the same step index, as if those steps ran at
+ * once.  Costs are computed by streaming the schedules of all ranks, one at
+ * a time.
  *
  * Placements (topology.h): a communicator placed on part of a grid, or
  * with several ranks per node, is routed node to node on the machine's
@@ -36,8 +43,9 @@
  * nodes of a switched cluster) splits its messages into the same two
  * classes: shared memory within a node, ports to the switch between nodes.
  *
- * Not modelled: pipelining across steps, and the lanes of multiport
- * schedules running out of lockstep.
+ * Not modelled: pipelining across steps; which lanes' steps actually
+ * overlap in time (shared terms pair the steps of one index); the link a
+ * lane's messages cross (a lane pays the step's busiest link).
  */
 #ifndef TOPO_COST_H
 #define TOPO_COST_H
