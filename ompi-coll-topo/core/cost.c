@@ -80,10 +80,11 @@ typedef struct {
 } rank_step_t;
 
 /* What pass 1 gathers per step of a lane, maxima over the ranks priced.
- * A lane's own terms are its messages (latency, hops, their count, its
- * largest); what the lanes of a rank share (its ports as a pool, its core,
- * its shared memory) counts all its lanes' traffic of the step, as if the
- * lanes' steps of one index ran at once. */
+ * A lane's own terms are its messages' latency, hops and largest message;
+ * what the lanes of a rank share (its ports as a pool, its core: the
+ * messages' overhead, reductions and copies; its shared memory) counts all
+ * its lanes' traffic of the step, as if the lanes' steps of one index ran
+ * at once. */
 typedef struct {
     double port_time; /* beta * port_r + gamma * reduce_r + copy * copied_r */
     double port;      /* port_r, units of M */
@@ -91,8 +92,9 @@ typedef struct {
     double reduce;    /* gamma * reduce_r + copy * copied_r: local work */
     int hops;
     int active, net, intra;
-    int busy; /* some transfer or copy */
-    int msgs; /* the most messages a rank sends and receives */
+    int busy;  /* some transfer or copy */
+    int msgs;  /* the most messages a rank sends and receives in the lane */
+    int omsgs; /* ... in all its lanes: what its core handles (msg_overhead) */
 } lane1_t;
 
 /* What pass 1 gathers per step, all lanes together: where links are
@@ -286,6 +288,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                     record(c->rec, st, s->rank, x->peer, bytes);
                 }
                 o->msgs++;
+                t.msgs++;
                 /* a peer on this rank's node: shared memory, no ports (with
                  * or without link sharing: the class is not a link) */
                 if (c->placed && x->peer != s->rank &&
@@ -368,6 +371,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
             e->net = e->net || o->net;
             e->intra = e->intra || o->intra;
             e->msgs = o->msgs > e->msgs ? o->msgs : e->msgs;
+            e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
             a->busy = 1;
         }
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
@@ -968,7 +972,7 @@ static void step_price(topo_cost_step_t *o, const lane1_t *s1, double link,
      * the two when both do */
     const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
     o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
-             msg_overhead * s1->msgs;
+             msg_overhead * s1->omsgs;
     o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
 }
 

@@ -28,10 +28,10 @@
  * another size the placement is unknown: both cost as before, port terms
  * only.  A lane costs the sum over its steps, a call its slowest lane's
  * (lanes run on their own, as the executor runs them: a lane waits only for
- * its own messages).  A lane's alpha, hops, S and largest message are its
+ * its own messages).  A lane's alpha, hops and largest message are its
  * own; what a rank's lanes share, its ports (port_r: the larger of the
  * lane's largest message and all the rank's bytes of the step over P), its
- * core (reduce_r, copied_r), its shared memory and the links (L), counts
+ * core (S, reduce_r, copied_r), its shared memory and the links (L), counts
  * every lane's traffic of the same step index, as if those steps ran at
  * once.  Costs are computed by streaming the schedules of all ranks, one at
  * a time.
@@ -157,11 +157,12 @@ int topo_cost_force_sampling(int on);
  * when k >= size, else for k; returns how many. */
 int topo_cost_sample_ranks(int size, int root, int k, int *out);
 
-/* One step of a priced schedule.  Byte terms are in units of the payload M
- * (the step's time is lat + per_byte * M). */
+/* One step of a lane of a priced schedule.  Byte terms are in units of the
+ * payload M (the step's time is lat + per_byte * M). */
 typedef struct {
     double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1)
-                        + msg_overhead * msgs */
+                        + msg_overhead * the most messages a rank sends and
+                        receives in the step, all its lanes together */
     double per_byte; /* seconds per byte of M: the bandwidth and reduction term */
     double port;     /* the busiest port of any rank, units of M */
     double msg;      /* the largest single message of any rank, units of M
@@ -170,7 +171,7 @@ typedef struct {
                         links are not modelled: see above) */
     int max_hops;    /* the longest route of a message (0: no message) */
     int msgs;        /* the most messages any rank sends and receives in
-                        the step */
+                        the step of the lane */
     int active;      /* some rank transfers or copies in the step */
     int intra_only;  /* it transfers, and only between ranks of one node */
     int lane;        /* the lane (topo_cost_steps) */

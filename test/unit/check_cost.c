@@ -499,6 +499,12 @@ START_TEST(test_lanes_as_they_run)
     topo_cost_force_sampling(old);
     ut_assert_near(lat, 2.0);
     ut_assert_near(bw, 0.5);
+    /* the message overhead is the rank's (one core posts and completes
+     * both lanes' messages): 4 messages a step, in each lane's step */
+    const topo_cost_net_t o1 = {.no_links = 1, .msg_overhead = 1.0};
+    ck_assert_int_eq(topo_cost_affine_net(&unbalanced, &a, &ut_unit, &o1, &lat, &bw), TOPO_OK);
+    ut_assert_near(lat, 2.0 * (1.0 + 4.0));
+    ut_assert_near(bw, 0.5);
     /* the lanes of a rank share its ports: with one, each lane's step
      * waits for both lanes' 4 blocks, as in lockstep */
     const topo_topology_t t1 = ut_topo("torus:4x4,ports=1");
