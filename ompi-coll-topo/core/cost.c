@@ -983,8 +983,7 @@ static int price_lanes(const p1_t *acc, const double *link, const topo_cost_para
 {
     const int depth = acc->depth, nl = acc->nlanes;
     topo_cost_step_t *out = NULL;
-    if (depth > 0 && nl > 0 &&
-        NULL == (out = malloc(sizeof(*out) * (size_t)depth * (size_t)nl))) {
+    if (depth > 0 && nl > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth * (size_t)nl))) {
         return TOPO_ENOMEM;
     }
     for (int l = 0; l < nl && depth > 0; l++) {

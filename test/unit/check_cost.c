@@ -535,8 +535,8 @@ START_TEST(test_lanes_as_they_run)
     ck_assert_int_eq(pr.depth, 2);
     ck_assert_int_eq(pr.msg_steps, 2);
     /* the bound from rank 0 alone: every rank is alike here */
-    ck_assert_int_eq(
-        topo_price_bound(&unbalanced, &a, &ut_unit, &ut_ports_only, &proto, &lb, NULL), TOPO_OK);
+    ck_assert_int_eq(topo_price_bound(&unbalanced, &a, &ut_unit, &ut_ports_only, &proto, &lb, NULL),
+                     TOPO_OK);
     for (size_t m = 0; m < 20; m++) {
         ck_assert(topo_price_at(&lb, m) <= topo_price_at(&pr, m));
         ut_assert_near(topo_price_at(&lb, m), topo_price_at(&pr, m));
