@@ -685,12 +685,12 @@ static int dump(const plan_t *pl, const char *name, int only)
     const int lsteps = cdepth / nlanes;
     for (int s = 0; s < depth; s++) {
         printf("step %d", s);
-        for (int l = 0; TOPO_OK == crc && s < lsteps && l < nlanes; l++) {
+        for (int l = 0, shown = 0; TOPO_OK == crc && s < lsteps && l < nlanes; l++) {
             const topo_cost_step_t *e = &st[l * lsteps + s];
             if (nlanes > 1 && !e->active && 0.0 == e->lat + e->per_byte) {
                 continue;
             }
-            printf(nlanes > 1 ? "%s lane %d: " : ": ", l > 0 ? ";" : "", l);
+            printf(nlanes > 1 ? "%s lane %d: " : ": ", shown++ > 0 ? ";" : "", l);
             printf("max hops %d, busiest port %.6g M, most loaded link %.6g M, %.3f us",
                    e->max_hops, e->port, e->link, (e->lat + e->per_byte * m) * 1e6);
         }
