@@ -135,19 +135,20 @@ static int p1_grow(p1_t *p, int d, int nl)
     if (d == p->depth && nl == p->nlanes) {
         return TOPO_OK;
     }
-    pass1_t *ns = realloc(p->step, sizeof(*ns) * (size_t)d);
+    /* at least one entry each: no allocation of 0 bytes */
+    pass1_t *ns = realloc(p->step, sizeof(*ns) * (size_t)(d > 0 ? d : 1));
     if (NULL == ns) {
         return TOPO_ENOMEM;
     }
     memset(ns + p->depth, 0, sizeof(*ns) * (size_t)(d - p->depth));
     p->step = ns;
-    int *nn = realloc(p->nsteps, sizeof(*nn) * (size_t)nl);
+    int *nn = realloc(p->nsteps, sizeof(*nn) * (size_t)(nl > 0 ? nl : 1));
     if (NULL == nn) {
         return TOPO_ENOMEM;
     }
     memset(nn + p->nlanes, 0, sizeof(*nn) * (size_t)(nl - p->nlanes));
     p->nsteps = nn;
-    lane1_t *nl1 = calloc((size_t)d * (size_t)nl, sizeof(*nl1));
+    lane1_t *nl1 = calloc(d > 0 && nl > 0 ? (size_t)d * (size_t)nl : 1, sizeof(*nl1));
     if (NULL == nl1) {
         return TOPO_ENOMEM;
     }
