@@ -520,6 +520,20 @@ START_TEST(test_lanes_as_they_run)
     ut_assert_near(lat, 2.0);
     ut_assert_near(bw, 0.75);
 
+    /* the affine price of lanes of which one has the larger latency and the
+     * other the larger per-byte term: both largest (2 + 3 M against the
+     * slowest lane's max(2 + M, 1 + 3 M), equal at M = 0 and as M grows) */
+    const topo_cost_step_t two[4] = {{.lat = 1.0, .per_byte = 0.5, .lane = 0},
+                                     {.lat = 1.0, .per_byte = 0.5, .lane = 0},
+                                     {.lat = 0.5, .per_byte = 1.5, .lane = 1},
+                                     {.lat = 0.5, .per_byte = 1.5, .lane = 1}};
+    topo_cost_total(two, 4, &lat, &bw);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 3.0);
+    topo_cost_total(two, 2, &lat, &bw); /* one lane: its sums */
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 1.0);
+
     /* the rendezvous, lane by lane: with an eager limit of 1 byte, lane 0
      * pays it in step 0 from M = 3 (3/8 M > 1), in step 1 from M = 9;
      * lane 1 the other way round: the slowest lane pays one from 3 and
