@@ -680,11 +680,19 @@ static int dump(const plan_t *pl, const char *name, int only)
     printf("schedule of %s %s on %s, %d ranks, %d blocks, %d lane(s), %d steps; bytes for M = %s\n",
            topo_prim_name(pl->args.prim), name, pl->topo_name, pl->args.size, sc[0].nblocks,
            sc[0].nlanes, depth, mb);
+    /* the priced steps, lane by lane (cost.h: topo_cost_steps) */
+    const int nlanes = TOPO_OK == crc && cdepth > 0 ? st[cdepth - 1].lane + 1 : 1;
+    const int lsteps = cdepth / nlanes;
     for (int s = 0; s < depth; s++) {
         printf("step %d", s);
-        if (TOPO_OK == crc && s < cdepth) {
-            printf(": max hops %d, busiest port %.6g M, most loaded link %.6g M, %.3f us",
-                   st[s].max_hops, st[s].port, st[s].link, (st[s].lat + st[s].per_byte * m) * 1e6);
+        for (int l = 0, shown = 0; TOPO_OK == crc && s < lsteps && l < nlanes; l++) {
+            const topo_cost_step_t *e = &st[l * lsteps + s];
+            if (nlanes > 1 && !e->active && 0.0 == e->lat + e->per_byte) {
+                continue;
+            }
+            printf(nlanes > 1 ? "%s lane %d: " : ": ", shown++ > 0 ? ";" : "", l);
+            printf("max hops %d, busiest port %.6g M, most loaded link %.6g M, %.3f us",
+                   e->max_hops, e->port, e->link, (e->lat + e->per_byte * m) * 1e6);
         }
         printf("\n");
         for (int i = 0; i < nr; i++) {
@@ -722,12 +730,15 @@ static int dump(const plan_t *pl, const char *name, int only)
     }
     if (TOPO_OK == crc) {
         double lat = 0, pb = 0;
-        for (int s = 0; s < cdepth; s++) {
-            lat += st[s].lat;
-            pb += st[s].per_byte;
+        for (int l = 0; l < nlanes && nlanes > 1; l++) {
+            topo_cost_total(st + l * lsteps, lsteps, &lat, &pb);
+            printf("lane %d: %.6g s + %.6g s/B * M = %.3f us at M = %s\n", l, lat, pb,
+                   (lat + pb * m) * 1e6, mb);
         }
-        printf("predicted: %.6g s + %.6g s/B * M = %.3f us at M = %s\n", lat, pb,
-               (lat + pb * m) * 1e6, mb);
+        topo_cost_total(st, cdepth, &lat, &pb);
+        printf("predicted: %.6g s + %.6g s/B * M = %.3f us at M = %s%s\n", lat, pb,
+               (lat + pb * m) * 1e6, mb,
+               nlanes > 1 ? " (the lanes' largest latency and largest per-byte term)" : "");
     }
     free(st);
     for (int i = 0; i < nr; i++) {

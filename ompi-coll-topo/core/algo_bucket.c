@@ -31,7 +31,8 @@
  * the dimension they start in, so every lane's first-phase messages (its
  * part / d per step, the largest it sends) are equal; a periodic dimension
  * of size 2 counts 4 (below).  On an a x b torus (3 <= a < b) with parts
- * x_A, x_B per lane, the lockstep cost model (cost.h) prices the
+ * x_A, x_B per lane, the cost model (cost.h: every lane busy in every
+ * step, the ports and links shared by the steps of one index) prices the
  * reduce-scatter at
  *   (a-1) max(x_A/a, x_B/b) + (b-a) (x_A/ab + x_B/b) + (a-1) max(x_A, x_B)/ab
  * (first phases; the b-a steps where the four lanes share dimension b's

@@ -11,8 +11,11 @@
  * at once, so its time is beta * max(largest message, bytes / P) in each
  * direction, plus gamma per byte it reduces and `copy` (topo_cost_net_t)
  * per byte it copies locally; and msg_overhead per message of the rank
- * that sends and receives the most (LogP's o, paid at both ends).  Lanes
- * run in lockstep for pricing: step s of every lane forms one step.
+ * that sends and receives the most (LogP's o, paid at both ends).  Each
+ * lane is priced over its own steps and the call takes the slowest lane
+ * (cost.h): a lane's messages are its own, the rank's ports, core and
+ * shared memory and the links are shared with the rank's other lanes at
+ * the same step index.
  *
  * Contention (grid topologies of the communicator's size): no rank's bytes
  * move faster than the most loaded link they cross, so the port term is
@@ -36,6 +39,7 @@
 #include "links.h"
 #include "pack.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +76,15 @@ typedef struct {
     int active, net, intra;        /* transfers; over the network; intra-host */
     int busy;                      /* transfers or copies */
     int msgs;                      /* messages sent and received */
+    int hops;                      /* the longest route of its sends */
 } rank_step_t;
 
-/* What pass 1 gathers per step, maxima over the ranks. */
+/* What pass 1 gathers per step of a lane, maxima over the ranks priced.
+ * A lane's own terms are its messages' latency, hops and largest message;
+ * what the lanes of a rank share (its ports as a pool, its core: the
+ * messages' overhead, reductions and copies; its shared memory) counts all
+ * its lanes' traffic of the step, as if the lanes' steps of one index ran
+ * at once. */
 typedef struct {
     double port_time; /* beta * port_r + gamma * reduce_r + copy * copied_r */
     double port;      /* port_r, units of M */
@@ -82,17 +92,78 @@ typedef struct {
     double reduce;    /* gamma * reduce_r + copy * copied_r: local work */
     int hops;
     int active, net, intra;
-    int busy;   /* some transfer or copy */
-    int routed; /* some message is not direct */
-    int msgs;   /* the most messages a rank sends and receives */
-    /* where links are modelled: the most any priced rank puts on one of
-     * its node's links (the first links of its routes: the most loaded
-     * link of a step whose messages are all direct), and, for the sampled
-     * pricing (ctx_t.estimate), per link class (dim * 2 + dir) the weight
-     * times the links crossed, summed over the priced ranks */
+    int busy;  /* some transfer or copy */
+    int msgs;  /* the most messages a rank sends and receives in the lane */
+    int omsgs; /* ... in all its lanes: what its core handles (msg_overhead) */
+} lane1_t;
+
+/* What pass 1 gathers per step, all lanes together: where links are
+ * modelled, the most any priced rank puts on one of its node's links (the
+ * first links of its routes: the most loaded link of a step whose
+ * messages are all direct), and, for the sampled pricing (ctx_t.estimate),
+ * per link class (dim * 2 + dir) the weight times the links crossed,
+ * summed over the priced ranks. */
+typedef struct {
     double first;
     double cls[2 * TOPO_MAX_DIMS];
+    int busy;   /* some lane transfers or copies */
+    int routed; /* some message is not direct */
 } pass1_t;
+
+/* Pass 1's result: depth steps, nlanes lanes. */
+typedef struct {
+    pass1_t *step; /* [depth] */
+    lane1_t *lane; /* [depth * nlanes]: step st of lane l at st * nlanes + l */
+    int *nsteps;   /* [nlanes]: the steps of each lane (the most of a rank) */
+    int depth, nlanes;
+} p1_t;
+
+static void p1_free(p1_t *p)
+{
+    free(p->step);
+    free(p->lane);
+    free(p->nsteps);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Room for d steps of nl lanes (at least the present ones), new entries
+ * zeroed. */
+static int p1_grow(p1_t *p, int d, int nl)
+{
+    d = d > p->depth ? d : p->depth;
+    nl = nl > p->nlanes ? nl : p->nlanes;
+    if (d == p->depth && nl == p->nlanes) {
+        return TOPO_OK;
+    }
+    /* at least one entry each: no allocation of 0 bytes */
+    pass1_t *ns = realloc(p->step, sizeof(*ns) * (size_t)(d > 0 ? d : 1));
+    if (NULL == ns) {
+        return TOPO_ENOMEM;
+    }
+    memset(ns + p->depth, 0, sizeof(*ns) * (size_t)(d - p->depth));
+    p->step = ns;
+    int *nn = realloc(p->nsteps, sizeof(*nn) * (size_t)(nl > 0 ? nl : 1));
+    if (NULL == nn) {
+        return TOPO_ENOMEM;
+    }
+    memset(nn + p->nlanes, 0, sizeof(*nn) * (size_t)(nl - p->nlanes));
+    p->nsteps = nn;
+    lane1_t *nl1 = calloc(d > 0 && nl > 0 ? (size_t)d * (size_t)nl : 1, sizeof(*nl1));
+    if (NULL == nl1) {
+        return TOPO_ENOMEM;
+    }
+    for (int st = 0; st < p->depth; st++) {
+        for (int l = 0; l < p->nlanes; l++) {
+            nl1[(size_t)st * (size_t)nl + (size_t)l] =
+                p->lane[(size_t)st * (size_t)p->nlanes + (size_t)l];
+        }
+    }
+    free(p->lane);
+    p->lane = nl1;
+    p->depth = d;
+    p->nlanes = nl;
+    return TOPO_OK;
+}
 
 typedef struct {
     const topo_topology_t *t;
@@ -178,22 +249,26 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
 
 /* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
  * has written (received or copied into) in the steps before the current
- * one, for the intra-host sends of such blocks (ctx_t.written). */
-static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t *acc,
-                       unsigned char *written)
+ * one, for the intra-host sends of such blocks (ctx_t.written).  `u`: room
+ * for s->nlanes entries.  acc has room for depth steps of s->nlanes lanes
+ * (at least). */
+static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *acc,
+                       unsigned char *written, rank_step_t *u)
 {
     const double share = topo_sched_block_share(s);
     for (int st = 0; st < depth; st++) {
-        rank_step_t t;
+        rank_step_t t; /* the rank's, all lanes together */
         double first[2 * TOPO_MAX_DIMS];
-        int hops = 0, routed = 0;
+        int routed = 0;
         memset(&t, 0, sizeof(t));
+        memset(u, 0, sizeof(*u) * (size_t)s->nlanes);
         memset(first, 0, sizeof(first));
-        pass1_t *a = &acc[st];
+        pass1_t *a = &acc->step[st];
         for (int l = 0; l < s->nlanes; l++) {
             if (st >= s->lanes[l].nsteps) {
                 continue;
             }
+            rank_step_t *o = &u[l]; /* the lane's own */
             const topo_step_t *step = topo_sched_lane_step(s, l, st);
             for (int i = 0; i < step->nxfers; i++) {
                 const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
@@ -205,21 +280,22 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 if (topo_pack_copies(x)) {
                     t.copied += bytes;
                 }
-                t.active = t.active || x->kind != TOPO_XFER_COPY;
-                t.busy = 1;
+                o->active = o->active || x->kind != TOPO_XFER_COPY;
+                o->busy = 1;
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
                 if (x->kind == TOPO_XFER_SEND && NULL != c->rec) {
                     record(c->rec, st, s->rank, x->peer, bytes);
                 }
+                o->msgs++;
                 t.msgs++;
                 /* a peer on this rank's node: shared memory, no ports (with
                  * or without link sharing: the class is not a link) */
                 if (c->placed && x->peer != s->rank &&
                     0 == topo_topology_hops(c->t, s->rank, x->peer)) {
-                    t.intra = 1;
-                    t.intra_max = dmax(t.intra_max, bytes);
+                    o->intra = 1;
+                    o->intra_max = dmax(o->intra_max, bytes);
                     if (x->kind == TOPO_XFER_SEND) {
                         t.intra_send += bytes;
                         if (NULL != written) {
@@ -232,10 +308,10 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                     }
                     continue;
                 }
-                t.net = 1;
+                o->net = 1;
                 if (x->kind == TOPO_XFER_SEND) {
                     t.send_sum += bytes;
-                    t.send_max = dmax(bytes, t.send_max);
+                    o->send_max = dmax(bytes, o->send_max);
                     /* where links are modelled, the route's length is
                      * topo_topology_hops' (a peer of this node: 0, and
                      * nothing on links) */
@@ -244,13 +320,13 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                         direct = topo_link_classes(c->t, s->rank, x->peer, bytes, first,
                                                    c->estimate ? a->cls : NULL, &h);
                     }
-                    hops = h > hops ? h : hops;
+                    o->hops = h > o->hops ? h : o->hops;
                     if (h > 0 && !direct) {
                         routed = 1;
                     }
                 } else if (x->kind != TOPO_XFER_COPY) {
                     t.recv_sum += bytes;
-                    t.recv_max = dmax(bytes, t.recv_max);
+                    o->recv_max = dmax(bytes, o->recv_max);
                     if (x->kind != TOPO_XFER_RECV_COPY) {
                         t.reduce += bytes;
                     }
@@ -271,27 +347,38 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                 }
             }
         }
+        /* the rank's shared terms: its bytes over its ports, its shared
+         * memory, its core */
         const int ports = c->ports;
-        double out = dmax(t.send_sum / ports, t.send_max);
-        double in = dmax(t.recv_sum / ports, t.recv_max);
-        a->port = dmax(a->port, dmax(out, in));
-        a->msg = dmax(a->msg, dmax(dmax(t.send_max, t.recv_max), t.intra_max));
         const double intra =
             dmax(c->intra_beta * (t.intra_send - t.intra_written) + c->written * t.intra_written,
                  c->intra_beta * t.intra_recv);
         const double local = c->p->gamma * t.reduce + c->copy * t.copied;
-        a->port_time = dmax(a->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
-        a->reduce = dmax(a->reduce, local);
+        for (int l = 0; l < s->nlanes; l++) {
+            const rank_step_t *o = &u[l];
+            if (!o->busy) { /* the lane waits for nothing in this step */
+                continue;
+            }
+            lane1_t *e = &acc->lane[(size_t)st * (size_t)acc->nlanes + (size_t)l];
+            double out = dmax(t.send_sum / ports, o->send_max);
+            double in = dmax(t.recv_sum / ports, o->recv_max);
+            e->port = dmax(e->port, dmax(out, in));
+            e->msg = dmax(e->msg, dmax(dmax(o->send_max, o->recv_max), o->intra_max));
+            e->port_time = dmax(e->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
+            e->reduce = dmax(e->reduce, local);
+            e->hops = o->hops > e->hops ? o->hops : e->hops;
+            e->active = e->active || o->active;
+            e->busy = 1;
+            e->net = e->net || o->net;
+            e->intra = e->intra || o->intra;
+            e->msgs = o->msgs > e->msgs ? o->msgs : e->msgs;
+            e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
+            a->busy = 1;
+        }
         for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
             a->first = dmax(a->first, first[d]);
         }
-        a->hops = hops > a->hops ? hops : a->hops;
-        a->active = a->active || t.active;
-        a->busy = a->busy || t.busy;
-        a->net = a->net || t.net;
-        a->intra = a->intra || t.intra;
         a->routed = a->routed || routed;
-        a->msgs = t.msgs > a->msgs ? t.msgs : a->msgs;
     }
 }
 
@@ -327,14 +414,15 @@ static int window(const topo_algo_t *algo, const topo_gen_args_t *a, const int *
     return rc;
 }
 
-/* Pass 1 over all ranks; fills *accp (depth entries) and link (*linkp,
- * depth entries) for the first *done steps: as many as the budget holds. */
-static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, pass1_t **accp,
-                 double **linkp, int *depthp, int *done)
+/* Pass 1 over all ranks; fills *acc (zeroed by the caller) and link
+ * (*linkp, acc->depth entries) for the first *done steps: as many as the
+ * budget holds. */
+static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc,
+                 double **linkp, int *done)
 {
-    pass1_t *acc = NULL;
     topo_link_acc_t *la = NULL;
-    int depth = 0, rc = TOPO_OK;
+    rank_step_t *u = NULL;
+    int rc = TOPO_OK, nu = 0;
     const size_t nlinks = c->links ? topo_link_count(a->topo, a->size) : 0;
     int first = 0; /* steps 0 .. first-1 are accumulated in la */
     *done = 0;
@@ -348,13 +436,15 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
             break;
         }
         int d = topo_sched_depth(&s);
-        if (d > depth) {
-            pass1_t *na = realloc(acc, sizeof(*acc) * (size_t)d);
-            if (NULL == na) {
-                rc = TOPO_ENOMEM;
-            } else {
-                acc = na;
-                memset(acc + depth, 0, sizeof(*acc) * (size_t)(d - depth));
+        if (s.nlanes > nu) {
+            rank_step_t *nu1 = realloc(u, sizeof(*u) * (size_t)s.nlanes);
+            rc = NULL == nu1 ? TOPO_ENOMEM : TOPO_OK;
+            u = NULL == nu1 ? u : nu1;
+            nu = NULL == nu1 ? nu : s.nlanes;
+        }
+        if (TOPO_OK == rc && d > acc->depth) {
+            rc = p1_grow(acc, d, s.nlanes);
+            if (TOPO_OK == rc) {
                 /* every rank has the depth of rank 0; should one not, its
                  * link loads are left to the windows */
                 topo_link_acc_free(la);
@@ -366,8 +456,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
                     rc = first > 0 ? topo_link_acc_create(a->topo, a->size, NULL, first, &la)
                                    : TOPO_OK;
                 }
-                depth = d;
             }
+        } else if (TOPO_OK == rc) {
+            rc = p1_grow(acc, d, s.nlanes);
         }
         unsigned char *written = NULL;
         if (TOPO_OK == rc && c->placed && c->written != c->intra_beta && s.nblocks > 0 &&
@@ -375,7 +466,11 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
             rc = TOPO_ENOMEM;
         }
         if (TOPO_OK == rc) {
-            price_rank(&s, c, d, acc, written);
+            price_rank(&s, c, d, acc, written, u);
+            for (int l = 0; l < s.nlanes; l++) {
+                const int k = s.lanes[l].nsteps;
+                acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
+            }
             if (NULL != c->rec) {
                 c->rec->work +=
                     (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
@@ -387,6 +482,8 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         free(written);
         topo_sched_free(&s);
     }
+    free(u);
+    const int depth = acc->depth;
     double *link = NULL;
     if (TOPO_OK == rc && depth > 0 && NULL == (link = calloc((size_t)depth, sizeof(double)))) {
         rc = TOPO_ENOMEM;
@@ -406,13 +503,11 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     }
     topo_link_acc_free(la);
     if (TOPO_OK != rc) {
-        free(acc);
+        p1_free(acc);
         free(link);
         return rc;
     }
-    *accp = acc;
     *linkp = link;
-    *depthp = depth;
     return TOPO_OK;
 }
 
@@ -443,16 +538,16 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
     }
     *np = n;
     uint64_t href = 0;
-    int dref = 0, same = 1;
+    int dref = 0, lref = 0, same = 1;
     for (int i = 0; i < n && same; i++) {
         ctx_t one = *c;
         one.ranks = &probes[i];
         one.nranks = 1;
         one.rec = NULL;
-        pass1_t *acc;
+        p1_t acc = {0};
         double *link;
-        int d, done;
-        if (TOPO_OK != pass1(algo, a, &one, &acc, &link, &d, &done)) {
+        int done;
+        if (TOPO_OK != pass1(algo, a, &one, &acc, &link, &done)) {
             same = 0;
             break;
         }
@@ -461,17 +556,23 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
          * compared by their FNV-1a hash, bit for bit with one chance in
          * 2^64 of a false agreement */
         uint64_t h = 14695981039346656037ull;
-        const unsigned char *b = (const unsigned char *)acc;
-        for (size_t j = 0; j < sizeof(*acc) * (size_t)d; j++) {
+        const unsigned char *b = (const unsigned char *)acc.step;
+        for (size_t j = 0; j < sizeof(*acc.step) * (size_t)acc.depth; j++) {
             h = (h ^ b[j]) * 1099511628211ull;
         }
-        free(acc);
+        b = (const unsigned char *)acc.lane;
+        for (size_t j = 0; j < sizeof(*acc.lane) * (size_t)acc.depth * (size_t)acc.nlanes; j++) {
+            h = (h ^ b[j]) * 1099511628211ull;
+        }
+        const int d = acc.depth, nl = acc.nlanes;
+        p1_free(&acc);
         if (0 == i) {
             href = h;
             dref = d;
+            lref = nl;
             continue;
         }
-        same = d == dref && h == href;
+        same = d == dref && nl == lref && h == href;
     }
     return same;
 }
@@ -500,16 +601,18 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size
  * is one in which others do (a pipeline's front passing between the
  * ranks priced: the chain's step s is rank s's), priced as the nearest
  * step in which a priced rank does (the earlier one of two as near). */
-static void fill_idle(pass1_t *acc, int depth)
+static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int depth)
 {
+#define AT(st) ((char *)base + (size_t)(st) * stride)
+#define BUSY(st) (*(const int *)(AT(st) + busy))
     int prev = -1;
     for (int st = 0; st < depth; st++) {
-        if (acc[st].busy) {
+        if (BUSY(st)) {
             prev = st;
             continue;
         }
         int next = st + 1;
-        while (next < depth && !acc[next].busy) {
+        while (next < depth && !BUSY(next)) {
             next++;
         }
         for (; st < next; st++) {
@@ -518,10 +621,23 @@ static void fill_idle(pass1_t *acc, int depth)
                              : st - prev <= next - st ? prev
                                                       : next;
             if (from >= 0 && from < depth) {
-                acc[st] = acc[from];
+                memcpy(AT(st), AT(from), size);
             }
         }
         st = next - 1;
+    }
+#undef BUSY
+#undef AT
+}
+
+/* fill_idle for every step, and for every lane over its own steps. */
+static void fill_idle_all(p1_t *acc)
+{
+    fill_idle(acc->step, sizeof(*acc->step), sizeof(*acc->step), offsetof(pass1_t, busy),
+              acc->depth);
+    for (int l = 0; l < acc->nlanes; l++) {
+        fill_idle(acc->lane + l, sizeof(*acc->lane), sizeof(*acc->lane) * (size_t)acc->nlanes,
+                  offsetof(lane1_t, busy), acc->nsteps[l]);
     }
 }
 
@@ -834,11 +950,12 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
     return rc;
 }
 
-/* A step's price from its maxima `s1` and its busiest link's load `link`:
- * the one formula of topo_cost_steps and of its lower bound,
- * topo_cost_bound_steps (which must stay at most the price, term by
- * term). */
-static void step_price(topo_cost_step_t *o, const pass1_t *s1, double link,
+/* A lane's step's price from its maxima `s1` and the busiest link's load
+ * of the step, all lanes' messages together, `link` (paid where the lane
+ * crosses the network in the step): the one formula of topo_cost_steps and
+ * of its lower bound, topo_cost_bound_steps (which must stay at most the
+ * price, term by term). */
+static void step_price(topo_cost_step_t *o, const lane1_t *s1, double link,
                        const topo_cost_params_t *p, const topo_cost_net_t *net)
 {
     const double hop = NULL != net ? net->hop : 0.0;
@@ -850,14 +967,37 @@ static void step_price(topo_cost_step_t *o, const pass1_t *s1, double link,
     o->msg = s1->msg;
     o->msgs = s1->msgs;
     o->intra_only = s1->intra && !s1->net;
-    o->link = link;
+    o->link = s1->net ? link : 0.0;
     /* the step waits for its slowest message class: the network's alpha,
      * the intra latency when only ranks of one node talk, the larger of
      * the two when both do */
     const double alpha = !s1->intra ? p->alpha : s1->net ? dmax(p->alpha, ialpha) : ialpha;
     o->lat = (s1->active ? alpha : 0.0) + (s1->hops > 1 ? hop * (s1->hops - 1) : 0.0) +
-             msg_overhead * s1->msgs;
+             msg_overhead * s1->omsgs;
     o->per_byte = dmax(s1->port_time, p->beta * o->link + s1->reduce);
+}
+
+/* The priced steps of pass 1's `acc`, lane by lane (cost.h), with the
+ * link loads `link` (NULL: none). */
+static int price_lanes(const p1_t *acc, const double *link, const topo_cost_params_t *p,
+                       const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *np)
+{
+    const int depth = acc->depth, nl = acc->nlanes;
+    topo_cost_step_t *out = NULL;
+    if (depth > 0 && nl > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth * (size_t)nl))) {
+        return TOPO_ENOMEM;
+    }
+    for (int l = 0; l < nl && depth > 0; l++) {
+        for (int st = 0; st < depth; st++) {
+            topo_cost_step_t *o = &out[(size_t)l * (size_t)depth + (size_t)st];
+            step_price(o, &acc->lane[(size_t)st * (size_t)nl + (size_t)l],
+                       NULL != link ? link[st] : 0.0, p, net);
+            o->lane = l;
+        }
+    }
+    *stepsp = out;
+    *np = NULL != out ? depth * nl : 0;
+    return TOPO_OK;
 }
 
 /* The pricing context of the call `a` (every rank; links routed where
@@ -884,9 +1024,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
 {
     const topo_topology_t *t = a->topo;
     ctx_t c = ctx_of(a, p, net);
-    pass1_t *acc = NULL;
+    p1_t acc = {0};
     double *link = NULL;
-    int depth = 0, done = 0;
+    int done = 0;
     *stepsp = NULL;
     *depthp = 0;
     int *sample = NULL;
@@ -913,27 +1053,27 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     }
     /* the priced ranks' sends, where they would fit (rank 0's for each) */
     c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
-    int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
-    const int sampled = NULL != sample;
+    int rc = pass1(algo, a, &c, &acc, &link, &done);
+    const int sampled = NULL != sample, depth = acc.depth;
     if (TOPO_OK != rc) {
         free(sample);
         free(fl.f);
         return rc;
     }
     if (sampled) {
-        fill_idle(acc, depth);
+        fill_idle_all(&acc);
     }
     if (c.estimate) {
         double per_link[2 * TOPO_MAX_DIMS] = {0};
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
         for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc[st].first;
+            link[st] = acc.step[st].first;
             for (int d = 0; d < (TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims); d++) {
-                link[st] = dmax(link[st], acc[st].cls[d] * per_link[d]);
+                link[st] = dmax(link[st], acc.step[st].cls[d] * per_link[d]);
             }
         }
         if (TOPO_OK == rc && !fl.full) {
-            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, acc, depth, link);
+            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, acc.step, depth, link);
         }
     } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
@@ -943,8 +1083,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         w = w < 1 ? 1 : w;
         rc = NULL == routed ? TOPO_ENOMEM : TOPO_OK;
         for (int st = done; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc[st].first;
-            if (acc[st].routed) {
+            link[st] = acc.step[st].first;
+            if (acc.step[st].routed) {
                 routed[n++] = st;
             }
         }
@@ -954,24 +1094,14 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         }
         free(routed);
     }
-    topo_cost_step_t *out = NULL;
-    if (TOPO_OK == rc && depth > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth))) {
-        rc = TOPO_ENOMEM;
+    if (TOPO_OK == rc) {
+        rc = price_lanes(&acc, c.links ? link : NULL, p, net, stepsp, depthp);
     }
-    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-        step_price(&out[st], &acc[st], c.links ? link[st] : 0.0, p, net);
-    }
-    free(acc);
+    p1_free(&acc);
     free(link);
     free(sample);
     free(fl.f);
-    if (TOPO_OK != rc) {
-        free(out);
-        return rc;
-    }
-    *stepsp = out;
-    *depthp = depth;
-    return TOPO_OK;
+    return rc;
 }
 
 int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
@@ -986,9 +1116,9 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     c.ranks = &rank0;
     c.nranks = 1;
     c.estimate = links;
-    pass1_t *acc = NULL;
+    p1_t acc = {0};
     double *link = NULL;
-    int depth = 0, done = 0;
+    int done = 0;
     *stepsp = NULL;
     *depthp = 0;
     if (NULL != work) {
@@ -998,27 +1128,26 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
         *work = sampled && SIZE_MAX != w ? w / (size_t)a->size * (size_t)(k < a->size ? k : a->size)
                                          : w;
     }
-    int rc = pass1(algo, a, &c, &acc, &link, &depth, &done);
+    int rc = pass1(algo, a, &c, &acc, &link, &done);
     free(link);
     if (TOPO_OK != rc) {
         return rc;
-    }
-    topo_cost_step_t *out = NULL;
-    if (depth > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth))) {
-        free(acc);
-        return TOPO_ENOMEM;
     }
     /* topo_cost_steps' formulas with rank 0's maxima, and for the link
      * term the most rank 0 puts on one of its node's links (every link
      * estimate and routed load there is at least that): every term is at
      * most its counterpart there */
-    for (int st = 0; st < depth; st++) {
-        step_price(&out[st], &acc[st], links ? acc[st].first : 0.0, p, net);
+    rc = TOPO_ENOMEM;
+    double *first = acc.depth > 0 ? malloc(sizeof(double) * (size_t)acc.depth) : NULL;
+    if (0 == acc.depth || NULL != first) {
+        for (int st = 0; st < acc.depth; st++) {
+            first[st] = acc.step[st].first;
+        }
+        rc = price_lanes(&acc, links ? first : NULL, p, net, stepsp, depthp);
     }
-    free(acc);
-    *stepsp = out;
-    *depthp = depth;
-    return TOPO_OK;
+    free(first);
+    p1_free(&acc);
+    return rc;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -1068,6 +1197,21 @@ int topo_cost_sample_ranks(int size, int root, int k, int *out)
     return m;
 }
 
+void topo_cost_total(const topo_cost_step_t *steps, int n, double *lat, double *per_byte)
+{
+    double l = 0.0, b = 0.0; /* the lane's sums so far */
+    *lat = *per_byte = 0.0;
+    for (int i = 0; i < n; i++) {
+        l += steps[i].lat;
+        b += steps[i].per_byte;
+        if (i + 1 == n || steps[i + 1].lane != steps[i].lane) { /* the lane's last step */
+            *lat = dmax(*lat, l);
+            *per_byte = dmax(*per_byte, b);
+            l = b = 0.0;
+        }
+    }
+}
+
 int topo_cost_affine(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
                      double *lat, double *per_byte)
 {
@@ -1085,10 +1229,7 @@ int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,
     if (TOPO_OK != rc) {
         return rc;
     }
-    for (int st = 0; st < depth; st++) {
-        *lat += steps[st].lat;
-        *per_byte += steps[st].per_byte;
-    }
+    topo_cost_total(steps, depth, lat, per_byte);
     free(steps);
     return TOPO_OK;
 }

@@ -3,7 +3,7 @@
 /*
  * The cost model: prices a schedule, derived from the schedule itself.
  *
- * Per step (in step order, lanes in lockstep) the time is
+ * Per step of a lane the time is
  *
  *   alpha                       if any rank transfers in the step
  * + hop * (H - 1)               H: the longest route of a message (links)
@@ -26,8 +26,15 @@
  * same as without contention.  On star and full mesh every message has its
  * own links (L never exceeds the port term, H = 1), and on a grid of
  * another size the placement is unknown: both cost as before, port terms
- * only.  A call costs the sum over steps.  Costs are computed by streaming
- * the schedules of all ranks, one at a time.
+ * only.  A lane costs the sum over its steps, a call its slowest lane's
+ * (lanes run on their own, as the executor runs them: a lane waits only for
+ * its own messages).  A lane's alpha, hops and largest message are its
+ * own; what a rank's lanes share, its ports (port_r: the larger of the
+ * lane's largest message and all the rank's bytes of the step over P), its
+ * core (S, reduce_r, copied_r), its shared memory and the links (L), counts
+ * every lane's traffic of the same step index, as if those steps ran at
+ * once.  Costs are computed by streaming the schedules of all ranks, one at
+ * a time.
  *
  * Placements (topology.h): a communicator placed on part of a grid, or
  * with several ranks per node, is routed node to node on the machine's
@@ -36,8 +43,9 @@
  * nodes of a switched cluster) splits its messages into the same two
  * classes: shared memory within a node, ports to the switch between nodes.
  *
- * Not modelled: pipelining across steps, and the lanes of multiport
- * schedules running out of lockstep.
+ * Not modelled: pipelining across steps; which lanes' steps actually
+ * overlap in time (shared terms pair the steps of one index); the link a
+ * lane's messages cross (a lane pays the step's busiest link).
  */
 #ifndef TOPO_COST_H
 #define TOPO_COST_H
@@ -149,11 +157,12 @@ int topo_cost_force_sampling(int on);
  * when k >= size, else for k; returns how many. */
 int topo_cost_sample_ranks(int size, int root, int k, int *out);
 
-/* One step of a priced schedule.  Byte terms are in units of the payload M
- * (the step's time is lat + per_byte * M). */
+/* One step of a lane of a priced schedule.  Byte terms are in units of the
+ * payload M (the step's time is lat + per_byte * M). */
 typedef struct {
     double lat;      /* alpha (if any rank transfers) + hop * (max_hops - 1)
-                        + msg_overhead * msgs */
+                        + msg_overhead * the most messages a rank sends and
+                        receives in the step, all its lanes together */
     double per_byte; /* seconds per byte of M: the bandwidth and reduction term */
     double port;     /* the busiest port of any rank, units of M */
     double msg;      /* the largest single message of any rank, units of M
@@ -162,14 +171,23 @@ typedef struct {
                         links are not modelled: see above) */
     int max_hops;    /* the longest route of a message (0: no message) */
     int msgs;        /* the most messages any rank sends and receives in
-                        the step */
+                        the step of the lane */
     int active;      /* some rank transfers or copies in the step */
     int intra_only;  /* it transfers, and only between ranks of one node */
+    int lane;        /* the lane (topo_cost_steps) */
 } topo_cost_step_t;
 
-/* The priced steps of `algo`: *steps (malloc'ed, the caller frees; NULL
- * when *depth is 0) gets *depth entries, one per step.  Returns TOPO_OK
- * or an error. */
+/* The priced steps of `algo`, lane by lane: *steps (malloc'ed, the caller
+ * frees; NULL when *depth is 0) gets *depth entries, the schedule's steps
+ * (its longest lane's) for lane 0, then as many for lane 1, and so on
+ * (entry lane * steps + step; a lane's steps past its end are idle and
+ * cost 0).  A lane's step holds the lane's own terms (its messages, hops,
+ * largest message, whether it transfers) and the terms it shares with the
+ * rank's other lanes as if their steps of the same index ran at once:
+ * the rank's bytes over its ports, its reduction and copies, its shared
+ * memory, and the busiest link of all lanes' messages of the step (paid
+ * by a lane that crosses the network in it).  A single lane's entries are
+ * the schedule's steps.  Returns TOPO_OK or an error. */
 int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
                     const topo_cost_net_t *net, topo_cost_step_t **steps, int *depth);
 
@@ -191,6 +209,16 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
 int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
                           const topo_cost_params_t *p, const topo_cost_net_t *net,
                           topo_cost_step_t **steps, int *depth, size_t *work);
+
+/* The price of topo_cost_steps' entries (`n` of them) as an affine
+ * function of M: each lane's latency and per-byte terms summed over its
+ * steps, and *lat and *per_byte the largest of each over the lanes.  The
+ * call takes its slowest lane's time, max over lanes of lat_l + per_byte_l
+ * * M, which is not affine: this is the least affine function at or above
+ * it for every M >= 0 (its value at M = 0 and its slope as M grows), exact
+ * where one lane has the largest of both terms (a single lane: the sum of
+ * its steps; lanes that mirror each other), above it otherwise. */
+void topo_cost_total(const topo_cost_step_t *steps, int n, double *lat, double *per_byte);
 
 /* topo_cost_affine with the network parameters (NULL: defaults). */
 int topo_cost_affine_net(const topo_algo_t *algo, const topo_gen_args_t *a,

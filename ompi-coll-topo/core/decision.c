@@ -20,6 +20,7 @@ static int cmp_size(const void *a, const void *b)
 typedef struct {
     size_t thr;
     double cost;
+    int lane;
 } thr_t;
 
 static int cmp_thr(const void *a, const void *b)
@@ -28,38 +29,70 @@ static int cmp_thr(const void *a, const void *b)
     if (x->thr != y->thr) {
         return (x->thr > y->thr) - (x->thr < y->thr);
     }
-    return (x->cost > y->cost) - (x->cost < y->cost);
+    if (x->cost != y->cost) {
+        return (x->cost > y->cost) - (x->cost < y->cost);
+    }
+    return (x->lane > y->lane) - (x->lane < y->lane);
 }
 
-/* The price of the steps (topo_cost_steps'); `bound`: a lower bound's
- * (topo_cost_bound_steps'), whose steps that stay on nodes pay the cheaper
- * of the two rendezvous (rank 0's messages may stay on its node where
- * others cross the network); one whose messages cross the network is one
- * where a message does, the full step too. */
-static int price_steps(topo_cost_step_t *steps, int depth, const topo_proto_t *proto, int bound,
+/* The rendezvous of several lanes (t: nthr of them, sorted): each lane
+ * pays its own steps', the call its slowest lane's, so the price pays
+ * at each threshold the most any lane has paid up to it.  One threshold
+ * per payload. */
+static void lanes_paid(const thr_t *t, int nthr, double *lsum, topo_price_t *out)
+{
+    double most = 0.0;
+    int k = 0;
+    for (int i = 0; i < nthr; i++) {
+        lsum[t[i].lane] += t[i].cost;
+        most = fmax(most, lsum[t[i].lane]);
+        if (i + 1 < nthr && t[i + 1].thr == t[i].thr) {
+            continue;
+        }
+        out->thr[k] = t[i].thr;
+        out->paid[k + 1] = most;
+        k++;
+    }
+    out->nthr = k;
+}
+
+/* The price of the steps (topo_cost_steps', n entries lane by lane);
+ * `bound`: a lower bound's (topo_cost_bound_steps'), whose steps that stay
+ * on nodes pay the cheaper of the two rendezvous (rank 0's messages may
+ * stay on its node where others cross the network); one whose messages
+ * cross the network is one where a message does, the full step too.  The
+ * affine part is topo_cost_total's; the rendezvous are paid lane by lane,
+ * the slowest lane's at each payload. */
+static int price_steps(topo_cost_step_t *steps, int n, const topo_proto_t *proto, int bound,
                        topo_price_t *out)
 {
     memset(out, 0, sizeof(*out));
+    const int nlanes = n > 0 ? steps[n - 1].lane + 1 : 0;
+    const int depth = nlanes > 0 ? n / nlanes : 0;
     out->depth = depth;
     const int proto_on = NULL != proto && proto->eager > 0.0 && proto->rndv > 0.0;
     const double rndv_intra = proto_on && proto->rndv_intra > 0.0 ? proto->rndv_intra
                               : proto_on                          ? proto->rndv
                                                                   : 0.0;
     thr_t *t = NULL;
-    if (proto_on && depth > 0 &&
-        (NULL == (t = malloc(sizeof(*t) * (size_t)depth)) ||
-         NULL == (out->thr = malloc(sizeof(size_t) * (size_t)depth)) ||
-         NULL == (out->paid = malloc(sizeof(double) * (size_t)(depth + 1))))) {
+    double *lsum = NULL;
+    if (proto_on && n > 0 &&
+        (NULL == (t = malloc(sizeof(*t) * (size_t)n)) ||
+         NULL == (out->thr = malloc(sizeof(size_t) * (size_t)n)) ||
+         NULL == (out->paid = malloc(sizeof(double) * (size_t)(n + 1))) ||
+         NULL == (lsum = calloc((size_t)nlanes, sizeof(double))))) {
         free(t);
         free(steps);
         topo_price_free(out);
         return TOPO_ENOMEM;
     }
-    for (int st = 0; st < depth; st++) {
-        out->lat += steps[st].lat;
-        out->per_byte += steps[st].per_byte;
+    topo_cost_total(steps, n, &out->lat, &out->per_byte);
+    int lane_steps = 0;
+    for (int st = 0; st < n; st++) {
         out->msgs += steps[st].msgs;
-        out->msg_steps += steps[st].msgs > 0;
+        lane_steps = (st > 0 && steps[st].lane != steps[st - 1].lane ? 0 : lane_steps) +
+                     (steps[st].msgs > 0);
+        out->msg_steps = lane_steps > out->msg_steps ? lane_steps : out->msg_steps;
         if (!proto_on || steps[st].msg <= 0.0) {
             continue;
         }
@@ -67,6 +100,7 @@ static int price_steps(topo_cost_step_t *steps, int depth, const topo_proto_t *p
         double first = floor(proto->eager / steps[st].msg) + 1.0;
         if (first < 9.0e18) {
             t[out->nthr].thr = (size_t)first;
+            t[out->nthr].lane = steps[st].lane;
             t[out->nthr++].cost = !steps[st].intra_only ? proto->rndv
                                   : bound               ? fmin(rndv_intra, proto->rndv)
                                                         : rndv_intra;
@@ -79,12 +113,16 @@ static int price_steps(topo_cost_step_t *steps, int depth, const topo_proto_t *p
         if (NULL != out->paid) {
             out->paid[0] = 0.0;
         }
-        for (int k = 0; k < out->nthr; k++) {
+        if (nlanes > 1) {
+            lanes_paid(t, out->nthr, lsum, out);
+        }
+        for (int k = 0; k < out->nthr && nlanes <= 1; k++) {
             out->thr[k] = t[k].thr;
             out->paid[k + 1] = out->paid[k] + t[k].cost;
         }
     }
     free(t);
+    free(lsum);
     return TOPO_OK;
 }
 

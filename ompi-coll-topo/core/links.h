@@ -90,7 +90,8 @@ void topo_link_acc_span(topo_link_acc_t *acc, int k, int src, int dst, double w)
 double topo_link_acc_settle(topo_link_acc_t *acc, int k);
 
 /* Per-step loads of the schedules of all ranks (scheds[r] for r < size),
- * lanes in lockstep (step s of every lane is step s).  out has room for
+ * the steps of one index of every lane together (step s of every lane is
+ * step s: the cost model's concurrency, cost.h).  out has room for
  * depth = max over ranks of topo_sched_depth entries.  The congestion of
  * step s is out[s].max_load / out[s].max_msg.  Returns TOPO_OK or an
  * error (a grid topology whose size is not `size`: TOPO_EINVAL). */

@@ -603,12 +603,22 @@ START_TEST(test_bucket_lane_shares)
         int depth, shared = 0;
         ck_assert_int_eq(topo_cost_steps(ut_allreduce("bucket"), &ga, &ut_unit, NULL, &st, &depth),
                          TOPO_OK);
-        ck_assert_int_eq(depth, 2 * (a + b - 2));
-        for (int s = 0; s < depth; s++) {
-            if (st[s].link > st[s].port + 1e-12) {
+        /* four lanes of n = 2 (a + b - 2) steps each (lane l's step s at
+         * l * n + s), every lane busy in every step: the busiest port of a
+         * step is its lanes' largest, the link theirs (all lanes' loads) */
+        const int n = 2 * (a + b - 2);
+        ck_assert_int_eq(depth, 4 * n);
+        ck_assert_int_eq(st[depth - 1].lane, 3);
+        for (int s = 0; s < n; s++) {
+            double port = 0.0, link = st[s].link;
+            for (int l = 0; l < 4; l++) {
+                port = fmax(port, st[l * n + s].port);
+                ut_assert_near(st[l * n + s].link, link);
+            }
+            if (link > port + 1e-12) {
                 shared++;
-                ut_assert_near(st[s].link / st[s].port, 1.0 + 1.0 / b);
-                ut_assert_near(st[s].port, c);
+                ut_assert_near(link / port, 1.0 + 1.0 / b);
+                ut_assert_near(port, c);
             }
         }
         free(st);

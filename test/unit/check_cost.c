@@ -4,6 +4,7 @@
  * and Lu 2026b.  The closed forms are tests of the derived cost, not a second
  * implementation. */
 #include "cost.h"
+#include "decision.h"
 #include "graph.h"
 #include "unit_common.h"
 
@@ -432,6 +433,133 @@ START_TEST(test_root_free)
 }
 END_TEST
 
+/* Lanes priced as they run (cost.h: topo_cost_steps): on torus:4x4 each
+ * rank runs two lanes of two steps over 8 blocks of M/8, lane 0 along
+ * dimension 0 (3 blocks in step 0, 1 in step 1), lane 1 along dimension 1
+ * (1 block, then 3): each rank sends to its + neighbour and receives from
+ * its - neighbour in both lanes.  The lanes are unbalanced at different
+ * steps: each takes 3/8 + 1/8 M/BW, and the call its slowest lane's time,
+ * 2 alpha + 1/2 M/BW, where the lanes in lockstep (each step at its
+ * slower lane) would cost 2 alpha + 3/4 M/BW. */
+static int gen_unbalanced(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    static const int blocks[2][2][2] = {{{0, 3}, {3, 1}}, {{4, 1}, {5, 3}}}; /* lane, step */
+    topo_sched_init(s, a->size, a->rank, 8);
+    for (int l = 0; l < 2; l++) {
+        int c[TOPO_MAX_DIMS], up, down;
+        topo_topology_coords(a->topo, a->rank, c);
+        const int n = a->topo->dims[l], v = c[l];
+        c[l] = (v + 1) % n;
+        up = topo_topology_rank(a->topo, c);
+        c[l] = (v + n - 1) % n;
+        down = topo_topology_rank(a->topo, c);
+        topo_sched_lane(s);
+        for (int st = 0; st < 2; st++) {
+            topo_sched_step(s);
+            topo_sched_send(s, up, blocks[l][st][0], blocks[l][st][1]);
+            topo_sched_recv(s, down, TOPO_XFER_RECV_COPY, blocks[l][st][0], blocks[l][st][1]);
+        }
+    }
+    return topo_sched_finish(s);
+}
+
+static const topo_algo_t unbalanced = {
+    "unbalanced", TOPO_PRIM_ALLGATHER, 0, "two unbalanced lanes", "", gen_unbalanced, NULL, NULL};
+
+START_TEST(test_lanes_as_they_run)
+{
+    const topo_topology_t t = ut_topo("torus:4x4");
+    const topo_gen_args_t a = {.prim = TOPO_PRIM_ALLGATHER, .size = 16, .topo = &t};
+    topo_cost_step_t *st;
+    int n;
+    double lat, bw;
+    /* ports only (4 of them: a lane's message is its own port's) */
+    ck_assert_int_eq(topo_cost_steps(&unbalanced, &a, &ut_unit, &ut_ports_only, &st, &n), TOPO_OK);
+    ck_assert_int_eq(n, 4); /* lane 0's two steps, then lane 1's */
+    static const double port[4] = {3.0 / 8, 1.0 / 8, 1.0 / 8, 3.0 / 8};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(st[i].lane, i / 2);
+        ut_assert_near(st[i].port, port[i]);
+        ut_assert_near(st[i].per_byte, port[i]);
+        ut_assert_near(st[i].lat, 1.0);
+        ck_assert_int_eq(st[i].msgs, 2);
+    }
+    topo_cost_total(st, n, &lat, &bw);
+    free(st);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 0.5); /* lockstep: 0.75 */
+    ck_assert_int_eq(topo_cost_affine_net(&unbalanced, &a, &ut_unit, &ut_ports_only, &lat, &bw),
+                     TOPO_OK);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 0.5);
+    /* the same on a sample of the ranks (every rank runs a translate) */
+    const topo_cost_net_t k4 = {.no_links = 1, .price_ranks = 4};
+    const int old = topo_cost_force_sampling(1);
+    ck_assert_int_eq(topo_cost_affine_net(&unbalanced, &a, &ut_unit, &k4, &lat, &bw), TOPO_OK);
+    topo_cost_force_sampling(old);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 0.5);
+    /* the message overhead is the rank's (one core posts and completes
+     * both lanes' messages): 4 messages a step, in each lane's step */
+    const topo_cost_net_t o1 = {.no_links = 1, .msg_overhead = 1.0};
+    ck_assert_int_eq(topo_cost_affine_net(&unbalanced, &a, &ut_unit, &o1, &lat, &bw), TOPO_OK);
+    ut_assert_near(lat, 2.0 * (1.0 + 4.0));
+    ut_assert_near(bw, 0.5);
+    /* the lanes of a rank share its ports: with one, each lane's step
+     * waits for both lanes' 4 blocks, as in lockstep */
+    const topo_topology_t t1 = ut_topo("torus:4x4,ports=1");
+    const topo_gen_args_t a1 = {.prim = TOPO_PRIM_ALLGATHER, .size = 16, .topo = &t1};
+    ck_assert_int_eq(topo_cost_affine_net(&unbalanced, &a1, &ut_unit, &ut_ports_only, &lat, &bw),
+                     TOPO_OK);
+    ut_assert_near(bw, 1.0);
+    /* links modelled: a lane that crosses the network in a step pays the
+     * step's busiest link, all lanes' messages together (3 blocks in both
+     * steps), though here each lane's message has a link of its own: the
+     * model's approximation of which traffic runs at once */
+    ck_assert_int_eq(topo_cost_affine_net(&unbalanced, &a, &ut_unit, NULL, &lat, &bw), TOPO_OK);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 0.75);
+
+    /* the affine price of lanes of which one has the larger latency and the
+     * other the larger per-byte term: both largest (2 + 3 M against the
+     * slowest lane's max(2 + M, 1 + 3 M), equal at M = 0 and as M grows) */
+    const topo_cost_step_t two[4] = {{.lat = 1.0, .per_byte = 0.5, .lane = 0},
+                                     {.lat = 1.0, .per_byte = 0.5, .lane = 0},
+                                     {.lat = 0.5, .per_byte = 1.5, .lane = 1},
+                                     {.lat = 0.5, .per_byte = 1.5, .lane = 1}};
+    topo_cost_total(two, 4, &lat, &bw);
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 3.0);
+    topo_cost_total(two, 2, &lat, &bw); /* one lane: its sums */
+    ut_assert_near(lat, 2.0);
+    ut_assert_near(bw, 1.0);
+
+    /* the rendezvous, lane by lane: with an eager limit of 1 byte, lane 0
+     * pays it in step 0 from M = 3 (3/8 M > 1), in step 1 from M = 9;
+     * lane 1 the other way round: the slowest lane pays one from 3 and
+     * two from 9 (in lockstep both steps would pay from 3) */
+    const topo_proto_t proto = {.eager = 1.0, .rndv = 10.0};
+    topo_price_t pr, lb;
+    ck_assert_int_eq(topo_price_build(&unbalanced, &a, &ut_unit, &ut_ports_only, &proto, &pr),
+                     TOPO_OK);
+    ut_assert_near(topo_price_at(&pr, 2), 2.0 + 0.5 * 2);
+    ut_assert_near(topo_price_at(&pr, 3), 2.0 + 0.5 * 3 + 10.0);
+    ut_assert_near(topo_price_at(&pr, 8), 2.0 + 0.5 * 8 + 10.0);
+    ut_assert_near(topo_price_at(&pr, 9), 2.0 + 0.5 * 9 + 20.0);
+    ck_assert_int_eq(pr.depth, 2);
+    ck_assert_int_eq(pr.msg_steps, 2);
+    /* the bound from rank 0 alone: every rank is alike here */
+    ck_assert_int_eq(topo_price_bound(&unbalanced, &a, &ut_unit, &ut_ports_only, &proto, &lb, NULL),
+                     TOPO_OK);
+    for (size_t m = 0; m < 20; m++) {
+        ck_assert(topo_price_at(&lb, m) <= topo_price_at(&pr, m));
+        ut_assert_near(topo_price_at(&lb, m), topo_price_at(&pr, m));
+    }
+    topo_price_free(&pr);
+    topo_price_free(&lb);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cost");
@@ -451,5 +579,6 @@ int main(void)
     tcase_add_test(tc, test_sampled_links);
     tcase_add_test(tc, test_sampled_agrees);
     tcase_add_test(tc, test_root_free);
+    tcase_add_test(tc, test_lanes_as_they_run);
     return ut_run_suite(s);
 }
