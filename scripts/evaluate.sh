@@ -8,7 +8,7 @@
 #                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
 #                            [--no-topo-forced] [--out FILE] [--data DIR]
-#                            [--report-only] [--prefix P] [--net 10.N]
+#                            [--report-only] [--append] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
 # torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit)
@@ -42,7 +42,13 @@
 # they chose and the model's predicted time beside the measured one.
 #
 # --report-only: no measurement; the report and plots again from --data's
-# times.csv and predicted.csv (the same options as the run that wrote them).
+# times.csv and predicted.csv.
+#
+# --append: add this run's measurements to --data's instead of replacing
+# them (more setups, primitives or sizes, one run at a time).  The report
+# covers every setup, primitive and size the data holds and lists the
+# commands of the runs that wrote it (runs.txt in --data); configurations
+# are interleaved within each run, not across runs.
 #
 # --prefix, --net: the testbed's namespace prefix and addresses (default ev
 # and testbed.sh's 10.213), so that an evaluation runs beside another
@@ -64,7 +70,7 @@ setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
 prefix=ev tbnet=""
-calibrate=1 tuned_forced=1 topo_forced=1 report_only=0
+calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -88,6 +94,7 @@ while [ $# -gt 0 ]; do
     --no-tuned-forced) tuned_forced=0 ;;
     --no-topo-forced) topo_forced=0 ;;
     --report-only) report_only=1 ;;
+    --append) append=1 ;;
     --out) out=$2 && shift ;;
     --data) data=$2 && shift ;;
     --prefix) prefix=$2 && shift ;;
@@ -129,14 +136,20 @@ mkdir -p "$data"
 times=$data/times.csv
 predicted=$data/predicted.csv
 logs=$data/logs
+runs=$data/runs.txt
 if [ $report_only = 1 ]; then
     if [ ! -s "$times" ] || [ ! -s "$predicted" ]; then die "--report-only: no $times or $predicted"; fi
+elif [ $append = 1 ] && [ -s "$times" ] && [ -s "$predicted" ]; then
+    mkdir -p "$logs"
+    echo "$cmdline" >>"$runs"
 else
     rm -rf "$logs"
     mkdir -p "$logs"
     echo "setup,rate,primitive,config,rep,bytes,seconds" >"$times"
     echo "setup,rate,primitive,config,bytes,algorithm,predicted_seconds" >"$predicted"
+    echo "$cmdline" >"$runs"
 fi
+run_no=$(wc -l <"$runs" 2>/dev/null || echo 1)
 
 # coll/topo's and coll/tuned's algorithm names for a primitive
 topo_param() { [ "$1" = reduce_scatter_block ] && echo reduce_scatter || echo "$1"; }
@@ -261,7 +274,7 @@ for setup_rate in $setups; do
         die "testbed.sh start $setup --rate $rate failed: $logs/start-${setup//[:x]/_}-$rate.log"
     calmca=""
     if [ $calibrate = 1 ]; then
-        calog=$logs/calibrate-${setup//[:x]/_}-$rate.log
+        calog=$logs/calibrate-${setup//[:x]/_}-$rate-run$run_no.log
         "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 600 -- "$cal" --quick >"$calog" 2>&1 ||
             echo "evaluate: topo-calibrate failed on $setup@$rate ($calog): no auto-cal" >&2
         calmca=$(grep -m 1 '^ --mca coll_topo_' "$calog" || true)
@@ -314,14 +327,30 @@ tail -n +2 "$times" | awk -F, '{ print $1 "," $2 "," $3 "," $4 "," $6, $7 }' | s
          END { if (key != "") out() }' >"$medians"
 
 outdir=$(dirname "$out")
+# what the data holds, in the order measured: "SHAPE@RATE" and primitives
+# per setup; a setup's sizes per primitive
+setups=$(tail -n +2 "$times" | cut -d, -f1,2 | tr , @ | awk '!seen[$0]++' | tr '\n' ' ')
+setups=${setups% }
+prims_of() { tail -n +2 "$times" | awk -F, -v s="${1%@*}" -v r="${1#*@}" '$1 == s && $2 == r && !seen[$3]++ { print $3 }' | tr '\n' ' '; }
+sizes_of() { awk -F'[ ,]' -v s="${1%@*}" -v r="${1#*@}" -v p="$2" '$1 == s && $2 == r && $3 == p && !seen[$5]++ { print $5 }' "$medians" | sort -n | tr '\n' ' '; }
 human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576; else if (b >= 1024) printf "%g KiB", b / 1024; else printf "%d B", b }'; }
 
 {
     echo "## On an emulated torus: coll/topo against coll/tuned"
     echo
-    cmdline=${cmdline// --report-only/}; cmdline=${cmdline#--report-only}
-    echo "Written by \`bash scripts/evaluate.sh${cmdline:+ $cmdline}\` (setups $setups;"
-    echo "primitives $prims; $min to $max bytes, each $factor times the last; $reps repetitions; about $seconds s per size and run)."
+    if [ "$(wc -l <"$runs" 2>/dev/null || echo 0)" -gt 1 ]; then
+        echo "Written by these runs of \`scripts/evaluate.sh\`, each adding to the data of the last"
+        echo "(\`--append\`; the configurations of a primitive are interleaved within one run):"
+        echo
+        while read -r c; do echo "    bash scripts/evaluate.sh $c"; done <"$runs"
+        echo
+    else
+        cmdline=$(cat "$runs" 2>/dev/null || echo "$cmdline")
+        cmdline=${cmdline// --report-only/}; cmdline=${cmdline#--report-only}
+        echo "Written by \`bash scripts/evaluate.sh${cmdline:+ $cmdline}\`"
+    fi
+    echo "(setups $setups; every configuration of a primitive interleaved in one run, repeated; the"
+    echo "options give the sizes, repetitions and time per size)."
     echo "Each setup is a testbed of network namespaces (scripts/testbed.sh) on one machine of $(nproc) cores,"
     echo "one rank per emulated node over TCP, the placement from coll/topo's coordinates file. Times are medians"
     echo "over the repetitions of each run's median batch; sizes are the payload the cost model prices"
@@ -336,13 +365,13 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
     for setup_rate in $setups; do
         setup=${setup_rate%@*}
         rate=${setup_rate#*@}
-        for prim in $prims; do
+        for prim in $(prims_of "$setup_rate"); do
             echo
             echo "### $prim on $setup at $rate per link"
             echo
             echo "| size | tuned | tuned/auto | best tuned/auto (algorithm) | auto: algorithm | regret | predicted/measured | spread | auto-cal: algorithm | regret | predicted/measured | best coll/topo forced |"
             echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-            for b in "${sizes[@]}"; do
+            for b in $(sizes_of "$setup_rate" "$prim"); do
                 awk -v s="$setup" -v r="$rate" -v p="$prim" -v b="$b" -v h="$(human "$b")" -v pred="$predicted" '
                     BEGIN { FS = "[ ,]" }
                     $1 == s && $2 == r && $3 == p && $5 == b {
@@ -381,7 +410,7 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
 for setup_rate in $setups; do
     setup=${setup_rate%@*}
     rate=${setup_rate#*@}
-    for prim in $prims; do
+    for prim in $(prims_of "$setup_rate"); do
         png=$data/${setup//[:x]/_}-$rate-$prim.png
         dat=$data/plot.dat
         awk -v s="$setup" -v r="$rate" -v p="$prim" 'BEGIN { FS = "[ ,]" }
