@@ -115,12 +115,12 @@ static double dmax(double a, double b)
 }
 
 /* Blocks of [range0, range0 + nranges) of s marked in `written`. */
-static int count_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
+static int count_written(const topo_range_t *ranges, int32_t range0, int32_t nranges,
                          const unsigned char *written)
 {
     int n = 0;
     for (int32_t i = 0; i < nranges; i++) {
-        const topo_range_t *r = &s->ranges[range0 + i];
+        const topo_range_t *r = &ranges[range0 + i];
         for (int32_t b = r->first; b < r->first + r->count; b++) {
             n += written[b];
         }
@@ -128,11 +128,11 @@ static int count_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
     return n;
 }
 
-static void mark_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
+static void mark_written(const topo_range_t *ranges, int32_t range0, int32_t nranges,
                          unsigned char *written)
 {
     for (int32_t i = 0; i < nranges; i++) {
-        const topo_range_t *r = &s->ranges[range0 + i];
+        const topo_range_t *r = &ranges[range0 + i];
         memset(written + r->first, 1, (size_t)r->count);
     }
 }
@@ -183,6 +183,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                        unsigned char *written)
 {
     const double share = topo_sched_block_share(s);
+    topo_step_view_t v;
     for (int st = 0; st < depth; st++) {
         rank_step_t t;
         double first[2 * TOPO_MAX_DIMS];
@@ -194,9 +195,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
             if (st >= s->lanes[l].nsteps) {
                 continue;
             }
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
-            for (int i = 0; i < step->nxfers; i++) {
-                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            topo_sched_step_at(s, l, st, &v);
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 double bytes = x->nblk * share;
                 /* Local copies are not on the wire, but take the rank's
                  * time, as the executor does them (pack.h): a COPY, a send
@@ -224,7 +225,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
                         t.intra_send += bytes;
                         if (NULL != written) {
                             t.intra_written +=
-                                count_written(s, x->range0, x->nranges, written) * share;
+                                count_written(v.ranges, x->range0, x->nranges, written) * share;
                         }
                     } else {
                         t.intra_recv += bytes;
@@ -263,11 +264,11 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, pass1_t
             if (st >= s->lanes[l].nsteps) {
                 continue;
             }
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
-            for (int i = 0; i < step->nxfers; i++) {
-                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            topo_sched_step_at(s, l, st, &v);
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 if (x->kind != TOPO_XFER_SEND) {
-                    mark_written(s, x->range0, x->nranges, written);
+                    mark_written(v.ranges, x->range0, x->nranges, written);
                 }
             }
         }
