@@ -89,6 +89,7 @@ typedef struct {
      * end of the reduce-scatter (owner[L]); L is then lane-relative. */
     int units, nparts, lane;
     const int *owner;
+    int phases; /* dimensions a lane runs through */
 } bucket_t;
 
 /* A transfer of lane blocks [first, first + count): one range, or single
@@ -125,12 +126,24 @@ static int ring_phase(const bucket_t *b, int dim, int dir, int lo, int stride, i
     const int d = b->t->dims[dim], c = b->c[dim];
     const int v = dir > 0 ? c : d - 1 - c;
     const int right = along(b, dim, dir), left = along(b, dim, -dir);
-    for (int t = 1; t < d; t++) {
+    /* Step t is step t - 1 with every chunk one earlier: the chunks of
+     * [lo, lo + d stride) one stride back; on unit-major blocks, where a
+     * lane's one phase makes owner a rotation (owner[L] = L - 1, or
+     * d - L against the ring), one unit back or forward in [0, nblocks). */
+    const int compact = !b->units || 1 == b->phases;
+    const topo_shift_t sh = !b->units ? (topo_shift_t){0, -stride, lo, d * stride}
+                                      : (topo_shift_t){0, dir > 0 ? -b->nparts : b->nparts, 0,
+                                                       b->s->nblocks};
+    const topo_shift_t shs[2] = {sh, sh};
+    for (int t = 1; t < (compact ? 2 : d); t++) {
         topo_sched_step(b->s);
         int out = rs ? v - t + 1 : v - t + 2, in = rs ? v - t : v - t + 1;
         emit(b, 1, right, 0, lo + ((out % d + d) % d) * stride, stride);
         emit(b, 0, left, rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY,
              lo + ((in % d + d) % d) * stride, stride);
+    }
+    if (compact) {
+        topo_sched_repeat(b->s, 1, d - 2, shs, 2);
     }
     return (v + 1) % d;
 }
@@ -223,6 +236,7 @@ static void bucket_lane(bucket_t *b, const int *order, int m, int dir, int base,
         b->owner = owner;
     }
     lo[0] = base;
+    b->phases = m;
     for (int q = 0; q < m; q++) {
         const int dim = order[q];
         if (rs) {
