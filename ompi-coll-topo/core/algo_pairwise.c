@@ -35,7 +35,7 @@ static int direct_send(topo_sched_t *s, const topo_gen_args_t *a, int at_once)
         topo_sched_recv(s, (r - t + p) % p, TOPO_XFER_RECV_COPY, p + (r - t + p) % p, 1);
     }
     if (!at_once && p > 2) {
-        const topo_shift_t sh[2] = {{1, 1, 0, p}, {-1, -1, p, p}};
+        const topo_shift_t sh[2] = {{1, 1, 0, p, 1}, {-1, -1, p, p, 1}};
         topo_sched_repeat(s, 1, p - 2, sh, 2);
     }
     return topo_sched_finish(s);

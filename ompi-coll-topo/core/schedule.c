@@ -288,10 +288,21 @@ static int32_t shift_by(const topo_shift_t *sh, int64_t j)
     return (int32_t)(d < 0 ? d + sh->wlen : d);
 }
 
-/* Whether range r lies in sh's window (else it stays where it is). */
+/* The first block of the window (of sh's tiling) that holds block b, or
+ * -1 where b is in none. */
+static int32_t tile_of(const topo_shift_t *sh, int32_t b)
+{
+    if (sh->wlen <= 0 || b < sh->wfirst || b >= sh->wfirst + sh->wlen * sh->wtiles) {
+        return -1;
+    }
+    return b - (b - sh->wfirst) % sh->wlen;
+}
+
+/* Whether range r lies in one window of sh (else it stays where it is). */
 static int in_window(const topo_shift_t *sh, const topo_range_t *r)
 {
-    return sh->wlen > 0 && r->first >= sh->wfirst && r->first + r->count <= sh->wfirst + sh->wlen;
+    const int32_t w = tile_of(sh, r->first);
+    return w >= 0 && r->first + r->count <= w + sh->wlen;
 }
 
 /* Range r moved by d (shift_by) in its window: its first block; *wrap set
@@ -302,10 +313,11 @@ static int32_t moved_first(const topo_shift_t *sh, const topo_range_t *r, int32_
     if (0 == d || !in_window(sh, r)) {
         return r->first;
     }
-    int32_t off = r->first - sh->wfirst + d;
+    const int32_t w = tile_of(sh, r->first);
+    int32_t off = r->first - w + d;
     off -= off >= sh->wlen ? sh->wlen : 0;
     *wrap = off + r->count > sh->wlen ? off + r->count - sh->wlen : 0;
-    return sh->wfirst + off;
+    return w + off;
 }
 
 /* The peer of x in repetition j. */
@@ -339,11 +351,13 @@ static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo
         return 1;
     }
     if (ma && mb && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen &&
-        shift_by(sa, 1) == shift_by(sb, 1)) {
+        sa->wtiles == sb->wtiles && shift_by(sa, 1) == shift_by(sb, 1)) {
         return 1;
     }
-    const int32_t a0 = ma ? sa->wfirst : a->first, a1 = ma ? sa->wfirst + sa->wlen : a->first + a->count;
-    const int32_t b0 = mb ? sb->wfirst : b->first, b1 = mb ? sb->wfirst + sb->wlen : b->first + b->count;
+    const int32_t a0 = ma ? tile_of(sa, a->first) : a->first;
+    const int32_t a1 = ma ? a0 + sa->wlen : a->first + a->count;
+    const int32_t b0 = mb ? tile_of(sb, b->first) : b->first;
+    const int32_t b1 = mb ? b0 + sb->wlen : b->first + b->count;
     return a1 <= b0 || b1 <= a0;
 }
 
@@ -400,11 +414,17 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                     if (!in_window(h, r)) {
                         continue;
                     }
-                    if (NULL != nx && r->first + r->count == h->wfirst + h->wlen &&
-                        nx->first == h->wfirst) {
-                        return 0;
+                    /* r and nx move alike but for a wrap of either: the
+                     * distance from r's end to nx's start changes by a
+                     * window at most */
+                    if (NULL != nx) {
+                        const int64_t gap = (int64_t)nx->first - (r->first + r->count);
+                        if (gap == h->wlen || gap == -(int64_t)h->wlen) {
+                            return 0;
+                        }
                     }
-                    for (int32_t j = 1, off = r->first - h->wfirst; r->count > 1 && j <= k; j++) {
+                    for (int32_t j = 1, off = r->first - tile_of(h, r->first);
+                         r->count > 1 && j <= k; j++) {
                         off += d1;
                         off -= off >= h->wlen ? h->wlen : 0;
                         if (off + r->count > h->wlen) {
@@ -418,8 +438,15 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
             return 0;
         }
         /* direct receives stay direct: every two ranges of the step meet
-         * alike in every repetition */
-        for (int i = 0; i < step->nxfers; i++) {
+         * alike in every repetition (at once where every transfer of the
+         * step moves alike: one permutation of the blocks) */
+        int alike = 1;
+        for (int i = 1; i < step->nxfers && alike; i++) {
+            const topo_shift_t *a = &sh[step->xfer0 - x0], *b = &sh[step->xfer0 + i - x0];
+            alike = a->dblk == b->dblk && a->wfirst == b->wfirst && a->wlen == b->wlen &&
+                    a->wtiles == b->wtiles;
+        }
+        for (int i = 0; i < step->nxfers && !alike; i++) {
             for (int i2 = i; i2 < step->nxfers; i2++) {
                 const topo_xfer_t *a = &s->xfers[step->xfer0 + i], *b = &s->xfers[step->xfer0 + i2];
                 const topo_shift_t *ha = &sh[step->xfer0 + i - x0], *hb = &sh[step->xfer0 + i2 - x0];
@@ -471,7 +498,7 @@ static void emit_moved(topo_sched_t *s, int st, int32_t x0, int32_t sh0, int64_t
                 const topo_range_t r = s->ranges[r0 + q];
                 int32_t wrap;
                 const int32_t f = moved_first(&h, &r, d, &wrap);
-                const int32_t piece[2][2] = {{f, r.count - wrap}, {h.wfirst, wrap}};
+                const int32_t piece[2][2] = {{f, r.count - wrap}, {tile_of(&h, r.first), wrap}};
                 for (int pc = 0; pc < 2; pc++) {
                     if (pc && 0 == wrap) {
                         break;
@@ -512,8 +539,9 @@ void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *s
     }
     for (int i = 0; i < nshift; i++) {
         const topo_shift_t *h = &shift[i];
-        if (h->wlen < 0 || h->wfirst < 0 || h->wfirst > s->nblocks - h->wlen ||
-            (0 == h->wlen && 0 != h->dblk)) {
+        if (h->wlen < 0 || h->wtiles < 0 || h->wfirst < 0 ||
+            (int64_t)h->wlen * h->wtiles > s->nblocks - h->wfirst ||
+            ((0 == h->wlen || 0 == h->wtiles) && 0 != h->dblk)) {
             s->err = TOPO_EINVAL;
             return;
         }

@@ -116,13 +116,16 @@ typedef struct {
 
 /* How a transfer moves from one repetition to the next (topo_sched_repeat):
  * its peer by dpeer (mod size); each block b of its ranges (and of a
- * copy's sources) inside the window [wfirst, wfirst + wlen) by dblk within
- * the window: b -> wfirst + (b - wfirst + dblk) mod wlen. */
+ * copy's sources) by dblk within its window, one of the wtiles windows of
+ * wlen blocks from wfirst on (w = wfirst + i wlen, i < wtiles):
+ * b -> w + (b - w + dblk) mod wlen.  A range in no window stays; one that
+ * crosses a window's edge (or would, moved) is split in the explicit form. */
 typedef struct {
     int32_t dpeer;
     int32_t dblk;
     int32_t wfirst;
     int32_t wlen;
+    int32_t wtiles;
 } topo_shift_t;
 
 typedef struct {
@@ -216,7 +219,7 @@ int topo_sched_finish(topo_sched_t *s);
 
 /* The most transfers and ranges a stored template step may have. */
 #define TOPO_VIEW_XFERS 8
-#define TOPO_VIEW_RANGES 16
+#define TOPO_VIEW_RANGES 1024
 
 /* One logical step as it runs: its transfers xfers[0..nxfers), whose
  * range0/src0 index `ranges`.  Filled by topo_sched_step_at; it may point
