@@ -607,8 +607,7 @@ static void print_ranges(const topo_range_t *ranges, int r0, int n)
     }
 }
 
-static size_t range_bytes(const topo_range_t *ranges, const size_t *off, int r0, int n,
-                          size_t elem)
+static size_t range_bytes(const topo_range_t *ranges, const size_t *off, int r0, int n, size_t elem)
 {
     size_t b = 0;
     for (int i = 0; i < n; i++) {

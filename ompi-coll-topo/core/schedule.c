@@ -350,8 +350,8 @@ static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo
     if (!ma && !mb) {
         return 1;
     }
-    if (ma && mb && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen &&
-        sa->wtiles == sb->wtiles && shift_by(sa, 1) == shift_by(sb, 1)) {
+    if (ma && mb && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen && sa->wtiles == sb->wtiles &&
+        shift_by(sa, 1) == shift_by(sb, 1)) {
         return 1;
     }
     const int32_t a0 = ma ? tile_of(sa, a->first) : a->first;
@@ -449,7 +449,8 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
         for (int i = 0; i < step->nxfers && !alike; i++) {
             for (int i2 = i; i2 < step->nxfers; i2++) {
                 const topo_xfer_t *a = &s->xfers[step->xfer0 + i], *b = &s->xfers[step->xfer0 + i2];
-                const topo_shift_t *ha = &sh[step->xfer0 + i - x0], *hb = &sh[step->xfer0 + i2 - x0];
+                const topo_shift_t *ha = &sh[step->xfer0 + i - x0],
+                                   *hb = &sh[step->xfer0 + i2 - x0];
                 for (int sa = 0; sa < 2; sa++) {
                     for (int sb = 0; sb < 2; sb++) {
                         int32_t a0, na, b0, nb;
@@ -457,7 +458,8 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                         xfer_side(b, sb, &b0, &nb);
                         for (int32_t qa = 0; qa < na; qa++) {
                             for (int32_t qb = 0; qb < nb; qb++) {
-                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb], hb)) {
+                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb],
+                                                 hb)) {
                                     return 0;
                                 }
                             }

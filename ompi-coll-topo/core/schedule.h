@@ -209,8 +209,7 @@ void topo_sched_idle(topo_sched_t *s, int n);
  * TOPO_VIEW_RANGES ranges per step; otherwise the repetitions are stored
  * explicitly.  k = 0 or nsteps = 0 adds nothing.  No transfer may be added
  * to the template's steps afterwards (the next step opens a new one). */
-void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *shift,
-                       int nshift);
+void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *shift, int nshift);
 /* Validate the structure and derive the per-transfer fields.  Returns
  * TOPO_OK or the first error (builder errors are sticky). */
 int topo_sched_finish(topo_sched_t *s);
@@ -238,8 +237,7 @@ void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_vie
 /* Step `step` of lane `lane` of an explicit schedule (topo_sched_compact
  * false, as topo_sched_expand makes): the stored step itself, for readers
  * that index the stored arrays (the verifier, the plan compiler). */
-static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s, int lane,
-                                                          int step)
+static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s, int lane, int step)
 {
     return &s->steps[s->lanes[lane].step0 + step];
 }
