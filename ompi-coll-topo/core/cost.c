@@ -378,8 +378,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         if (TOPO_OK == rc) {
             price_rank(&s, c, d, acc, written);
             if (NULL != c->rec) {
-                c->rec->work +=
-                    (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                c->rec->work += ns + nx + nr + (size_t)s.nblocks;
             }
             if (NULL != la) {
                 topo_link_acc_add(la, &s);
@@ -488,10 +489,11 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size
     if (TOPO_OK != topo_algo_generate(algo, &a0, &s)) {
         return SIZE_MAX;
     }
-    const size_t per_rank =
-        (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+    size_t ns, nx, nr;
+    topo_sched_totals(&s, &ns, &nx, &nr);
+    const size_t per_rank = ns + nx + nr + (size_t)s.nblocks;
     if (NULL != xfers) {
-        *xfers = (size_t)s.nxfers;
+        *xfers = nx;
     }
     topo_sched_free(&s);
     return per_rank * (size_t)a->size;

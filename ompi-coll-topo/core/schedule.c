@@ -651,6 +651,28 @@ int topo_sched_compact(const topo_sched_t *s)
     return 0;
 }
 
+void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size_t *ranges)
+{
+    size_t st = 0, x = 0, r = 0;
+    for (int i = 0; i < s->nsegs; i++) {
+        const topo_seg_t *g = &s->segs[i];
+        const topo_step_t *a = &s->steps[g->step0], *b = &s->steps[g->step0 + g->nsteps - 1];
+        const int32_t x0 = a->xfer0, x1 = b->xfer0 + b->nxfers;
+        /* the stored ranges of transfers [x0, x1): from the first's to the
+         * end of the last's (a copy's sources come before its ranges) */
+        const int32_t r0 = x1 > x0 ? s->xfers[x0].kind == TOPO_XFER_COPY ? s->xfers[x0].src0
+                                                                         : s->xfers[x0].range0
+                                   : 0;
+        const int32_t r1 = x1 > x0 ? s->xfers[x1 - 1].range0 + s->xfers[x1 - 1].nranges : 0;
+        st += (size_t)g->nsteps * (size_t)g->reps;
+        x += (size_t)(x1 - x0) * (size_t)g->reps;
+        r += (size_t)(r1 - r0) * (size_t)g->reps;
+    }
+    *steps = st;
+    *xfers = x;
+    *ranges = r;
+}
+
 size_t topo_sched_bytes(const topo_sched_t *s)
 {
     return (size_t)s->cap_lanes * sizeof(*s->lanes) + (size_t)s->cap_steps * sizeof(*s->steps) +

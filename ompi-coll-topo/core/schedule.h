@@ -248,6 +248,9 @@ static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s,
 int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out);
 /* Whether s stores some step once for several logical steps. */
 int topo_sched_compact(const topo_sched_t *s);
+/* The logical steps, transfers and ranges of s (every repetition counted;
+ * as s->nsteps, nxfers and nranges count them in the explicit form). */
+void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size_t *ranges);
 /* Bytes s holds (its arrays as allocated). */
 size_t topo_sched_bytes(const topo_sched_t *s);
 

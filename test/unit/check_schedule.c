@@ -402,6 +402,12 @@ START_TEST(test_repeat_equals_explicit)
                 ck_assert(!topo_sched_compact(&x));
                 ck_assert_int_eq(x.nsteps, 1 + 2 * (k + 1));
                 expect_same(&x, &e, what);
+                size_t ns, nx, nr;
+                topo_sched_totals(&c, &ns, &nx, &nr);
+                ck_assert_msg(ns == (size_t)e.nsteps && nx == (size_t)e.nxfers &&
+                                  nr == (size_t)e.nranges,
+                              "%s: totals %zu %zu %zu, explicit %d %d %d", what, ns, nx, nr,
+                              e.nsteps, e.nxfers, e.nranges);
                 topo_sched_free(&x);
                 topo_sched_free(&c);
                 topo_sched_free(&e);
