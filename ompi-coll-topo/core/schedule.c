@@ -167,6 +167,7 @@ void topo_sched_step(topo_sched_t *s)
     s->steps[s->nsteps].nxfers = 0;
     s->nsteps++;
     ln->nsteps++;
+    s->sealed = 0;
 }
 
 static void add_range(topo_sched_t *s, int first, int count)
@@ -188,8 +189,7 @@ static topo_xfer_t *add_xfer(topo_sched_t *s, int peer, topo_xfer_kind_t kind)
     if (0 == s->nsteps) {
         topo_sched_step(s);
     }
-    const topo_seg_t *g = last_seg(s);
-    if (NULL != g && g->reps > 1 && !s->err) {
+    if (s->sealed && !s->err) {
         s->err = TOPO_EINVAL; /* the template of a repeat is closed */
     }
     if (!grow(s, (void **)&s->xfers, s->nxfers, &s->cap_xfers, sizeof(*s->xfers))) {
@@ -229,8 +229,7 @@ void topo_sched_range(topo_sched_t *s, int first, int count)
     if (s->err) {
         return;
     }
-    const topo_seg_t *g = last_seg(s);
-    if (0 == s->nxfers || count < 0 || (NULL != g && g->reps > 1)) {
+    if (0 == s->nxfers || count < 0 || s->sealed) {
         s->err = TOPO_EINVAL;
         return;
     }
@@ -581,6 +580,7 @@ void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *s
     }
     g->reps = k + 1;
     g->shift0 = sh0;
+    s->sealed = 1;
     ln->nsteps += k * nsteps;
 }
 

@@ -166,7 +166,8 @@ typedef struct topo_sched {
     topo_shift_t *shifts;
     /* builder state */
     int32_t cap_lanes, cap_steps, cap_xfers, cap_ranges, cap_segs, cap_shifts;
-    int err; /* sticky: 0 or a TOPO_E* code from the builder */
+    uint8_t sealed; /* the last step is a repeat's: no transfer may join it */
+    int err;        /* sticky: 0 or a TOPO_E* code from the builder */
 } topo_sched_t;
 
 /* Error codes of the core. */
