@@ -118,8 +118,10 @@ typedef struct {
  * its peer by dpeer (mod size); each block b of its ranges (and of a
  * copy's sources) by dblk within its window, one of the wtiles windows of
  * wlen blocks from wfirst on (w = wfirst + i wlen, i < wtiles):
- * b -> w + (b - w + dblk) mod wlen.  A range in no window stays; one that
- * crosses a window's edge (or would, moved) is split in the explicit form. */
+ * b -> w + (b - w + dblk) mod wlen.  A range not wholly inside one window
+ * stays where it is; one that a shift carries past its window's end goes
+ * on at the window's start (two ranges: the repetitions are then stored
+ * explicitly, topo_sched_repeat). */
 typedef struct {
     int32_t dpeer;
     int32_t dblk;
