@@ -501,6 +501,47 @@ START_TEST(test_repeat_edges)
 }
 END_TEST
 
+/* The generators whose steps repeat store them once: a handful of stored
+ * steps for hundreds of logical ones, on a ring and on a 2-D torus. */
+START_TEST(test_repeating_generators_compact)
+{
+    static const struct {
+        topo_prim_t prim;
+        const char *name;
+    } algos[] = {{TOPO_PRIM_ALLREDUCE, "ring"},
+                 {TOPO_PRIM_REDUCE_SCATTER, "ring"},
+                 {TOPO_PRIM_ALLGATHER, "ring"},
+                 {TOPO_PRIM_ALLREDUCE, "bucket"},
+                 {TOPO_PRIM_REDUCE_SCATTER, "bucket"},
+                 {TOPO_PRIM_ALLGATHER, "bucket"},
+                 {TOPO_PRIM_BCAST, "bucket"},
+                 {TOPO_PRIM_REDUCE, "bucket"},
+                 {TOPO_PRIM_ALLTOALL, "pairwise"},
+                 {TOPO_PRIM_BCAST, "pipelined_chain"},
+                 {TOPO_PRIM_REDUCE, "pipelined_chain"},
+                 {TOPO_PRIM_BCAST, "scatter_allgather"}};
+    static const char *topos[] = {"torus:600", "torus:20x30"};
+    for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
+        topo_topology_t t = ut_topo(topos[k]);
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+            for (int rank = 0; rank < 600; rank += 299) {
+                topo_gen_args_t a = {algos[i].prim, 600, rank, 1, &t};
+                topo_sched_t s;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(algos[i].prim, algos[i].name), &a, &s),
+                                 TOPO_OK);
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                ck_assert_msg(topo_sched_compact(&s) && s.nsteps <= 40 && ns >= 100,
+                              "%s %s on %s rank %d: %d steps stored of %zu",
+                              topo_prim_name(algos[i].prim), algos[i].name, topos[k], rank,
+                              s.nsteps, ns);
+                topo_sched_free(&s);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -515,5 +556,6 @@ int main(void)
     tcase_add_test(tc, test_repeat_equals_explicit);
     tcase_add_test(tc, test_repeat_storage);
     tcase_add_test(tc, test_repeat_edges);
+    tcase_add_test(tc, test_repeating_generators_compact);
     return ut_run_suite(s);
 }
