@@ -660,9 +660,9 @@ void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size
         const int32_t x0 = a->xfer0, x1 = b->xfer0 + b->nxfers;
         /* the stored ranges of transfers [x0, x1): from the first's to the
          * end of the last's (a copy's sources come before its ranges) */
-        const int32_t r0 = x1 > x0 ? s->xfers[x0].kind == TOPO_XFER_COPY ? s->xfers[x0].src0
-                                                                         : s->xfers[x0].range0
-                                   : 0;
+        const int32_t r0 =
+            x1 > x0 ? s->xfers[x0].kind == TOPO_XFER_COPY ? s->xfers[x0].src0 : s->xfers[x0].range0
+                    : 0;
         const int32_t r1 = x1 > x0 ? s->xfers[x1 - 1].range0 + s->xfers[x1 - 1].nranges : 0;
         st += (size_t)g->nsteps * (size_t)g->reps;
         x += (size_t)(x1 - x0) * (size_t)g->reps;

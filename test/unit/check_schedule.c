@@ -508,18 +508,12 @@ START_TEST(test_repeating_generators_compact)
     static const struct {
         topo_prim_t prim;
         const char *name;
-    } algos[] = {{TOPO_PRIM_ALLREDUCE, "ring"},
-                 {TOPO_PRIM_REDUCE_SCATTER, "ring"},
-                 {TOPO_PRIM_ALLGATHER, "ring"},
-                 {TOPO_PRIM_ALLREDUCE, "bucket"},
-                 {TOPO_PRIM_REDUCE_SCATTER, "bucket"},
-                 {TOPO_PRIM_ALLGATHER, "bucket"},
-                 {TOPO_PRIM_BCAST, "bucket"},
-                 {TOPO_PRIM_REDUCE, "bucket"},
-                 {TOPO_PRIM_ALLTOALL, "pairwise"},
-                 {TOPO_PRIM_BCAST, "pipelined_chain"},
-                 {TOPO_PRIM_REDUCE, "pipelined_chain"},
-                 {TOPO_PRIM_BCAST, "scatter_allgather"}};
+    } algos[] = {{TOPO_PRIM_ALLREDUCE, "ring"},         {TOPO_PRIM_REDUCE_SCATTER, "ring"},
+                 {TOPO_PRIM_ALLGATHER, "ring"},         {TOPO_PRIM_ALLREDUCE, "bucket"},
+                 {TOPO_PRIM_REDUCE_SCATTER, "bucket"},  {TOPO_PRIM_ALLGATHER, "bucket"},
+                 {TOPO_PRIM_BCAST, "bucket"},           {TOPO_PRIM_REDUCE, "bucket"},
+                 {TOPO_PRIM_ALLTOALL, "pairwise"},      {TOPO_PRIM_BCAST, "pipelined_chain"},
+                 {TOPO_PRIM_REDUCE, "pipelined_chain"}, {TOPO_PRIM_BCAST, "scatter_allgather"}};
     static const char *topos[] = {"torus:600", "torus:20x30"};
     for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
         topo_topology_t t = ut_topo(topos[k]);
