@@ -228,7 +228,7 @@ static size_t xfer_tmp_elems(const comp_t *c, const topo_step_t *st, const topo_
         bool direct = !topo_pack_recv_staged(t) && 1 == t->nranges && one_piece(c, r, false, &pc);
         return direct || in_place_reduce(c, st, t) ? 0 : n;
     }
-    return topo_pack_copy_overlaps(c->s, t) ? n : 0;
+    return topo_pack_copy_overlaps(c->s->ranges, t) ? n : 0;
 }
 
 /* Bytes of temporary storage for n elements (pack.h). */
@@ -712,7 +712,7 @@ static int compile_lanes(comp_t *c)
             c->last_write[b] = -1;
         }
         for (int i = 0; i < ln->nsteps; i++) {
-            const topo_step_t *st = topo_sched_lane_step(s, l, i);
+            const topo_step_t *st = topo_sched_explicit_step(s, l, i);
             for (int x = 0; x < st->nxfers; x++) {
                 const topo_xfer_t *t = &s->xfers[st->xfer0 + x];
                 for (int j = 0; j < t->nranges && TOPO_XFER_SEND != t->kind; j++) {
@@ -726,7 +726,7 @@ static int compile_lanes(comp_t *c)
         for (int i = 0; i < ln->nsteps; i++) {
             size_t bytes = 0;
             c->step = i;
-            int rc = compile_step(c, topo_sched_lane_step(s, l, i), &bytes);
+            int rc = compile_step(c, topo_sched_explicit_step(s, l, i), &bytes);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
@@ -979,6 +979,16 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     c->p = p;
     c->s = s;
     c->off = m->exec.off;
+    /* compiled from the explicit form: the plan holds every step */
+    topo_sched_t ex;
+    const bool expanded = topo_sched_compact(s);
+    if (expanded) {
+        if (TOPO_OK != topo_sched_expand(s, &ex)) {
+            topo_sched_free(&ex);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        c->s = &ex;
+    }
     p->gen = ++m->exec.plan_gen;
     if (0 == p->gen) {
         p->gen = ++m->exec.plan_gen; /* 0 is no plan's generation */
@@ -999,6 +1009,10 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     } else {
         m->exec.plans_compiled++;
         rc = compile(c);
+    }
+    if (expanded) {
+        topo_sched_free(&ex);
+        c->s = s;
     }
     if (OMPI_SUCCESS == rc && nunits > 0 &&
         OMPI_SUCCESS != mca_coll_topo_grow((void **)&p->units, &p->cap_units, units_bytes)) {

@@ -595,10 +595,10 @@ static const char *kind_name(int kind)
     }
 }
 
-static void print_ranges(const topo_sched_t *s, int r0, int n)
+static void print_ranges(const topo_range_t *ranges, int r0, int n)
 {
     for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &s->ranges[r0 + i];
+        const topo_range_t *r = &ranges[r0 + i];
         printf("%s[%d", i ? "," : "", r->first);
         if (r->count > 1) {
             printf("-%d", r->first + r->count - 1);
@@ -607,11 +607,11 @@ static void print_ranges(const topo_sched_t *s, int r0, int n)
     }
 }
 
-static size_t range_bytes(const topo_sched_t *s, const size_t *off, int r0, int n, size_t elem)
+static size_t range_bytes(const topo_range_t *ranges, const size_t *off, int r0, int n, size_t elem)
 {
     size_t b = 0;
     for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &s->ranges[r0 + i];
+        const topo_range_t *r = &ranges[r0 + i];
         b += (off[r->first + r->count] - off[r->first]) * elem;
     }
     return b;
@@ -701,24 +701,25 @@ static int dump(const plan_t *pl, const char *name, int only)
                 if (s >= sch->lanes[l].nsteps) {
                     continue;
                 }
-                const topo_step_t *step = topo_sched_lane_step(sch, l, s);
-                if (0 == step->nxfers) {
+                topo_step_view_t v;
+                topo_sched_step_at(sch, l, s, &v);
+                if (0 == v.nxfers) {
                     continue;
                 }
                 printf("  rank %d lane %d:", sch->rank, l);
-                for (int x = 0; x < step->nxfers; x++) {
-                    const topo_xfer_t *t = &sch->xfers[step->xfer0 + x];
+                for (int x = 0; x < v.nxfers; x++) {
+                    const topo_xfer_t *t = &v.xfers[x];
                     printf("%s %s", x ? ";" : "", kind_name(t->kind));
                     if (t->kind == TOPO_XFER_COPY) {
                         printf(" ");
-                        print_ranges(sch, t->src0, t->nsrc);
+                        print_ranges(v.ranges, t->src0, t->nsrc);
                         printf(" ->");
                     } else {
                         printf(" %d", t->peer);
                     }
                     printf(" ");
-                    print_ranges(sch, t->range0, t->nranges);
-                    printf(" %zu B", range_bytes(sch, off[i], t->range0, t->nranges, elem));
+                    print_ranges(v.ranges, t->range0, t->nranges);
+                    printf(" %zu B", range_bytes(v.ranges, off[i], t->range0, t->nranges, elem));
                     if (t->kind != TOPO_XFER_COPY) {
                         int h = topo_topology_hops(&pl->topo, sch->rank, t->peer);
                         printf(" %d hop%s", h, 1 == h ? "" : "s");
@@ -885,15 +886,16 @@ static double now(void)
  * generates it at a communicator's first call of the primitive: the least
  * processor time of up to 20 runs (at most about 0.2 s of them: a loaded
  * machine slows the wall clock, not the processor time) and the bytes the
- * schedule holds (its arrays as allocated). */
+ * schedule holds (its arrays as allocated: topo_sched_bytes); steps are the
+ * logical steps over the lanes, stored the steps it holds (topo_sched_repeat). */
 static int bench_schedules(const plan_t *pl)
 {
     int n, rc = 0;
     const topo_algo_t *cat = topo_catalog(&n);
     printf("one rank's schedule on %s, %d ranks (rank 0; target 2 ms and 1 MiB)\n",
            pl->topo_name, pl->args.size);
-    printf("%-15s %-24s %8s %9s %9s %10s %10s  %s\n", "primitive", "algorithm", "steps",
-           "transfers", "ranges", "ms", "KiB", "within");
+    printf("%-15s %-24s %8s %8s %9s %9s %10s %10s  %s\n", "primitive", "algorithm", "steps",
+           "stored", "transfers", "ranges", "ms", "KiB", "within");
     for (int i = 0; i < n; i++) {
         topo_gen_args_t a = pl->args;
         a.prim = cat[i].prim;
@@ -921,12 +923,13 @@ static int bench_schedules(const plan_t *pl)
         if (best < 0.0) {
             continue;
         }
-        const size_t bytes = (size_t)s.cap_lanes * sizeof(*s.lanes) +
-                             (size_t)s.cap_steps * sizeof(*s.steps) +
-                             (size_t)s.cap_xfers * sizeof(*s.xfers) +
-                             (size_t)s.cap_ranges * sizeof(*s.ranges);
-        printf("%-15s %-24s %8d %9d %9d %10.3f %10.1f  %s\n", topo_prim_name(cat[i].prim),
-               cat[i].name, s.nsteps, s.nxfers, s.nranges, best * 1e3, bytes / 1024.0,
+        const size_t bytes = topo_sched_bytes(&s);
+        long steps = 0; /* logical, over the lanes */
+        for (int l = 0; l < s.nlanes; l++) {
+            steps += s.lanes[l].nsteps;
+        }
+        printf("%-15s %-24s %8ld %8d %9d %9d %10.3f %10.1f  %s\n", topo_prim_name(cat[i].prim),
+               cat[i].name, steps, s.nsteps, s.nxfers, s.nranges, best * 1e3, bytes / 1024.0,
                best <= 2e-3 && bytes <= ((size_t)1 << 20) ? "yes" : "no");
         topo_sched_free(&s);
     }

@@ -445,12 +445,13 @@ sg4::Mailbox *mailbox(int receiver, int lane, int sender)
     return mb;
 }
 
-/* Bytes of the ranges [r0, r0 + n) of s under the layout off. */
-uint64_t range_bytes(const topo_sched_t *s, const std::vector<size_t> &off, int r0, int n)
+/* Bytes of the ranges [r0, r0 + n) of a step (topo_step_view_t.ranges)
+ * under the layout off. */
+uint64_t range_bytes(const topo_range_t *ranges, const std::vector<size_t> &off, int r0, int n)
 {
     uint64_t b = 0;
     for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &s->ranges[r0 + i];
+        const topo_range_t *r = &ranges[r0 + i];
         b += off[(size_t)(r->first + r->count)] - off[(size_t)r->first];
     }
     return b;
@@ -493,15 +494,16 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
         std::unordered_set<sg4::Mailbox *> seen;
         lane.steps.resize((size_t)s.lanes[l].nsteps);
         for (int k = 0; k < s.lanes[l].nsteps; k++) {
-            const topo_step_t *st = topo_sched_lane_step(&s, l, k);
+            topo_step_view_t v;
+            topo_sched_step_at(&s, l, k, &v);
             Step &o = lane.steps[(size_t)k];
             o = Step{out.sends.size(), 0, out.recvs.size(), 0, 0, 0};
-            for (int i = 0; i < st->nxfers; i++) {
-                const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 if (x->kind == TOPO_XFER_COPY) {
                     continue; /* local copies: not modelled */
                 }
-                const uint64_t b = range_bytes(&s, off, x->range0, x->nranges);
+                const uint64_t b = range_bytes(v.ranges, off, x->range0, x->nranges);
                 if (0 == b && !s.sync) {
                     continue; /* skipped by both ends, as the executor does */
                 }
@@ -712,17 +714,18 @@ void shape_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r,
     out.sync = s.sync;
     for (int l = 0; l < s.nlanes; l++) {
         for (int k = 0; k < s.lanes[l].nsteps; k++) {
-            const topo_step_t *st = topo_sched_lane_step(&s, l, k);
+            topo_step_view_t v;
+            topo_sched_step_at(&s, l, k, &v);
             const size_t x0 = out.x.size();
-            for (int i = 0; i < st->nxfers; i++) {
-                const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
                 const bool reduce = x->kind == TOPO_XFER_RECV_REDUCE || x->kind == TOPO_XFER_RECV_REDUCE_POST;
                 out.x.push_back(SymXfer{x->peer, (uint8_t)(x->kind == TOPO_XFER_SEND), (uint8_t)reduce});
                 for (size_t m = 0; m < nm; m++) {
-                    out.bytes.push_back(range_bytes(&s, offs[m], x->range0, x->nranges));
+                    out.bytes.push_back(range_bytes(v.ranges, offs[m], x->range0, x->nranges));
                 }
             }
             out.lanes[(size_t)l].push_back({x0, out.x.size()});

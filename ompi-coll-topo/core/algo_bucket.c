@@ -87,17 +87,34 @@ typedef struct {
      * contiguous share (the caller's base included).  The rank-owned
      * primitives (reduce_scatter, allgather): unit-major, block
      * u * nparts + lane, where u is the rank that owns lane block L at the
-     * end of the reduce-scatter (owner[L]); L is then lane-relative. */
+     * end of the reduce-scatter (owner()); L is then lane-relative. */
     int units, nparts, lane;
-    const int *owner;
+    /* the lane's dimensions, direction and chunk strides (owner()) */
+    int m, dir, order[TOPO_MAX_DIMS], stride[TOPO_MAX_DIMS];
 } bucket_t;
+
+static int phase_own(const topo_topology_t *t, const int *c, int dim, int dir);
+
+/* The rank that ends owning lane block L of the lane (unit-major blocks):
+ * L = sum over the phases q of phase_own(c, order[q], dir) * stride[q]. */
+static int owner(const bucket_t *b, int L)
+{
+    int c[TOPO_MAX_DIMS] = {0};
+    for (int q = 0; q < b->m; q++) {
+        const int dim = b->order[q], d = b->t->dims[dim], own = L / b->stride[q];
+        L -= own * b->stride[q];
+        /* phase_own inverted: own = c (line), c + 1 or d - c (ring, mod d) */
+        c[dim] = !b->t->periodic[dim] ? own : (b->dir > 0 ? (own - 1 + d) % d : (d - own) % d);
+    }
+    return topo_topology_rank(b->t, c);
+}
 
 /* A transfer of lane blocks [first, first + count): one range, or single
  * blocks in unit-major numbering. */
 static void emit(const bucket_t *b, int send, int peer, int kind, int first, int count)
 {
     for (int i = 0; i < (b->units ? count : 1); i++) {
-        const int g = b->units ? b->owner[first + i] * b->nparts + b->lane : first;
+        const int g = b->units ? owner(b, first + i) * b->nparts + b->lane : first;
         const int n = b->units ? 1 : count;
         if (i > 0) {
             topo_sched_range(b->s, g, n);
@@ -126,13 +143,29 @@ static int ring_phase(const bucket_t *b, int dim, int dir, int lo, int stride, i
     const int d = b->t->dims[dim], c = b->c[dim];
     const int v = dir > 0 ? c : d - 1 - c;
     const int right = along(b, dim, dir), left = along(b, dim, -dir);
-    for (int t = 1; t < d; t++) {
-        topo_sched_step(b->s);
-        int out = rs ? v - t + 1 : v - t + 2, in = rs ? v - t : v - t + 1;
-        emit(b, 1, right, 0, lo + ((out % d + d) % d) * stride, stride);
-        emit(b, 0, left, rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY,
-             lo + ((in % d + d) % d) * stride, stride);
+    /* Step t is step t - 1 with every chunk one earlier: the chunks of
+     * [lo, lo + d stride) one stride back, so step 1 is stored and
+     * repeated.  On unit-major blocks a chunk one earlier is owned by the
+     * ranks one back along dim (against the ring: forward; phase_own),
+     * whose units are `rstride` (dim's stride in ranks) back or forward
+     * within each run of d * rstride units. */
+    int rstride = 1;
+    for (int i = dim + 1; i < b->t->ndims; i++) {
+        rstride *= b->t->dims[i];
     }
+    const int wu = d * rstride * b->nparts; /* blocks of such a run */
+    const topo_shift_t sh = !b->units
+                                ? (topo_shift_t){0, -stride, lo, d * stride, 1}
+                                : (topo_shift_t){0, (dir > 0 ? -rstride : rstride) * b->nparts, 0,
+                                                 wu, b->s->nblocks / wu};
+    const topo_shift_t shs[2] = {sh, sh};
+    const int t = 1;
+    topo_sched_step(b->s);
+    int out = rs ? v - t + 1 : v - t + 2, in = rs ? v - t : v - t + 1;
+    emit(b, 1, right, 0, lo + ((out % d + d) % d) * stride, stride);
+    emit(b, 0, left, rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY,
+         lo + ((in % d + d) % d) * stride, stride);
+    topo_sched_repeat(b->s, 1, d - 2, shs, 2);
     return (v + 1) % d;
 }
 
@@ -200,10 +233,9 @@ static int phase_own(const topo_topology_t *t, const int *c, int dim, int dir)
 
 /* One lane over blocks [base, base + unit * N) (N = size): dimensions
  * order[0..m-1]; its reduce-scatter half (rs), its allgather half (ag) or
- * both.  owner (units only): filled with the rank that ends owning each
- * lane block. */
+ * both. */
 static void bucket_lane(bucket_t *b, const int *order, int m, int dir, int base, int unit, int rs,
-                        int ag, int *owner)
+                        int ag)
 {
     int stride[TOPO_MAX_DIMS], lo[TOPO_MAX_DIMS + 1];
     topo_sched_lane(b->s);
@@ -211,18 +243,10 @@ static void bucket_lane(bucket_t *b, const int *order, int m, int dir, int base,
     for (int q = m - 2; q >= 0; q--) {
         stride[q] = stride[q + 1] * b->t->dims[order[q + 1]];
     }
-    if (b->units) {
-        const int n = b->s->size;
-        for (int r = 0; r < n; r++) {
-            int c[TOPO_MAX_DIMS], L = 0;
-            topo_topology_coords(b->t, r, c);
-            for (int q = 0; q < m; q++) {
-                L += phase_own(b->t, c, order[q], dir) * stride[q];
-            }
-            owner[L] = r;
-        }
-        b->owner = owner;
-    }
+    b->m = m;
+    b->dir = dir;
+    memcpy(b->order, order, sizeof(int) * (size_t)m);
+    memcpy(b->stride, stride, sizeof(int) * (size_t)m);
     lo[0] = base;
     for (int q = 0; q < m; q++) {
         const int dim = order[q];
@@ -288,12 +312,6 @@ static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mod
     b.units = units;
     b.nparts = s->nparts;
     topo_topology_coords(t, a->rank, b.c);
-    int *owner = units ? malloc(sizeof(int) * (size_t)n) : NULL;
-    if (units && NULL == owner) {
-        topo_sched_free(s);
-        topo_sched_init(s, n, a->rank, 1);
-        return TOPO_ENOMEM;
-    }
     int lane = 0, base = 0;
     for (int k = 0; k < m; k++) {
         int order[TOPO_MAX_DIMS];
@@ -303,12 +321,11 @@ static int gen_bucket(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mod
         for (int dir = 1; dir >= (t->periodic[act[k]] ? -1 : 1); dir -= 2) {
             b.lane = lane;
             bucket_lane(&b, order, m, dir, units ? 0 : base, w[k], mode != TOPO_PRIM_ALLGATHER,
-                        mode != TOPO_PRIM_REDUCE_SCATTER, owner);
+                        mode != TOPO_PRIM_REDUCE_SCATTER);
             base += w[k] * n;
             lane++;
         }
     }
-    free(owner);
     return topo_sched_finish(s);
 }
 

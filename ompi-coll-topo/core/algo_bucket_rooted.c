@@ -150,6 +150,70 @@ static int start(topo_sched_t *s, tree_t *tr, const topo_gen_args_t *a, int *S)
     return TOPO_OK;
 }
 
+/* Step t of the broadcast (reduce: the reduction); returns its transfers. */
+static int bcast_step(topo_sched_t *s, const tree_t *tr, int S, int t)
+{
+    int n = 0;
+    topo_sched_step(s);
+    int j = t - tr->depth;
+    for (int k = 0; k < tr->nkids && j >= 0 && j < S; k++, n++) {
+        topo_sched_send(s, tr->kid[k], j, 1);
+    }
+    j = t - tr->depth + 1;
+    if (tr->parent >= 0 && j >= 0 && j < S) {
+        topo_sched_recv(s, tr->parent, TOPO_XFER_RECV_COPY, j, 1);
+        n++;
+    }
+    return n;
+}
+
+static int reduce_step(topo_sched_t *s, const tree_t *tr, int S, int t)
+{
+    int n = 0;
+    const int lag = tr->height - tr->depth; /* segment j leaves at step j + lag */
+    topo_sched_step(s);
+    int j = t - lag + 1;
+    for (int k = 0; k < tr->nkids && j >= 0 && j < S; k++, n++) {
+        topo_sched_recv(s, tr->kid[k],
+                        tr->lower[k] ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST, j, 1);
+    }
+    j = t - lag;
+    if (tr->parent >= 0 && j >= 0 && j < S) {
+        topo_sched_send(s, tr->parent, j, 1);
+        n++;
+    }
+    return n;
+}
+
+/* The S + height - 1 steps, in runs between the steps where a transfer
+ * starts or stops (its segments first and last): within a run every step
+ * is the one before with each segment one later, so the run's first step
+ * is stored and repeated (topo_sched_repeat).  at[0..1]: the first steps
+ * of the two kinds of transfer (each runs S steps). */
+static int pipeline(topo_sched_t *s, const tree_t *tr, int S, const int at[2],
+                    int (*step)(topo_sched_t *, const tree_t *, int, int))
+{
+    const int nsteps = S + tr->height - 1;
+    int cut[6] = {0, nsteps, at[0], at[0] + S, at[1], at[1] + S}, n = 6;
+    for (int i = 1; i < n; i++) { /* sorted, within [0, nsteps] */
+        int v = cut[i] < 0 ? 0 : (cut[i] > nsteps ? nsteps : cut[i]), k = i;
+        for (; k > 0 && cut[k - 1] > v; k--) {
+            cut[k] = cut[k - 1];
+        }
+        cut[k] = v;
+    }
+    topo_shift_t sh[2 * TOPO_MAX_DIMS + 1];
+    for (int i = 0; i < 2 * TOPO_MAX_DIMS + 1; i++) {
+        sh[i] = (topo_shift_t){0, 1, 0, S, 1};
+    }
+    for (int i = 0; i + 1 < n; i++) {
+        if (cut[i] < cut[i + 1]) {
+            topo_sched_repeat(s, 1, cut[i + 1] - cut[i] - 1, sh, step(s, tr, S, cut[i]));
+        }
+    }
+    return topo_sched_finish(s);
+}
+
 int topo_gen_bcast_bucket(topo_sched_t *s, const topo_gen_args_t *a)
 {
     tree_t tr;
@@ -157,18 +221,11 @@ int topo_gen_bcast_bucket(topo_sched_t *s, const topo_gen_args_t *a)
     if (TOPO_OK != rc) {
         return rc;
     }
-    for (int t = 0; S > 0 && t < S + tr.height - 1; t++) {
-        topo_sched_step(s);
-        int j = t - tr.depth;
-        for (int k = 0; k < tr.nkids && j >= 0 && j < S; k++) {
-            topo_sched_send(s, tr.kid[k], j, 1);
-        }
-        j = t - tr.depth + 1;
-        if (tr.parent >= 0 && j >= 0 && j < S) {
-            topo_sched_recv(s, tr.parent, TOPO_XFER_RECV_COPY, j, 1);
-        }
+    if (0 == S) {
+        return topo_sched_finish(s);
     }
-    return topo_sched_finish(s);
+    const int at[2] = {tr.depth, tr.depth - 1}; /* sends, the receive */
+    return pipeline(s, &tr, S, at, bcast_step);
 }
 
 int topo_gen_reduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
@@ -178,18 +235,10 @@ int topo_gen_reduce_bucket(topo_sched_t *s, const topo_gen_args_t *a)
     if (TOPO_OK != rc) {
         return rc;
     }
-    const int lag = tr.height - tr.depth; /* segment j leaves at step j + lag */
-    for (int t = 0; S > 0 && t < S + tr.height - 1; t++) {
-        topo_sched_step(s);
-        int j = t - lag + 1;
-        for (int k = 0; k < tr.nkids && j >= 0 && j < S; k++) {
-            topo_sched_recv(s, tr.kid[k],
-                            tr.lower[k] ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_REDUCE_POST, j, 1);
-        }
-        j = t - lag;
-        if (tr.parent >= 0 && j >= 0 && j < S) {
-            topo_sched_send(s, tr.parent, j, 1);
-        }
+    if (0 == S) {
+        return topo_sched_finish(s);
     }
-    return topo_sched_finish(s);
+    const int lag = tr.height - tr.depth;
+    const int at[2] = {lag - 1, lag}; /* the receives, the send */
+    return pipeline(s, &tr, S, at, reduce_step);
 }

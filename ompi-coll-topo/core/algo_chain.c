@@ -30,13 +30,26 @@
 
 #define TOPO_CHAIN_SEGMENTS 8
 
+/* The idle steps of a rank active in steps [lo, hi) of nsteps: those
+ * before lo (after: 0), or those from hi on (after: 1). */
+static void span(topo_sched_t *s, int nsteps, int lo, int hi, int after)
+{
+    lo = lo < nsteps ? lo : nsteps;
+    hi = hi < lo ? lo : (hi < nsteps ? hi : nsteps);
+    topo_sched_idle(s, after ? nsteps - hi : lo);
+}
+
 int topo_gen_bcast_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a)
 {
     const int p = a->size, root = a->root, S = TOPO_CHAIN_SEGMENTS;
     const int v = (a->rank - root + p) % p;
     topo_sched_init(s, p, a->rank, S);
     const int nsteps = p > 1 ? p - 1 + S - 1 : 0;
-    for (int t = 0; t < nsteps; t++) {
+    /* idle before the first block arrives and after the last leaves
+     * (topo_sched_idle: stored once) */
+    const int lo = v > 0 ? v - 1 : 0, hi = v < p - 1 ? v + S : v - 1 + S;
+    span(s, nsteps, lo, hi, 0);
+    for (int t = lo; t < nsteps && t < hi; t++) {
         topo_sched_step(s);
         int in = t - (v - 1), out = t - v;
         if (v > 0 && in >= 0 && in < S) {
@@ -46,6 +59,7 @@ int topo_gen_bcast_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a)
             topo_sched_send(s, (a->rank + 1) % p, out, 1);
         }
     }
+    span(s, nsteps, lo, hi, 1);
     return topo_sched_finish(s);
 }
 
@@ -58,7 +72,18 @@ int topo_gen_reduce_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a)
     /* Distance from the start of this rank's chain: block j leaves a rank
      * at distance e at step j + e and reaches the next at that step. */
     const int e = r < root ? r : p - 1 - r;
-    for (int t = 0; t < nsteps; t++) {
+    /* the steps this rank is active in: [lo, hi) */
+    int lo = nsteps, hi = 0;
+    const int start[3] = {r <= root && r > 0 ? r - 1 : -1,
+                          r >= root && r < p - 1 ? p - 1 - (r + 1) : -1, r != root ? e : -1};
+    for (int i = 0; i < 3; i++) {
+        if (start[i] >= 0) {
+            lo = start[i] < lo ? start[i] : lo;
+            hi = start[i] + S > hi ? start[i] + S : hi;
+        }
+    }
+    span(s, nsteps, lo, hi, 0);
+    for (int t = lo; t < nsteps && t < hi; t++) {
         topo_sched_step(s);
         if (r <= root && r > 0) { /* from below: lower ranks go first */
             int j = t - ((r - 1));
@@ -79,5 +104,6 @@ int topo_gen_reduce_pipelined_chain(topo_sched_t *s, const topo_gen_args_t *a)
             }
         }
     }
+    span(s, nsteps, lo, hi, 1);
     return topo_sched_finish(s);
 }

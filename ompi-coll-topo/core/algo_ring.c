@@ -9,29 +9,38 @@
  */
 #include "algo.h"
 
+/* Step t of a ring reduce-scatter or allgather is step 1 with every block
+ * one earlier (mod p): emitted once and repeated (topo_sched_repeat). */
 void topo_ring_reduce_scatter(topo_sched_t *s, int shift)
 {
     const int p = s->size, r = s->rank;
-    for (int t = 1; t < p; t++) {
-        topo_sched_step(s);
-        topo_sched_send(s, (r + 1) % p, (r - t + shift + 2 * p) % p, 1);
-        topo_sched_recv(s, (r + p - 1) % p, TOPO_XFER_RECV_REDUCE, (r - t - 1 + shift + 2 * p) % p,
-                        1);
+    if (p < 2) {
+        return;
     }
+    const topo_shift_t back = {0, -1, 0, p, 1};
+    const topo_shift_t sh[2] = {back, back};
+    topo_sched_step(s);
+    topo_sched_send(s, (r + 1) % p, (r - 1 + shift + 2 * p) % p, 1);
+    topo_sched_recv(s, (r + p - 1) % p, TOPO_XFER_RECV_REDUCE, (r - 2 + shift + 2 * p) % p, 1);
+    topo_sched_repeat(s, 1, p - 2, sh, 2);
 }
 
 void topo_ring_allgather(topo_sched_t *s, int v, int shift, int right, int left)
 {
     const int p = s->size;
-    for (int t = 1; t < p; t++) {
-        topo_sched_step(s);
-        if (right >= 0) {
-            topo_sched_send(s, right, (v - t + 1 + shift + 2 * p) % p, 1);
-        }
-        if (left >= 0) {
-            topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (v - t + shift + 2 * p) % p, 1);
-        }
+    if (p < 2) {
+        return;
     }
+    const topo_shift_t back = {0, -1, 0, p, 1};
+    const topo_shift_t sh[2] = {back, back};
+    topo_sched_step(s);
+    if (right >= 0) {
+        topo_sched_send(s, right, (v + shift + 2 * p) % p, 1);
+    }
+    if (left >= 0) {
+        topo_sched_recv(s, left, TOPO_XFER_RECV_COPY, (v - 1 + shift + 2 * p) % p, 1);
+    }
+    topo_sched_repeat(s, 1, p - 2, sh, (right >= 0) + (left >= 0));
 }
 
 int topo_gen_reduce_scatter_ring(topo_sched_t *s, const topo_gen_args_t *a)

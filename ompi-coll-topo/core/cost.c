@@ -186,12 +186,12 @@ static double dmax(double a, double b)
 }
 
 /* Blocks of [range0, range0 + nranges) of s marked in `written`. */
-static int count_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
+static int count_written(const topo_range_t *ranges, int32_t range0, int32_t nranges,
                          const unsigned char *written)
 {
     int n = 0;
     for (int32_t i = 0; i < nranges; i++) {
-        const topo_range_t *r = &s->ranges[range0 + i];
+        const topo_range_t *r = &ranges[range0 + i];
         for (int32_t b = r->first; b < r->first + r->count; b++) {
             n += written[b];
         }
@@ -199,11 +199,11 @@ static int count_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
     return n;
 }
 
-static void mark_written(const topo_sched_t *s, int32_t range0, int32_t nranges,
+static void mark_written(const topo_range_t *ranges, int32_t range0, int32_t nranges,
                          unsigned char *written)
 {
     for (int32_t i = 0; i < nranges; i++) {
-        const topo_range_t *r = &s->ranges[range0 + i];
+        const topo_range_t *r = &ranges[range0 + i];
         memset(written + r->first, 1, (size_t)r->count);
     }
 }
@@ -256,6 +256,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                        unsigned char *written, rank_step_t *u)
 {
     const double share = topo_sched_block_share(s);
+    topo_step_view_t v;
     for (int st = 0; st < depth; st++) {
         rank_step_t t; /* the rank's, all lanes together */
         double first[2 * TOPO_MAX_DIMS];
@@ -269,9 +270,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                 continue;
             }
             rank_step_t *o = &u[l]; /* the lane's own */
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
-            for (int i = 0; i < step->nxfers; i++) {
-                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            topo_sched_step_at(s, l, st, &v);
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 double bytes = x->nblk * share;
                 /* Local copies are not on the wire, but take the rank's
                  * time, as the executor does them (pack.h): a COPY, a send
@@ -300,7 +301,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                         t.intra_send += bytes;
                         if (NULL != written) {
                             t.intra_written +=
-                                count_written(s, x->range0, x->nranges, written) * share;
+                                count_written(v.ranges, x->range0, x->nranges, written) * share;
                         }
                     } else {
                         t.intra_recv += bytes;
@@ -339,11 +340,11 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
             if (st >= s->lanes[l].nsteps) {
                 continue;
             }
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
-            for (int i = 0; i < step->nxfers; i++) {
-                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            topo_sched_step_at(s, l, st, &v);
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 if (x->kind != TOPO_XFER_SEND) {
-                    mark_written(s, x->range0, x->nranges, written);
+                    mark_written(v.ranges, x->range0, x->nranges, written);
                 }
             }
         }
@@ -472,8 +473,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
                 acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
             }
             if (NULL != c->rec) {
-                c->rec->work +=
-                    (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                c->rec->work += ns + nx + nr + (size_t)s.nblocks;
             }
             if (NULL != la) {
                 topo_link_acc_add(la, &s);
@@ -588,10 +590,11 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size
     if (TOPO_OK != topo_algo_generate(algo, &a0, &s)) {
         return SIZE_MAX;
     }
-    const size_t per_rank =
-        (size_t)s.nsteps + (size_t)s.nxfers + (size_t)s.nranges + (size_t)s.nblocks;
+    size_t ns, nx, nr;
+    topo_sched_totals(&s, &ns, &nx, &nr);
+    const size_t per_rank = ns + nx + nr + (size_t)s.nblocks;
     if (NULL != xfers) {
-        *xfers = (size_t)s.nxfers;
+        *xfers = nx;
     }
     topo_sched_free(&s);
     return per_rank * (size_t)a->size;

@@ -240,6 +240,7 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
     if (acc->grid) {
         topo_topology_coords(t, topo_topology_node(t, r), c0);
     }
+    topo_step_view_t v;
     for (int k = 0; k < acc->nsteps; k++) {
         const int st = acc->steps[k];
         topo_step_load_t *o = &acc->out[k];
@@ -247,9 +248,9 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
             if (st >= s->lanes[l].nsteps) {
                 continue;
             }
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
-            for (int i = 0; i < step->nxfers; i++) {
-                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            topo_sched_step_at(s, l, st, &v);
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 if (x->kind != TOPO_XFER_SEND) {
                     continue;
                 }

@@ -42,8 +42,9 @@ static inline bool topo_pack_recv_staged(const topo_xfer_t *x)
     return topo_pack_is_recv(x) && (TOPO_XFER_RECV_COPY != x->kind || !x->direct || x->nranges > 1);
 }
 /* A local COPY whose source and destination blocks overlap goes through
- * temporary storage (as if copied at once); one that does not, directly. */
-bool topo_pack_copy_overlaps(const topo_sched_t *s, const topo_xfer_t *x);
+ * temporary storage (as if copied at once); one that does not, directly.
+ * ranges: the array x->range0 and x->src0 index (topo_step_view_t.ranges). */
+bool topo_pack_copy_overlaps(const topo_range_t *ranges, const topo_xfer_t *x);
 /* Does x copy its bytes locally at least once (the cost model's `copied`):
  * a COPY, a packed send, a staged RECV_COPY.  (A staged reduction's bytes
  * are priced as reduced, not copied.) */

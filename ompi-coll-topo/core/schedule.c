@@ -103,6 +103,8 @@ void topo_sched_free(topo_sched_t *s)
     free(s->steps);
     free(s->xfers);
     free(s->ranges);
+    free(s->segs);
+    free(s->shifts);
     memset(s, 0, sizeof(*s));
 }
 
@@ -131,9 +133,15 @@ void topo_sched_lane(topo_sched_t *s)
     if (!grow(s, (void **)&s->lanes, s->nlanes, &s->cap_lanes, sizeof(*s->lanes))) {
         return;
     }
-    s->lanes[s->nlanes].step0 = s->nsteps;
-    s->lanes[s->nlanes].nsteps = 0;
+    s->lanes[s->nlanes] = (topo_lane_t){s->nsteps, 0, s->nsegs, 0};
     s->nlanes++;
+}
+
+/* The current lane's last segment, or NULL. */
+static topo_seg_t *last_seg(topo_sched_t *s)
+{
+    const topo_lane_t *ln = s->nlanes > 0 ? &s->lanes[s->nlanes - 1] : NULL;
+    return NULL != ln && ln->nsegs > 0 ? &s->segs[ln->seg0 + ln->nsegs - 1] : NULL;
 }
 
 void topo_sched_step(topo_sched_t *s)
@@ -144,10 +152,22 @@ void topo_sched_step(topo_sched_t *s)
     if (!grow(s, (void **)&s->steps, s->nsteps, &s->cap_steps, sizeof(*s->steps))) {
         return;
     }
+    topo_lane_t *ln = &s->lanes[s->nlanes - 1];
+    topo_seg_t *g = last_seg(s);
+    if (NULL == g || g->reps > 1) {
+        if (!grow(s, (void **)&s->segs, s->nsegs, &s->cap_segs, sizeof(*s->segs))) {
+            return;
+        }
+        s->segs[s->nsegs++] = (topo_seg_t){ln->nsteps, s->nsteps, 1, 1, -1};
+        ln->nsegs++;
+    } else {
+        g->nsteps++;
+    }
     s->steps[s->nsteps].xfer0 = s->nxfers;
     s->steps[s->nsteps].nxfers = 0;
     s->nsteps++;
-    s->lanes[s->nlanes - 1].nsteps++;
+    ln->nsteps++;
+    s->sealed = 0;
 }
 
 static void add_range(topo_sched_t *s, int first, int count)
@@ -168,6 +188,9 @@ static topo_xfer_t *add_xfer(topo_sched_t *s, int peer, topo_xfer_kind_t kind)
 {
     if (0 == s->nsteps) {
         topo_sched_step(s);
+    }
+    if (s->sealed && !s->err) {
+        s->err = TOPO_EINVAL; /* the template of a repeat is closed */
     }
     if (!grow(s, (void **)&s->xfers, s->nxfers, &s->cap_xfers, sizeof(*s->xfers))) {
         return NULL;
@@ -206,7 +229,7 @@ void topo_sched_range(topo_sched_t *s, int first, int count)
     if (s->err) {
         return;
     }
-    if (0 == s->nxfers || count < 0) {
+    if (0 == s->nxfers || count < 0 || s->sealed) {
         s->err = TOPO_EINVAL;
         return;
     }
@@ -250,6 +273,459 @@ void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count)
     x->nranges = 1;
     x->nblk = count;
     add_range(s, dst_first, count);
+}
+
+/* --- the compact form ---------------------------------------------------- */
+
+/* The shift of repetition j within the window, in [0, wlen). */
+static int32_t shift_by(const topo_shift_t *sh, int64_t j)
+{
+    if (sh->wlen <= 0) {
+        return 0;
+    }
+    int64_t d = (j * (int64_t)sh->dblk) % sh->wlen;
+    return (int32_t)(d < 0 ? d + sh->wlen : d);
+}
+
+/* The first block of the window (of sh's tiling) that holds block b, or
+ * -1 where b is in none. */
+static int32_t tile_of(const topo_shift_t *sh, int32_t b)
+{
+    if (sh->wlen <= 0 || b < sh->wfirst || b >= sh->wfirst + sh->wlen * sh->wtiles) {
+        return -1;
+    }
+    return b - (b - sh->wfirst) % sh->wlen;
+}
+
+/* Whether range r lies in one window of sh (else it stays where it is). */
+static int in_window(const topo_shift_t *sh, const topo_range_t *r)
+{
+    const int32_t w = tile_of(sh, r->first);
+    return w >= 0 && r->first + r->count <= w + sh->wlen;
+}
+
+/* Range r moved by d (shift_by) in its window: its first block; *wrap set
+ * to the blocks past the window's end (they go to its start). */
+static int32_t moved_first(const topo_shift_t *sh, const topo_range_t *r, int32_t d, int32_t *wrap)
+{
+    *wrap = 0;
+    if (0 == d || !in_window(sh, r)) {
+        return r->first;
+    }
+    const int32_t w = tile_of(sh, r->first);
+    int32_t off = r->first - w + d;
+    off -= off >= sh->wlen ? sh->wlen : 0;
+    *wrap = off + r->count > sh->wlen ? off + r->count - sh->wlen : 0;
+    return w + off;
+}
+
+/* The peer of x in repetition j. */
+static int32_t moved_peer(const topo_sched_t *s, const topo_xfer_t *x, const topo_shift_t *sh,
+                          int64_t j)
+{
+    if (0 == sh->dpeer || s->size < 1) {
+        return x->peer;
+    }
+    int64_t p = (x->peer + j * (int64_t)sh->dpeer) % s->size;
+    return (int32_t)(p < 0 ? p + s->size : p);
+}
+
+/* The ranges a transfer touches, on each side: [first, count) of side 0
+ * (its ranges) and side 1 (a copy's sources). */
+static void xfer_side(const topo_xfer_t *x, int side, int32_t *r0, int32_t *nr)
+{
+    *r0 = side ? x->src0 : x->range0;
+    *nr = side ? (x->kind == TOPO_XFER_COPY ? x->nsrc : 0) : x->nranges;
+}
+
+/* Whether ranges a (shift sa) and b (shift sb) meet in the same way in
+ * every repetition: both stay, or both move alike in one window, or what
+ * each can ever cover (its window if it moves) is apart from the other. */
+static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo_range_t *b,
+                       const topo_shift_t *sb)
+{
+    const int ma = 0 != shift_by(sa, 1) && in_window(sa, a);
+    const int mb = 0 != shift_by(sb, 1) && in_window(sb, b);
+    if (!ma && !mb) {
+        return 1;
+    }
+    if (ma && mb && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen && sa->wtiles == sb->wtiles &&
+        shift_by(sa, 1) == shift_by(sb, 1)) {
+        return 1;
+    }
+    const int32_t a0 = ma ? tile_of(sa, a->first) : a->first;
+    const int32_t a1 = ma ? a0 + sa->wlen : a->first + a->count;
+    const int32_t b0 = mb ? tile_of(sb, b->first) : b->first;
+    const int32_t b1 = mb ? b0 + sb->wlen : b->first + b->count;
+    return a1 <= b0 || b1 <= a0;
+}
+
+/* Whether the template steps [st0, st0 + n) of s, with shifts sh (one per
+ * transfer from the first step's), can be stored once for k more
+ * repetitions (topo_sched_repeat). */
+static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_shift_t *sh)
+{
+    const int32_t x0 = s->steps[st0].xfer0;
+    for (int st = st0; st < st0 + n; st++) {
+        const topo_step_t *step = &s->steps[st];
+        int32_t nr = 0;
+        if (step->nxfers > TOPO_VIEW_XFERS) {
+            return 0;
+        }
+        for (int i = 0; i < step->nxfers; i++) {
+            const int32_t xi = step->xfer0 + i;
+            const topo_xfer_t *x = &s->xfers[xi];
+            const topo_shift_t *h = &sh[xi - x0];
+            nr += x->nranges + (x->kind == TOPO_XFER_COPY ? x->nsrc : 0);
+            if (0 != h->dpeer % s->size) { /* no peer may meet the rank */
+                if (x->kind == TOPO_XFER_COPY) {
+                    return 0;
+                }
+                const int32_t dp = moved_peer(s, &(topo_xfer_t){.peer = 0}, h, 1);
+                for (int32_t j = 1, pr = x->peer; j <= k; j++) {
+                    pr += dp;
+                    pr -= pr >= s->size ? s->size : 0;
+                    if (pr == s->rank) {
+                        return 0;
+                    }
+                }
+            }
+            for (int side = 0; side < 2; side++) {
+                int32_t r0, cnt;
+                xfer_side(x, side, &r0, &cnt);
+                for (int32_t q = 0; q < cnt; q++) {
+                    const topo_range_t *r = &s->ranges[r0 + q];
+                    /* a range partly in its window would split */
+                    if (h->wlen > 0 && !in_window(h, r) && r->first < h->wfirst + h->wlen &&
+                        r->first + r->count > h->wfirst) {
+                        return 0;
+                    }
+                }
+                /* no range may wrap, nor meet the next (the explicit form
+                 * would merge them) */
+                const int32_t d1 = shift_by(h, 1);
+                for (int32_t q = 0; d1 && q < cnt; q++) {
+                    const topo_range_t *r = &s->ranges[r0 + q];
+                    const topo_range_t *nx = q + 1 < cnt ? &s->ranges[r0 + q + 1] : NULL;
+                    if (NULL != nx && in_window(h, r) != in_window(h, nx)) {
+                        return 0;
+                    }
+                    if (!in_window(h, r)) {
+                        continue;
+                    }
+                    /* r and nx move alike but for a wrap of either: the
+                     * distance from r's end to nx's start changes by a
+                     * window at most */
+                    if (NULL != nx) {
+                        const int64_t gap = (int64_t)nx->first - (r->first + r->count);
+                        if (gap == h->wlen || gap == -(int64_t)h->wlen) {
+                            return 0;
+                        }
+                    }
+                    for (int32_t j = 1, off = r->first - tile_of(h, r->first);
+                         r->count > 1 && j <= k; j++) {
+                        off += d1;
+                        off -= off >= h->wlen ? h->wlen : 0;
+                        if (off + r->count > h->wlen) {
+                            return 0;
+                        }
+                    }
+                }
+            }
+        }
+        if (nr > TOPO_VIEW_RANGES) {
+            return 0;
+        }
+        /* direct receives stay direct: every two ranges of the step meet
+         * alike in every repetition (at once where every transfer of the
+         * step moves alike: one permutation of the blocks) */
+        int alike = 1;
+        for (int i = 1; i < step->nxfers && alike; i++) {
+            const topo_shift_t *a = &sh[step->xfer0 - x0], *b = &sh[step->xfer0 + i - x0];
+            alike = a->dblk == b->dblk && a->wfirst == b->wfirst && a->wlen == b->wlen &&
+                    a->wtiles == b->wtiles;
+        }
+        for (int i = 0; i < step->nxfers && !alike; i++) {
+            for (int i2 = i; i2 < step->nxfers; i2++) {
+                const topo_xfer_t *a = &s->xfers[step->xfer0 + i], *b = &s->xfers[step->xfer0 + i2];
+                const topo_shift_t *ha = &sh[step->xfer0 + i - x0],
+                                   *hb = &sh[step->xfer0 + i2 - x0];
+                for (int sa = 0; sa < 2; sa++) {
+                    for (int sb = 0; sb < 2; sb++) {
+                        int32_t a0, na, b0, nb;
+                        xfer_side(a, sa, &a0, &na);
+                        xfer_side(b, sb, &b0, &nb);
+                        for (int32_t qa = 0; qa < na; qa++) {
+                            for (int32_t qb = 0; qb < nb; qb++) {
+                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb],
+                                                 hb)) {
+                                    return 0;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* Append repetition j of stored step st (shifts sh from transfer x0 on)
+ * explicitly, as the builder calls would have emitted it. */
+static void emit_moved(topo_sched_t *s, int st, int32_t x0, int32_t sh0, int64_t j)
+{
+    topo_sched_step(s);
+    const int32_t nx = s->err ? 0 : s->steps[st].nxfers;
+    for (int32_t i = 0; i < nx && !s->err; i++) {
+        const int32_t xi = s->steps[st].xfer0 + i;
+        const topo_xfer_t x = s->xfers[xi];
+        const topo_shift_t h = s->shifts[sh0 + xi - x0];
+        const int32_t d = shift_by(&h, j);
+        topo_xfer_t *y = add_xfer(s, moved_peer(s, &x, &h, j), (topo_xfer_kind_t)x.kind);
+        if (NULL == y) {
+            return;
+        }
+        const int32_t yi = s->nxfers - 1;
+        for (int side = x.kind == TOPO_XFER_COPY ? 1 : 0; side >= 0; side--) {
+            int32_t r0, cnt;
+            xfer_side(&x, side, &r0, &cnt);
+            if (x.kind == TOPO_XFER_COPY) {
+                s->xfers[yi].nranges = 0;
+                s->xfers[yi].nblk = 0;
+                s->xfers[yi].range0 = s->nranges;
+            }
+            for (int32_t q = 0; q < cnt && !s->err; q++) {
+                const topo_range_t r = s->ranges[r0 + q];
+                int32_t wrap;
+                const int32_t f = moved_first(&h, &r, d, &wrap);
+                const int32_t piece[2][2] = {{f, r.count - wrap}, {tile_of(&h, r.first), wrap}};
+                for (int pc = 0; pc < 2; pc++) {
+                    if (pc && 0 == wrap) {
+                        break;
+                    }
+                    if (x.kind == TOPO_XFER_COPY) {
+                        add_range(s, piece[pc][0], piece[pc][1]);
+                        s->xfers[yi].nranges += !s->err;
+                        s->xfers[yi].nblk += s->err ? 0 : piece[pc][1];
+                    } else {
+                        topo_sched_range(s, piece[pc][0], piece[pc][1]);
+                    }
+                }
+            }
+            if (x.kind == TOPO_XFER_COPY && 1 == side) {
+                s->xfers[yi].src0 = s->xfers[yi].range0;
+                s->xfers[yi].nsrc = s->xfers[yi].nranges;
+            }
+        }
+    }
+}
+
+void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *shift, int nshift)
+{
+    if (s->err || 0 == k || 0 == nsteps) {
+        return;
+    }
+    topo_seg_t *g = last_seg(s);
+    if (k < 0 || nsteps < 0 || NULL == g || g->reps > 1 || g->nsteps < nsteps ||
+        (nshift > 0 && NULL == shift)) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    const int st0 = g->step0 + g->nsteps - nsteps;
+    const int32_t x0 = s->steps[st0].xfer0;
+    if (s->nxfers - x0 != nshift) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    for (int i = 0; i < nshift; i++) {
+        const topo_shift_t *h = &shift[i];
+        if (h->wlen < 0 || h->wtiles < 0 || h->wfirst < 0 ||
+            (int64_t)h->wlen * h->wtiles > s->nblocks - h->wfirst ||
+            ((0 == h->wlen || 0 == h->wtiles) && 0 != h->dblk)) {
+            s->err = TOPO_EINVAL;
+            return;
+        }
+    }
+    const int32_t sh0 = s->nshifts;
+    for (int i = 0; i < nshift; i++) {
+        if (!grow(s, (void **)&s->shifts, s->nshifts, &s->cap_shifts, sizeof(*s->shifts))) {
+            return;
+        }
+        s->shifts[s->nshifts++] = shift[i];
+    }
+    if (!compactable(s, st0, nsteps, k, shift)) {
+        for (int64_t j = 1; j <= k && !s->err; j++) {
+            for (int st = st0; st < st0 + nsteps; st++) {
+                emit_moved(s, st, x0, sh0, j);
+            }
+        }
+        s->nshifts = sh0;
+        return;
+    }
+    topo_lane_t *ln = &s->lanes[s->nlanes - 1];
+    if (g->nsteps > nsteps) {
+        if (!grow(s, (void **)&s->segs, s->nsegs, &s->cap_segs, sizeof(*s->segs))) {
+            return;
+        }
+        g = &s->segs[s->nsegs - 1];
+        g->nsteps -= nsteps;
+        s->segs[s->nsegs++] = (topo_seg_t){g->at + g->nsteps, st0, nsteps, 1, -1};
+        ln->nsegs++;
+        g = &s->segs[s->nsegs - 1];
+    }
+    if ((int64_t)ln->nsteps + (int64_t)k * nsteps > INT32_MAX) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    g->reps = k + 1;
+    g->shift0 = sh0;
+    s->sealed = 1;
+    ln->nsteps += k * nsteps;
+}
+
+void topo_sched_idle(topo_sched_t *s, int n)
+{
+    if (n > 0) {
+        topo_sched_step(s);
+        topo_sched_repeat(s, 1, n - 1, NULL, 0);
+    }
+}
+
+void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_view_t *v)
+{
+    const topo_lane_t *ln = &s->lanes[lane];
+    int lo = ln->seg0, hi = ln->seg0 + ln->nsegs - 1;
+    while (lo < hi) { /* the last segment that starts at or before step */
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (s->segs[mid].at <= step) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    const topo_seg_t *g = &s->segs[lo];
+    const int rel = step - g->at, j = rel / g->nsteps;
+    const topo_step_t *st = &s->steps[g->step0 + rel % g->nsteps];
+    v->nxfers = st->nxfers;
+    if (0 == j) {
+        v->xfers = &s->xfers[st->xfer0];
+        v->ranges = s->ranges;
+        return;
+    }
+    const int32_t x0 = s->steps[g->step0].xfer0;
+    int32_t nr = 0;
+    for (int i = 0; i < st->nxfers; i++) {
+        const topo_xfer_t *x = &s->xfers[st->xfer0 + i];
+        const topo_shift_t *h = &s->shifts[g->shift0 + st->xfer0 + i - x0];
+        const int32_t d = shift_by(h, j);
+        topo_xfer_t *y = &v->xbuf[i];
+        *y = *x;
+        y->peer = moved_peer(s, x, h, j);
+        for (int side = 0; side < 2; side++) {
+            int32_t r0, cnt;
+            xfer_side(x, side, &r0, &cnt);
+            if (side && x->kind == TOPO_XFER_COPY) {
+                y->src0 = nr;
+            } else if (!side) {
+                y->range0 = nr;
+            }
+            for (int32_t q = 0; q < cnt; q++) {
+                int32_t wrap;
+                const topo_range_t *r = &s->ranges[r0 + q];
+                v->rbuf[nr++] = (topo_range_t){moved_first(h, r, d, &wrap), r->count};
+            }
+        }
+    }
+    v->xfers = v->xbuf;
+    v->ranges = v->rbuf;
+}
+
+int topo_sched_compact(const topo_sched_t *s)
+{
+    for (int i = 0; i < s->nsegs; i++) {
+        if (s->segs[i].reps > 1) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size_t *ranges)
+{
+    size_t st = 0, x = 0, r = 0;
+    for (int i = 0; i < s->nsegs; i++) {
+        const topo_seg_t *g = &s->segs[i];
+        const topo_step_t *a = &s->steps[g->step0], *b = &s->steps[g->step0 + g->nsteps - 1];
+        const int32_t x0 = a->xfer0, x1 = b->xfer0 + b->nxfers;
+        /* the stored ranges of transfers [x0, x1): from the first's to the
+         * end of the last's (a copy's sources come before its ranges) */
+        const int32_t r0 =
+            x1 > x0 ? s->xfers[x0].kind == TOPO_XFER_COPY ? s->xfers[x0].src0 : s->xfers[x0].range0
+                    : 0;
+        const int32_t r1 = x1 > x0 ? s->xfers[x1 - 1].range0 + s->xfers[x1 - 1].nranges : 0;
+        st += (size_t)g->nsteps * (size_t)g->reps;
+        x += (size_t)(x1 - x0) * (size_t)g->reps;
+        r += (size_t)(r1 - r0) * (size_t)g->reps;
+    }
+    *steps = st;
+    *xfers = x;
+    *ranges = r;
+}
+
+size_t topo_sched_bytes(const topo_sched_t *s)
+{
+    return (size_t)s->cap_lanes * sizeof(*s->lanes) + (size_t)s->cap_steps * sizeof(*s->steps) +
+           (size_t)s->cap_xfers * sizeof(*s->xfers) + (size_t)s->cap_ranges * sizeof(*s->ranges) +
+           (size_t)s->cap_segs * sizeof(*s->segs) + (size_t)s->cap_shifts * sizeof(*s->shifts);
+}
+
+int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out)
+{
+    topo_sched_init(out, s->size, s->rank, s->nblocks);
+    out->nparts = s->nparts;
+    out->uniform = s->uniform;
+    out->mblocks = s->mblocks;
+    out->sync = s->sync;
+    out->err = s->err;
+    topo_step_view_t v;
+    for (int l = 0; l < s->nlanes && !out->err; l++) {
+        topo_sched_lane(out);
+        for (int st = 0; st < s->lanes[l].nsteps && !out->err; st++) {
+            topo_sched_step_at(s, l, st, &v);
+            topo_sched_step(out);
+            for (int i = 0; i < v.nxfers && !out->err; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
+                topo_xfer_t *y = add_xfer(out, x->peer, (topo_xfer_kind_t)x->kind);
+                if (NULL == y) {
+                    break;
+                }
+                const int32_t yi = out->nxfers - 1;
+                const topo_xfer_t keep = *x;
+                out->xfers[yi] = keep;
+                for (int side = keep.kind == TOPO_XFER_COPY; side >= 0; side--) {
+                    int32_t r0, cnt;
+                    xfer_side(&keep, side, &r0, &cnt);
+                    const int32_t at = out->nranges;
+                    for (int32_t q = 0; q < cnt; q++) {
+                        add_range(out, v.ranges[r0 + q].first, v.ranges[r0 + q].count);
+                    }
+                    if (side) {
+                        out->xfers[yi].src0 = at;
+                    } else {
+                        out->xfers[yi].range0 = at;
+                    }
+                }
+            }
+        }
+    }
+    if (out->err && s->err != out->err) {
+        const int rc = out->err;
+        topo_sched_free(out);
+        topo_sched_init(out, 1, 0, 0);
+        return rc;
+    }
+    return s->err ? s->err : TOPO_OK;
 }
 
 /* A non-empty block range of a step, with the transfer it belongs to. */
@@ -449,10 +925,10 @@ static const char *kind_name(int kind)
     }
 }
 
-static void print_ranges(const topo_sched_t *s, FILE *f, int r0, int n)
+static void print_ranges(const topo_range_t *ranges, FILE *f, int r0, int n)
 {
     for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &s->ranges[r0 + i];
+        const topo_range_t *r = &ranges[r0 + i];
         fprintf(f, "%s[%d", i ? "," : "", r->first);
         if (r->count > 1) {
             fprintf(f, "-%d", r->first + r->count - 1);
@@ -464,23 +940,24 @@ static void print_ranges(const topo_sched_t *s, FILE *f, int r0, int n)
 void topo_sched_print(const topo_sched_t *s, void *file)
 {
     FILE *f = file;
+    topo_step_view_t v;
     fprintf(f, "rank %d of %d: %d blocks, %d lane(s)\n", s->rank, s->size, s->nblocks, s->nlanes);
     for (int l = 0; l < s->nlanes; l++) {
         for (int st = 0; st < s->lanes[l].nsteps; st++) {
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
+            topo_sched_step_at(s, l, st, &v);
             fprintf(f, "  lane %d step %d:", l, st);
-            for (int i = 0; i < step->nxfers; i++) {
-                const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            for (int i = 0; i < v.nxfers; i++) {
+                const topo_xfer_t *x = &v.xfers[i];
                 fprintf(f, " %s", kind_name(x->kind));
                 if (x->kind == TOPO_XFER_COPY) {
                     fputc(' ', f);
-                    print_ranges(s, f, x->src0, x->nsrc);
+                    print_ranges(v.ranges, f, x->src0, x->nsrc);
                     fputs("->", f);
                 } else {
                     fprintf(f, " %s %d ", x->kind == TOPO_XFER_SEND ? "to" : "from", x->peer);
                 }
-                print_ranges(s, f, x->range0, x->nranges);
-                fputc(i + 1 < step->nxfers ? ';' : ' ', f);
+                print_ranges(v.ranges, f, x->range0, x->nranges);
+                fputc(i + 1 < v.nxfers ? ';' : ' ', f);
             }
             fputc('\n', f);
         }

@@ -101,11 +101,51 @@ typedef struct {
     int32_t nxfers;
 } topo_step_t;
 
+/* A run of a lane's logical steps over stored steps (topo_sched_t.segs):
+ * logical steps [at, at + nsteps * reps) of the lane are the `nsteps`
+ * stored steps from step0, run `reps` times; repetition j (0 = the stored
+ * steps themselves) shifts each transfer by j times its topo_shift_t
+ * (s->shifts[shift0 + i] for the i-th transfer of the stored steps). */
 typedef struct {
+    int32_t at;
     int32_t step0;
     int32_t nsteps;
+    int32_t reps;
+    int32_t shift0; /* reps > 1 only */
+} topo_seg_t;
+
+/* How a transfer moves from one repetition to the next (topo_sched_repeat):
+ * its peer by dpeer (mod size); each block b of its ranges (and of a
+ * copy's sources) by dblk within its window, one of the wtiles windows of
+ * wlen blocks from wfirst on (w = wfirst + i wlen, i < wtiles):
+ * b -> w + (b - w + dblk) mod wlen.  A range not wholly inside one window
+ * stays where it is; one that a shift carries past its window's end goes
+ * on at the window's start (two ranges: the repetitions are then stored
+ * explicitly, topo_sched_repeat). */
+typedef struct {
+    int32_t dpeer;
+    int32_t dblk;
+    int32_t wfirst;
+    int32_t wlen;
+    int32_t wtiles;
+} topo_shift_t;
+
+typedef struct {
+    int32_t step0;  /* first stored step */
+    int32_t nsteps; /* logical steps */
+    int32_t seg0;   /* first segment (topo_sched_t.segs) */
+    int32_t nsegs;
 } topo_lane_t;
 
+/*
+ * Storage.  The arrays below are the STORED form: a lane's logical steps
+ * are its segments, and a segment whose reps > 1 holds its steps once (the
+ * template) for all its repetitions.  Read steps only through
+ * topo_sched_step_at (or topo_sched_expand for the explicit form): indexing
+ * steps/xfers/ranges directly misses the repetitions.  nsteps, nxfers and
+ * nranges count stored entries; a lane's logical step count is
+ * lanes[l].nsteps (topo_sched_depth: the longest).
+ */
 typedef struct topo_sched {
     int32_t size;    /* communicator size */
     int32_t rank;    /* the rank this schedule is for */
@@ -119,14 +159,17 @@ typedef struct topo_sched {
     uint8_t sync;    /* the messages matter even when empty (barrier): the
                         executor sends zero-byte transfers instead of
                         skipping them */
-    int32_t nlanes, nsteps, nxfers, nranges;
+    int32_t nlanes, nsteps, nxfers, nranges, nsegs, nshifts;
     topo_lane_t *lanes;
     topo_step_t *steps;
     topo_xfer_t *xfers;
     topo_range_t *ranges;
+    topo_seg_t *segs;
+    topo_shift_t *shifts;
     /* builder state */
-    int32_t cap_lanes, cap_steps, cap_xfers, cap_ranges;
-    int err; /* sticky: 0 or a TOPO_E* code from the builder */
+    int32_t cap_lanes, cap_steps, cap_xfers, cap_ranges, cap_segs, cap_shifts;
+    uint8_t sealed; /* the last step is a repeat's: no transfer may join it */
+    int err;        /* sticky: 0 or a TOPO_E* code from the builder */
 } topo_sched_t;
 
 /* Error codes of the core. */
@@ -155,17 +198,64 @@ void topo_sched_recv(topo_sched_t *s, int peer, topo_xfer_kind_t kind,
 void topo_sched_range(topo_sched_t *s, int first, int count);
 /* Local copy of `count` blocks from `src_first` to `dst_first`. */
 void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
+/* `n` empty steps in the current lane (stored as one, repeated). */
+void topo_sched_idle(topo_sched_t *s, int n);
+/* The compact form.  The last `nsteps` steps of the current lane (its
+ * template, which must hold `nshift` transfers in all) run `k` more times:
+ * repetition j (1..k) is the template with its i-th transfer shifted j
+ * times by shift[i] (topo_shift_t).  The logical steps are those of the
+ * explicit emission of the same steps (topo_sched_range's merging
+ * included); they are stored once when every repetition keeps each range
+ * whole inside its window, keeps the peers valid, keeps the ranges apart
+ * that the explicit form would not merge and the receives' `direct` as the
+ * template's, and the template has at most TOPO_VIEW_XFERS transfers and
+ * TOPO_VIEW_RANGES ranges per step; otherwise the repetitions are stored
+ * explicitly.  k = 0 or nsteps = 0 adds nothing.  No transfer may be added
+ * to the template's steps afterwards (the next step opens a new one). */
+void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *shift, int nshift);
 /* Validate the structure and derive the per-transfer fields.  Returns
  * TOPO_OK or the first error (builder errors are sticky). */
 int topo_sched_finish(topo_sched_t *s);
 
 /* --- reading ----------------------------------------------------------- */
 
-static inline const topo_step_t *topo_sched_lane_step(const topo_sched_t *s,
-                                                      int lane, int step)
+/* The most transfers and ranges a stored template step may have. */
+#define TOPO_VIEW_XFERS 8
+#define TOPO_VIEW_RANGES 1024
+
+/* One logical step as it runs: its transfers xfers[0..nxfers), whose
+ * range0/src0 index `ranges`.  Filled by topo_sched_step_at; it may point
+ * into its own buffers, so it is not copied by value. */
+typedef struct {
+    int32_t nxfers;
+    const topo_xfer_t *xfers;
+    const topo_range_t *ranges;
+    topo_xfer_t xbuf[TOPO_VIEW_XFERS];
+    topo_range_t rbuf[TOPO_VIEW_RANGES];
+} topo_step_view_t;
+
+/* The one way to read a step: step `step` (logical) of lane `lane`. */
+void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_view_t *v);
+
+/* Step `step` of lane `lane` of an explicit schedule (topo_sched_compact
+ * false, as topo_sched_expand makes): the stored step itself, for readers
+ * that index the stored arrays (the verifier, the plan compiler). */
+static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s, int lane, int step)
 {
     return &s->steps[s->lanes[lane].step0 + step];
 }
+
+/* The explicit form of s into *out (every logical step stored, the same
+ * transfers and ranges); returns TOPO_OK or TOPO_ENOMEM (*out then
+ * empty, safe to free). */
+int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out);
+/* Whether s stores some step once for several logical steps. */
+int topo_sched_compact(const topo_sched_t *s);
+/* The logical steps, transfers and ranges of s (every repetition counted;
+ * as s->nsteps, nxfers and nranges count them in the explicit form). */
+void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size_t *ranges);
+/* Bytes s holds (its arrays as allocated). */
+size_t topo_sched_bytes(const topo_sched_t *s);
 
 /* Units of rank-owned data: nblocks / nparts, the length of
  * topo_block_layout's units. */

@@ -274,7 +274,7 @@ static const topo_xfer_t *match(vstate_t *v, int lane, int step, int rank, const
         k += y->peer == x->peer && y->kind != TOPO_XFER_SEND && y->kind != TOPO_XFER_COPY;
     }
     const topo_sched_t *ps = &v->sc[x->peer];
-    const topo_step_t *pst = topo_sched_lane_step(ps, lane, step);
+    const topo_step_t *pst = topo_sched_explicit_step(ps, lane, step);
     for (int i = 0; i < pst->nxfers; i++) {
         const topo_xfer_t *y = &ps->xfers[pst->xfer0 + i];
         if (y->kind == TOPO_XFER_SEND && y->peer == rank && 0 == k--) {
@@ -316,7 +316,7 @@ static int all_sends_matched(vstate_t *v, int lane, int step)
     long sends = 0, recvs = 0;
     for (int r = 0; r < v->size; r++) {
         const topo_sched_t *s = &v->sc[r];
-        const topo_step_t *st = topo_sched_lane_step(s, lane, step);
+        const topo_step_t *st = topo_sched_explicit_step(s, lane, step);
         for (int i = 0; i < st->nxfers; i++) {
             int kind = s->xfers[st->xfer0 + i].kind;
             sends += kind == TOPO_XFER_SEND;
@@ -438,7 +438,7 @@ static int run_step(vstate_t *v, int lane, int step)
     size_t total = 0;
     for (int r = 0; r < v->size; r++) {
         const topo_sched_t *s = &v->sc[r];
-        const topo_step_t *st = topo_sched_lane_step(s, lane, step);
+        const topo_step_t *st = topo_sched_explicit_step(s, lane, step);
         for (int i = 0; i < st->nxfers; i++) {
             const topo_xfer_t *x = &s->xfers[st->xfer0 + i];
             total += x->kind == TOPO_XFER_SEND ? 0 : (size_t)x->nblk;
@@ -450,7 +450,7 @@ static int run_step(vstate_t *v, int lane, int step)
     size_t k = 0;
     for (int r = 0; r < v->size; r++) {
         const topo_sched_t *s = &v->sc[r];
-        const topo_step_t *st = topo_sched_lane_step(s, lane, step);
+        const topo_step_t *st = topo_sched_explicit_step(s, lane, step);
         for (int i = 0; i < st->nxfers; i++) {
             const topo_xfer_t *x = &s->xfers[st->xfer0 + i];
             if (x->kind == TOPO_XFER_SEND) {
@@ -480,7 +480,7 @@ static int run_step(vstate_t *v, int lane, int step)
     k = 0;
     for (int r = 0; r < v->size; r++) {
         const topo_sched_t *s = &v->sc[r];
-        const topo_step_t *st = topo_sched_lane_step(s, lane, step);
+        const topo_step_t *st = topo_sched_explicit_step(s, lane, step);
         for (int i = 0; i < st->nxfers; i++) {
             const topo_xfer_t *x = &s->xfers[st->xfer0 + i];
             if (x->kind == TOPO_XFER_SEND) {
@@ -525,7 +525,7 @@ static int lane_owners(vstate_t *v, int r, int *owner)
     }
     for (int l = 0; l < s->nlanes; l++) {
         for (int st = 0; st < s->lanes[l].nsteps; st++) {
-            const topo_step_t *step = topo_sched_lane_step(s, l, st);
+            const topo_step_t *step = topo_sched_explicit_step(s, l, st);
             for (int i = 0; i < step->nxfers; i++) {
                 const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
                 for (int pass = 0; pass < 2; pass++) {
@@ -603,6 +603,23 @@ int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root
     if (rc) {
         return rc;
     }
+    /* the explicit form of every rank's schedule (verified step by step) */
+    topo_sched_t *ex = calloc((size_t)size, sizeof(*ex));
+    if (NULL == ex) {
+        return TOPO_ENOMEM;
+    }
+    for (int r = 0; r < size && !rc; r++) {
+        rc = topo_sched_expand(&scheds[r], &ex[r]);
+    }
+    if (rc) {
+        for (int r = 0; r < size; r++) {
+            topo_sched_free(&ex[r]);
+        }
+        free(ex);
+        return rc;
+    }
+    v.sc = ex;
+    scheds = ex;
     v.nblocks = scheds[0].nblocks;
     const int nb = v.nblocks, nlanes = scheds[0].nlanes;
     int *owner = malloc(sizeof(int) * ((size_t)nb * size + 1));
@@ -674,6 +691,10 @@ int topo_verify(const topo_sched_t *scheds, int size, topo_prim_t prim, int root
     }
     free(scratch);
 out:
+    for (int r = 0; r < size; r++) {
+        topo_sched_free(&ex[r]);
+    }
+    free(ex);
     free(owner);
     free(v.cmap);
     free(v.done);

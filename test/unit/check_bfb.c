@@ -166,7 +166,7 @@ static int ag_loads(const topo_sched_t *sc, int p, double *max, double *min, int
     for (int r = 0; r < p; r++) {
         ck_assert_int_le(sc[r].nlanes, 1);
         for (int s = 0; s < topo_sched_depth(&sc[r]); s++) {
-            const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, s);
+            const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, s);
             for (int x = st->xfer0; x < st->xfer0 + st->nxfers; x++) {
                 if (sc[r].xfers[x].kind != TOPO_XFER_SEND) {
                     continue;

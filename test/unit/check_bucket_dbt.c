@@ -88,7 +88,7 @@ START_TEST(test_dbt_trees_complementary)
             for (int l = 0; l < s->nlanes; l++) {
                 int reduces = 0, copies = 0;
                 for (int st = 0; st < s->lanes[l].nsteps; st++) {
-                    const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                    const topo_step_t *step = topo_sched_explicit_step(s, l, st);
                     for (int i = 0; i < step->nxfers; i++) {
                         const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
                         reduces += x->kind == TOPO_XFER_RECV_REDUCE ||
@@ -106,7 +106,7 @@ START_TEST(test_dbt_trees_complementary)
                 /* the root of a tree is the one rank that receives no
                  * result from a parent */
                 for (int st = 0; st < s->lanes[l].nsteps; st++) {
-                    const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                    const topo_step_t *step = topo_sched_explicit_step(s, l, st);
                     for (int i = 0; i < step->nxfers; i++) {
                         copies += s->xfers[step->xfer0 + i].kind == TOPO_XFER_RECV_COPY;
                     }
@@ -122,7 +122,7 @@ START_TEST(test_dbt_trees_complementary)
                 int sends = 0;
                 for (int l = 0; l < s->nlanes; l++) {
                     if (st < s->lanes[l].nsteps) {
-                        const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                        const topo_step_t *step = topo_sched_explicit_step(s, l, st);
                         for (int i = 0; i < step->nxfers; i++) {
                             sends += s->xfers[step->xfer0 + i].kind == TOPO_XFER_SEND;
                         }

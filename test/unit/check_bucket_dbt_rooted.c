@@ -120,7 +120,7 @@ START_TEST(test_dbt_bcast_shape)
             for (int l = 0; l < 2; l++) {
                 int lane_sent = 0;
                 for (int st = 0; st < s->lanes[l].nsteps; st++) {
-                    const topo_step_t *step = topo_sched_lane_step(s, l, st);
+                    const topo_step_t *step = topo_sched_explicit_step(s, l, st);
                     int sends = 0;
                     for (int i = 0; i < step->nxfers; i++) {
                         const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
@@ -343,7 +343,7 @@ START_TEST(test_bucket_paper_examples)
     ck_assert_int_eq(topo_sched_depth(&sc[0]), 8 + 2 - 1);
     /* step 0: a sends segment 0 both ways along X and both ways along Y
      * (Lu 2026b sec. 3.2's picture, pipelined) */
-    const topo_step_t *st = topo_sched_lane_step(&sc[0], 0, 0);
+    const topo_step_t *st = topo_sched_explicit_step(&sc[0], 0, 0);
     ck_assert_int_eq(st->nxfers, 4);
     ut_free_all(sc, 9);
     t = ut_topo("torus:2x2x2");

@@ -347,7 +347,7 @@ static void max_loads(const topo_graph_t *g, const topo_sched_t *sc, int s0, int
     }
     for (int r = 0; r < g->n; r++) {
         for (int s = 0; s < n; s++) {
-            const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, s0 + s);
+            const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, s0 + s);
             for (int x = st->xfer0; x < st->xfer0 + st->nxfers; x++) {
                 const topo_xfer_t *xf = &sc[r].xfers[x];
                 if (xf->kind != TOPO_XFER_SEND) {

@@ -54,8 +54,8 @@ START_TEST(test_partners_ring)
         for (int b = 0; b < 3; b++) {
             const int plain = r ^ (1 << b);
             const int mirror = (r & (1 << b)) ? (r + (1 << b)) % 8 : (r - (1 << b) + 8) % 8;
-            const topo_step_t *p0 = topo_sched_lane_step(&sc[r], 0, b);
-            const topo_step_t *p1 = topo_sched_lane_step(&sc[r], 1, b);
+            const topo_step_t *p0 = topo_sched_explicit_step(&sc[r], 0, b);
+            const topo_step_t *p1 = topo_sched_explicit_step(&sc[r], 1, b);
             ck_assert_int_eq(sc[r].xfers[p0->xfer0].peer, plain);
             ck_assert_int_eq(sc[r].xfers[p1->xfer0].peer, mirror);
             /* opposite directions, except at distance d/2 */

@@ -91,8 +91,8 @@ START_TEST(test_copies)
     topo_sched_copy(&s, 0, 4, 2); /* [0,2) -> [4,6): does not */
     ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
     ck_assert_int_eq(s.nxfers, 2);
-    ck_assert(topo_pack_copy_overlaps(&s, &s.xfers[0]));
-    ck_assert(!topo_pack_copy_overlaps(&s, &s.xfers[1]));
+    ck_assert(topo_pack_copy_overlaps(s.ranges, &s.xfers[0]));
+    ck_assert(!topo_pack_copy_overlaps(s.ranges, &s.xfers[1]));
     ck_assert(topo_pack_copies(&s.xfers[0]));
     ck_assert(topo_pack_copies(&s.xfers[1]));
     ck_assert(!topo_pack_is_recv(&s.xfers[0]));

@@ -167,7 +167,7 @@ static void run_step(const topo_sched_t *sc, int p, int step, int *state)
     int *old = malloc(sizeof(int) * (size_t)(p * nb));
     memcpy(old, state, sizeof(int) * (size_t)(p * nb));
     for (int r = 0; r < p; r++) {
-        const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, step);
+        const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, step);
         for (int i = 0; i < st->nxfers; i++) {
             const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
             if (x->kind == TOPO_XFER_SEND) {
@@ -185,7 +185,7 @@ static void run_step(const topo_sched_t *sc, int p, int step, int *state)
                          y->kind != TOPO_XFER_COPY;
                 }
                 from = &sc[x->peer];
-                const topo_step_t *ps = topo_sched_lane_step(from, 0, step);
+                const topo_step_t *ps = topo_sched_explicit_step(from, 0, step);
                 const topo_xfer_t *y = NULL;
                 for (int j = 0; j < ps->nxfers && !y; j++) {
                     const topo_xfer_t *c = &from->xfers[ps->xfer0 + j];
@@ -255,7 +255,7 @@ START_TEST(test_bruck_alltoall_a24)
     }
     /* round 0: partner i + 1, slots 1 and 3 */
     for (int i = 0; i < p; i++) {
-        const topo_step_t *st = topo_sched_lane_step(&sc[i], 0, 0);
+        const topo_step_t *st = topo_sched_explicit_step(&sc[i], 0, 0);
         int sends = 0;
         for (int x = 0; x < st->nxfers; x++) {
             const topo_xfer_t *t = &sc[i].xfers[st->xfer0 + x];
@@ -353,7 +353,7 @@ START_TEST(test_pat_a18)
     for (int r = 0; r < 8; r++) {
         ck_assert_int_eq(topo_sched_depth(&sc[r]), 3);
         for (int k = 0; k < 3; k++) {
-            const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+            const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, k);
             ck_assert_int_eq(st->nxfers, 2);
             for (int i = 0; i < 2; i++) {
                 const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
@@ -449,7 +449,7 @@ END_TEST
 
 static topo_xfer_t *find_xfer(topo_sched_t *s, int step, int kind)
 {
-    const topo_step_t *st = topo_sched_lane_step(s, 0, step);
+    const topo_step_t *st = topo_sched_explicit_step(s, 0, step);
     for (int i = 0; i < st->nxfers; i++) {
         if (s->xfers[st->xfer0 + i].kind == kind) {
             return &s->xfers[st->xfer0 + i];

@@ -73,8 +73,8 @@ START_TEST(test_direct_receives)
     topo_sched_init(&s, 3, 0, 4);
     topo_sched_step(&s);
     topo_sched_send(&s, 1, 0, 1);
-    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 1, 1); /* untouched: direct */
-    topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 0, 1); /* overwrites what is sent */
+    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 1, 1);   /* untouched: direct */
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 0, 1);   /* overwrites what is sent */
     topo_sched_recv(&s, 2, TOPO_XFER_RECV_REDUCE, 2, 1); /* reduces: never direct */
     topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 3, 1);
     topo_sched_recv(&s, 2, TOPO_XFER_RECV_COPY, 3, 1); /* two writers of block 3 */
@@ -106,15 +106,16 @@ START_TEST(test_direct_receives)
 }
 END_TEST
 
-/* Do two transfers of a step share a block (both sides of a copy)? */
-static int share_block(const topo_sched_t *s, const topo_xfer_t *a, const topo_xfer_t *b)
+/* Do two transfers of a step share a block (both sides of a copy)?
+ * ranges: the step's (topo_step_view_t.ranges). */
+static int share_block(const topo_range_t *ranges, const topo_xfer_t *a, const topo_xfer_t *b)
 {
     for (int sa = 0; sa < (a->kind == TOPO_XFER_COPY ? 2 : 1); sa++) {
         for (int i = 0; i < (sa ? a->nsrc : a->nranges); i++) {
-            const topo_range_t *ra = &s->ranges[(sa ? a->src0 : a->range0) + i];
+            const topo_range_t *ra = &ranges[(sa ? a->src0 : a->range0) + i];
             for (int sb = 0; sb < (b->kind == TOPO_XFER_COPY ? 2 : 1); sb++) {
                 for (int j = 0; j < (sb ? b->nsrc : b->nranges); j++) {
-                    const topo_range_t *rb = &s->ranges[(sb ? b->src0 : b->range0) + j];
+                    const topo_range_t *rb = &ranges[(sb ? b->src0 : b->range0) + j];
                     if (ra->first < rb->first + rb->count && rb->first < ra->first + ra->count) {
                         return 1;
                     }
@@ -127,7 +128,8 @@ static int share_block(const topo_sched_t *s, const topo_xfer_t *a, const topo_x
 
 /* Every catalog schedule's direct receives, against their definition
  * compared pair by pair: a RECV_COPY of one range that shares no block
- * with another transfer of its step. */
+ * with another transfer of its step; every logical step, repeated ones
+ * (topo_sched_repeat) included. */
 START_TEST(test_direct_receives_catalog)
 {
     static const struct {
@@ -152,22 +154,24 @@ START_TEST(test_direct_receives_catalog)
                     for (a.rank = 0; a.rank < p; a.rank++) {
                         topo_sched_t s;
                         ck_assert_int_eq(topo_algo_generate(&cat[i], &a, &s), TOPO_OK);
-                        for (int st = 0; st < s.nsteps; st++) {
-                            const topo_step_t *step = &s.steps[st];
-                            for (int x = 0; x < step->nxfers; x++) {
-                                const topo_xfer_t *tx = &s.xfers[step->xfer0 + x];
-                                int alone = tx->kind == TOPO_XFER_RECV_COPY && tx->nranges == 1;
-                                for (int y = 0; y < step->nxfers && alone; y++) {
-                                    alone =
-                                        y == x || !share_block(&s, tx, &s.xfers[step->xfer0 + y]);
+                        topo_step_view_t v;
+                        for (int l = 0; l < s.nlanes; l++) {
+                            for (int st = 0; st < s.lanes[l].nsteps; st++) {
+                                topo_sched_step_at(&s, l, st, &v);
+                                for (int x = 0; x < v.nxfers; x++) {
+                                    const topo_xfer_t *tx = &v.xfers[x];
+                                    int alone = tx->kind == TOPO_XFER_RECV_COPY && tx->nranges == 1;
+                                    for (int y = 0; y < v.nxfers && alone; y++) {
+                                        alone = y == x || !share_block(v.ranges, tx, &v.xfers[y]);
+                                    }
+                                    ck_assert_msg(tx->direct == alone,
+                                                  "%s %s on %s, p=%d root=%d rank %d step %d "
+                                                  "transfer %d: direct %d, expected %d",
+                                                  topo_prim_name(cat[i].prim), cat[i].name,
+                                                  cases[c].topo, p, root, a.rank, st, x, tx->direct,
+                                                  alone);
+                                    checked++;
                                 }
-                                ck_assert_msg(tx->direct == alone,
-                                              "%s %s on %s, p=%d root=%d rank %d step %d "
-                                              "transfer %d: direct %d, expected %d",
-                                              topo_prim_name(cat[i].prim), cat[i].name,
-                                              cases[c].topo, p, root, a.rank, st, x, tx->direct,
-                                              alone);
-                                checked++;
                             }
                         }
                         topo_sched_free(&s);
@@ -277,6 +281,261 @@ START_TEST(test_prim_set_parse)
 }
 END_TEST
 
+/* a and b have the same logical steps: lanes, steps, transfers (peer,
+ * kind, direct, blocks) and ranges, read through topo_sched_step_at. */
+static void expect_same(const topo_sched_t *a, const topo_sched_t *b, const char *what)
+{
+    ck_assert_msg(a->nlanes == b->nlanes && a->nblocks == b->nblocks, "%s: shape", what);
+    topo_step_view_t va, vb;
+    for (int l = 0; l < a->nlanes; l++) {
+        ck_assert_msg(a->lanes[l].nsteps == b->lanes[l].nsteps, "%s: lane %d has %d steps, not %d",
+                      what, l, a->lanes[l].nsteps, b->lanes[l].nsteps);
+        for (int st = 0; st < a->lanes[l].nsteps; st++) {
+            topo_sched_step_at(a, l, st, &va);
+            topo_sched_step_at(b, l, st, &vb);
+            ck_assert_msg(va.nxfers == vb.nxfers, "%s: step %d transfers", what, st);
+            for (int i = 0; i < va.nxfers; i++) {
+                const topo_xfer_t *x = &va.xfers[i], *y = &vb.xfers[i];
+                ck_assert_msg(x->peer == y->peer && x->kind == y->kind && x->direct == y->direct &&
+                                  x->nblk == y->nblk && x->nranges == y->nranges &&
+                                  (x->kind != TOPO_XFER_COPY || x->nsrc == y->nsrc),
+                              "%s: step %d transfer %d: peer %d/%d kind %d/%d direct %d/%d "
+                              "blocks %d/%d ranges %d/%d",
+                              what, st, i, x->peer, y->peer, x->kind, y->kind, x->direct, y->direct,
+                              x->nblk, y->nblk, x->nranges, y->nranges);
+                for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
+                    const int n = side ? x->nsrc : x->nranges;
+                    for (int k = 0; k < n; k++) {
+                        const topo_range_t *ra = &va.ranges[(side ? x->src0 : x->range0) + k];
+                        const topo_range_t *rb = &vb.ranges[(side ? y->src0 : y->range0) + k];
+                        ck_assert_msg(ra->first == rb->first && ra->count == rb->count,
+                                      "%s: step %d transfer %d range %d: [%d,+%d) vs [%d,+%d)",
+                                      what, st, i, k, ra->first, ra->count, rb->first, rb->count);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Block b moved j times by dblk within the windows of wlen from wfirst. */
+static int moved(int b, int j, int dblk, int wfirst, int wlen)
+{
+    if (b < wfirst) {
+        return b;
+    }
+    const int w = b - (b - wfirst) % wlen;
+    return w + (((b - w + j * dblk) % wlen) + wlen) % wlen;
+}
+
+/* A range of n blocks from f moved j times, emitted as the explicit form
+ * would be (split where it passes its window's end). */
+static void moved_range(topo_sched_t *s, int f, int n, int j, int dblk, int wfirst, int wlen)
+{
+    const int w = f - (f - wfirst) % wlen, g = moved(f, j, dblk, wfirst, wlen);
+    const int first = g + n <= w + wlen ? n : w + wlen - g;
+    topo_sched_range(s, g, first);
+    if (first < n) {
+        topo_sched_range(s, w, n - first);
+    }
+}
+
+/* The repeat form equals the explicit emission: a ring step (the compact
+ * form), a pairwise exchange (peers move), a local copy, ranges of several
+ * blocks in tiled windows, a range that wraps (stored explicitly), and a
+ * template of two steps, each after a step that is not repeated. */
+START_TEST(test_repeat_equals_explicit)
+{
+    for (int p = 1; p <= 12; p++) {
+        /* the exchange's peers meet the rank after p - 2 repetitions */
+        for (int k = 0; k <= (p > 1 && p - 2 < 6 ? p - 2 : 6); k++) {
+            for (int wrap = 0; wrap < 2; wrap++) {
+                topo_sched_t c, e;
+                const int r = p / 2, nb = 3 * p + 8, dr = wrap ? 1 : 3;
+                /* a ring's send, its block one back in [0, p); an exchange
+                 * with r + 1 + j (its block one on in [p, 2p)) and r - 1 - j
+                 * (one back in [2p, 3p)); a copy between blocks 3p and
+                 * 3p + 1, turning in their window; three blocks moving by
+                 * dr in [3p + 2, 3p + 8) (by 1 they wrap: stored
+                 * explicitly) */
+                const topo_shift_t sh[5] = {{0, -1, 0, p, 1},
+                                            {1, 1, p, p, 1},
+                                            {-1, -1, 2 * p, p, 1},
+                                            {0, 1, 3 * p, 2, 1},
+                                            {0, dr, 3 * p + 2, 6, 1}};
+                for (int form = 0; form < 2; form++) {
+                    topo_sched_t *s = form ? &e : &c;
+                    topo_sched_init(s, p, r, nb);
+                    s->uniform = 1;
+                    topo_sched_step(s);
+                    topo_sched_copy(s, 0, 3 * p, 1); /* a step not repeated */
+                    for (int j = 0; j <= (form ? k : 0); j++) {
+                        topo_sched_step(s);
+                        if (p > 1) {
+                            topo_sched_send(s, (r + 1) % p, moved(r, j, -1, 0, p), 1);
+                            topo_sched_send(s, (r + 1 + j) % p, moved(p + r, j, 1, p, p), 1);
+                            topo_sched_recv(s, ((r - 1 - j) % p + p) % p, TOPO_XFER_RECV_COPY,
+                                            moved(2 * p + r, j, -1, 2 * p, p), 1);
+                        }
+                        topo_sched_step(s);
+                        topo_sched_copy(s, moved(3 * p, j, 1, 3 * p, 2),
+                                        moved(3 * p + 1, j, 1, 3 * p, 2), 1);
+                        if (p > 1) {
+                            topo_sched_send(s, (r + 1) % p, 0, 0);
+                            moved_range(s, 3 * p + 2, 3, j, dr, 3 * p + 2, 6);
+                        }
+                    }
+                    if (!form) {
+                        topo_sched_repeat(s, 2, k, p > 1 ? sh : &sh[3], p > 1 ? 5 : 1);
+                    }
+                    ck_assert_int_eq(topo_sched_finish(s), TOPO_OK);
+                }
+                char what[64];
+                snprintf(what, sizeof(what), "p=%d k=%d wrap=%d", p, k, wrap);
+                /* stored once unless a range wraps (k = 0: nothing repeats) */
+                ck_assert_msg(topo_sched_compact(&c) == (k > 0 && (!wrap || 1 == p || k < 4)),
+                              "%s: compact %d", what, topo_sched_compact(&c));
+                expect_same(&c, &e, what);
+                ck_assert_int_eq(topo_sched_depth(&c), 1 + 2 * (k + 1));
+                topo_sched_t x;
+                ck_assert_int_eq(topo_sched_expand(&c, &x), TOPO_OK);
+                ck_assert(!topo_sched_compact(&x));
+                ck_assert_int_eq(x.nsteps, 1 + 2 * (k + 1));
+                expect_same(&x, &e, what);
+                size_t ns, nx, nr;
+                topo_sched_totals(&c, &ns, &nx, &nr);
+                ck_assert_msg(ns == (size_t)e.nsteps && nx == (size_t)e.nxfers &&
+                                  nr == (size_t)e.nranges,
+                              "%s: totals %zu %zu %zu, explicit %d %d %d", what, ns, nx, nr,
+                              e.nsteps, e.nxfers, e.nranges);
+                topo_sched_free(&x);
+                topo_sched_free(&c);
+                topo_sched_free(&e);
+            }
+        }
+    }
+}
+END_TEST
+
+/* What is stored: a ring's steps once; a range that would wrap, every
+ * repetition (the same logical steps either way). */
+START_TEST(test_repeat_storage)
+{
+    const topo_shift_t ring[2] = {{0, -1, 0, 16, 1}, {0, -1, 0, 16, 1}};
+    topo_sched_t s;
+    topo_sched_init(&s, 16, 3, 16);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 4, 2, 1);
+    topo_sched_recv(&s, 2, TOPO_XFER_RECV_REDUCE, 1, 1);
+    topo_sched_repeat(&s, 1, 14, ring, 2);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert(topo_sched_compact(&s));
+    ck_assert_int_eq(s.nsteps, 1);
+    ck_assert_int_eq(s.lanes[0].nsteps, 15);
+    topo_step_view_t v;
+    topo_sched_step_at(&s, 0, 14, &v); /* blocks 2 - 14 and 1 - 14, mod 16 */
+    ck_assert_int_eq(v.ranges[v.xfers[0].range0].first, 4);
+    ck_assert_int_eq(v.ranges[v.xfers[1].range0].first, 3);
+    ck_assert_int_eq(v.xfers[0].peer, 4);
+    topo_sched_free(&s);
+    /* two blocks moving one forward in [0, 4): [2,4) then [3,4)+[0,1) */
+    const topo_shift_t one = {0, 1, 0, 4, 1};
+    topo_sched_init(&s, 2, 0, 4);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 1, 2, 2);
+    topo_sched_repeat(&s, 1, 3, &one, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert(!topo_sched_compact(&s));
+    ck_assert_int_eq(s.nsteps, 4);
+    topo_sched_step_at(&s, 0, 1, &v);
+    ck_assert_int_eq(v.xfers[0].nranges, 2);
+    ck_assert_int_eq(v.ranges[v.xfers[0].range0].first, 3);
+    ck_assert_int_eq(v.ranges[v.xfers[0].range0 + 1].first, 0);
+    topo_sched_step_at(&s, 0, 2, &v); /* [0,2): one range */
+    ck_assert_int_eq(v.xfers[0].nranges, 1);
+    ck_assert_int_eq(v.ranges[v.xfers[0].range0].count, 2);
+    topo_sched_free(&s);
+}
+END_TEST
+
+/* Repeating nothing adds nothing; idle runs; what the builder refuses. */
+START_TEST(test_repeat_edges)
+{
+    const topo_shift_t sh = {0, 1, 0, 4, 1};
+    topo_sched_t s;
+    topo_sched_init(&s, 2, 0, 4);
+    topo_sched_idle(&s, 0);
+    ck_assert_int_eq(topo_sched_depth(&s), 0);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 1, 0, 1);
+    topo_sched_repeat(&s, 1, 0, &sh, 1);  /* k = 0 */
+    topo_sched_repeat(&s, 0, 5, NULL, 0); /* no steps */
+    ck_assert_int_eq(topo_sched_depth(&s), 1);
+    topo_sched_idle(&s, 5);
+    ck_assert_int_eq(topo_sched_depth(&s), 6);
+    ck_assert_int_eq(s.nsteps, 2);
+    topo_sched_step(&s);
+    topo_sched_recv(&s, 1, TOPO_XFER_RECV_COPY, 1, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    topo_step_view_t v;
+    topo_sched_step_at(&s, 0, 4, &v);
+    ck_assert_int_eq(v.nxfers, 0);
+    topo_sched_step_at(&s, 0, 6, &v);
+    ck_assert_int_eq(v.nxfers, 1);
+    ck_assert_int_eq(v.xfers[0].kind, TOPO_XFER_RECV_COPY);
+    topo_sched_free(&s);
+    /* the template is closed; the shifts must match its transfers; a
+     * window must lie in the blocks */
+    for (int bad = 0; bad < 4; bad++) {
+        topo_sched_init(&s, 2, 0, 4);
+        topo_sched_step(&s);
+        topo_sched_send(&s, 1, 0, 1);
+        const topo_shift_t far = {0, 1, 2, 4, 1};
+        topo_sched_repeat(&s, bad == 3 ? 2 : 1, 2, 2 == bad ? &far : &sh, 1 == bad ? 2 : 1);
+        if (0 == bad) {
+            topo_sched_send(&s, 1, 1, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&s), TOPO_EINVAL);
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
+/* The generators whose steps repeat store them once: a handful of stored
+ * steps for hundreds of logical ones, on a ring and on a 2-D torus. */
+START_TEST(test_repeating_generators_compact)
+{
+    static const struct {
+        topo_prim_t prim;
+        const char *name;
+    } algos[] = {{TOPO_PRIM_ALLREDUCE, "ring"},         {TOPO_PRIM_REDUCE_SCATTER, "ring"},
+                 {TOPO_PRIM_ALLGATHER, "ring"},         {TOPO_PRIM_ALLREDUCE, "bucket"},
+                 {TOPO_PRIM_REDUCE_SCATTER, "bucket"},  {TOPO_PRIM_ALLGATHER, "bucket"},
+                 {TOPO_PRIM_BCAST, "bucket"},           {TOPO_PRIM_REDUCE, "bucket"},
+                 {TOPO_PRIM_ALLTOALL, "pairwise"},      {TOPO_PRIM_BCAST, "pipelined_chain"},
+                 {TOPO_PRIM_REDUCE, "pipelined_chain"}, {TOPO_PRIM_BCAST, "scatter_allgather"}};
+    static const char *topos[] = {"torus:600", "torus:20x30"};
+    for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
+        topo_topology_t t = ut_topo(topos[k]);
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+            for (int rank = 0; rank < 600; rank += 299) {
+                topo_gen_args_t a = {algos[i].prim, 600, rank, 1, &t};
+                topo_sched_t s;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(algos[i].prim, algos[i].name), &a, &s),
+                                 TOPO_OK);
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                ck_assert_msg(topo_sched_compact(&s) && s.nsteps <= 40 && ns >= 100,
+                              "%s %s on %s rank %d: %d steps stored of %zu",
+                              topo_prim_name(algos[i].prim), algos[i].name, topos[k], rank,
+                              s.nsteps, ns);
+                topo_sched_free(&s);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -288,5 +547,9 @@ int main(void)
     tcase_add_test(tc, test_layout_even_split);
     tcase_add_test(tc, test_layout_units);
     tcase_add_test(tc, test_prim_set_parse);
+    tcase_add_test(tc, test_repeat_equals_explicit);
+    tcase_add_test(tc, test_repeat_storage);
+    tcase_add_test(tc, test_repeat_edges);
+    tcase_add_test(tc, test_repeating_generators_compact);
     return ut_run_suite(s);
 }

@@ -109,7 +109,7 @@ START_TEST(test_peers_follow_rho)
                     for (int s = 0; s < L; s++) {
                         int sign = (r % 2 ? -1 : 1) * (l ? -1 : 1);
                         int want = ((r + sign * rho(s)) % p + p) % p;
-                        const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                        const topo_step_t *st = topo_sched_explicit_step(&sc[r], l, s);
                         ck_assert_int_ge(st->nxfers, 1);
                         for (int i = 0; i < st->nxfers; i++) {
                             ck_assert_int_eq(sc[r].xfers[st->xfer0 + i].peer, want);
@@ -133,7 +133,7 @@ static void check_matching(const char *name, int p)
     for (int r = 0; r < p; r++) {
         for (int l = 0; l < sc[r].nlanes; l++) {
             for (int s = 0; s < sc[r].lanes[l].nsteps; s++) {
-                const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                const topo_step_t *st = topo_sched_explicit_step(&sc[r], l, s);
                 int peer = -1, sends = 0, recvs = 0;
                 for (int i = 0; i < st->nxfers; i++) {
                     const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
@@ -151,7 +151,7 @@ static void check_matching(const char *name, int p)
                 if (peer >= 0) {
                     ck_assert_int_eq(sends, 1);
                     ck_assert_int_eq(recvs, 1);
-                    const topo_step_t *ps = topo_sched_lane_step(&sc[peer], l, s);
+                    const topo_step_t *ps = topo_sched_explicit_step(&sc[peer], l, s);
                     ck_assert_int_eq(sc[peer].xfers[ps->xfer0].peer, r);
                 }
             }
@@ -233,7 +233,7 @@ START_TEST(test_message_sizes)
                 ck_assert_int_eq(sc[r].lanes[l].nsteps, 2 * L);
                 for (int s = 0; s < 2 * L; s++) {
                     int k = s < L ? s : 2 * L - 1 - s;
-                    const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                    const topo_step_t *st = topo_sched_explicit_step(&sc[r], l, s);
                     ck_assert_int_eq(st->nxfers, 2);
                     for (int j = 0; j < 2; j++) {
                         const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + j];
@@ -263,7 +263,7 @@ START_TEST(test_blocks_sent)
             for (int l = 0; l < sc[r].nlanes; l++) {
                 int L = sc[r].lanes[l].nsteps / 2, sent = 0, got = 0;
                 for (int s = 0; s < L; s++) {
-                    const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                    const topo_step_t *st = topo_sched_explicit_step(&sc[r], l, s);
                     for (int i = 0; i < st->nxfers; i++) {
                         const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
                         if (x->kind == TOPO_XFER_SEND) {
@@ -298,7 +298,7 @@ START_TEST(test_ports_distinct)
                 for (int s = 0; s < topo_sched_depth(&sc[r]); s++) {
                     int used[2 * TOPO_MAX_DIMS] = {0};
                     for (int l = 0; l < sc[r].nlanes; l++) {
-                        const topo_step_t *st = topo_sched_lane_step(&sc[r], l, s);
+                        const topo_step_t *st = topo_sched_explicit_step(&sc[r], l, s);
                         for (int j = 0; j < st->nxfers; j++) {
                             const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + j];
                             if (x->kind != TOPO_XFER_SEND) {
@@ -583,8 +583,8 @@ static void check_halves(int p, const topo_topology_t *t, const char *label)
             const int n = rs[r].lanes[l].nsteps;
             int sent[2] = {0, 0}, got = 0;
             for (int j = 0; j < n; j++) {
-                const topo_step_t *a = topo_sched_lane_step(&rs[r], l, j);
-                const topo_step_t *b = topo_sched_lane_step(&ag[r], l, n - 1 - j);
+                const topo_step_t *a = topo_sched_explicit_step(&rs[r], l, j);
+                const topo_step_t *b = topo_sched_explicit_step(&ag[r], l, n - 1 - j);
                 ck_assert_int_eq(a->nxfers, b->nxfers);
                 for (int i = 0; i < a->nxfers; i++) {
                     const topo_xfer_t *x = &rs[r].xfers[a->xfer0 + i];
@@ -664,7 +664,7 @@ START_TEST(test_barrier_peers)
         int extra[2] = {0, 0};
         for (int r = 0; r < p; r++) {
             for (int s = 0; s < L; s++) {
-                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, s);
+                const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, s);
                 int sends = 0, recvs = 0;
                 for (int i = 0; i < st->nxfers; i++) {
                     const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];

@@ -125,7 +125,7 @@ START_TEST(test_joint_reduction_needed)
     char msg[512];
     for (int which = 0; which < 2; which++) {
         topo_sched_t *sc = ut_gen_allreduce("trivance_bw", 9, &star);
-        const topo_step_t *st = topo_sched_lane_step(&sc[4], 0, 0);
+        const topo_step_t *st = topo_sched_explicit_step(&sc[4], 0, 0);
         int seen = 0;
         for (int i = 0; i < st->nxfers; i++) {
             topo_xfer_t *x = &sc[4].xfers[st->xfer0 + i];
@@ -202,7 +202,7 @@ END_TEST
 /* The peers of a step, from one rank's schedule (distinct, send side). */
 static int step_peers(const topo_sched_t *s, int lane, int step, int *peers)
 {
-    const topo_step_t *st = topo_sched_lane_step(s, lane, step);
+    const topo_step_t *st = topo_sched_explicit_step(s, lane, step);
     int n = 0;
     for (int i = 0; i < st->nxfers; i++) {
         const topo_xfer_t *x = &s->xfers[st->xfer0 + i];
@@ -254,7 +254,7 @@ START_TEST(test_reach_multiset)
         for (int k = 0; k < s; k++) {
             memcpy(nxt, cnt, sizeof(int) * (size_t)n * n);
             for (int r = 0; r < n; r++) {
-                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+                const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, k);
                 for (int i = 0; i < st->nxfers; i++) {
                     const topo_xfer_t *x = &sc[r].xfers[st->xfer0 + i];
                     if (x->kind == TOPO_XFER_RECV_REDUCE) {
@@ -296,8 +296,8 @@ START_TEST(test_rs_block_sets)
             int kept = -1;
             ck_assert_int_eq(topo_sched_depth(&sc[r]), 2 * s);
             for (int k = 0; k < s; k++) {
-                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
-                const topo_step_t *ag = topo_sched_lane_step(&sc[r], 0, 2 * s - 1 - k);
+                const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, k);
+                const topo_step_t *ag = topo_sched_explicit_step(&sc[r], 0, 2 * s - 1 - k);
                 ck_assert_int_eq(st->nxfers, 4);
                 ck_assert_int_eq(ag->nxfers, 4);
                 for (int i = 0; i < 4; i++) {
@@ -360,7 +360,7 @@ START_TEST(test_non_power_of_three)
             ck_assert_int_eq(topo_sched_depth(&sc), 2 * s);
             int out[2] = {0, 0};
             for (int k = 0; k < 2 * s; k++) {
-                const topo_step_t *st = topo_sched_lane_step(&sc, 0, k);
+                const topo_step_t *st = topo_sched_explicit_step(&sc, 0, k);
                 for (int j = 0; j < st->nxfers; j++) {
                     const topo_xfer_t *x = &sc.xfers[st->xfer0 + j];
                     out[k >= s] += x->kind == TOPO_XFER_SEND ? x->nblk : 0;
@@ -425,7 +425,7 @@ START_TEST(test_message_sizes)
         int S = s.lanes[0].nsteps / 2;
         for (int l = 0; l < s.nlanes; l++) {
             for (int j = 0; j < S; j++) {
-                const topo_step_t *st = topo_sched_lane_step(&s, l, j);
+                const topo_step_t *st = topo_sched_explicit_step(&s, l, j);
                 int sends = 0;
                 for (int i = 0; i < st->nxfers; i++) {
                     const topo_xfer_t *x = &s.xfers[st->xfer0 + i];
@@ -631,8 +631,8 @@ static void check_share(const topo_topology_t *t, int p, const char *label)
             const int n = rs->lanes[l].nsteps, nl = rs->nlanes;
             int sent[2] = {0, 0}, got = 0, other = 0;
             for (int j = 0; j < n; j++) {
-                const topo_step_t *a = topo_sched_lane_step(rs, l, j);
-                const topo_step_t *b = topo_sched_lane_step(ag, l, n - 1 - j);
+                const topo_step_t *a = topo_sched_explicit_step(rs, l, j);
+                const topo_step_t *b = topo_sched_explicit_step(ag, l, n - 1 - j);
                 ck_assert_int_eq(a->nxfers, b->nxfers);
                 for (int i = 0; i < a->nxfers; i++) {
                     const topo_xfer_t *x = &rs->xfers[a->xfer0 + i];
@@ -705,7 +705,7 @@ START_TEST(test_barrier)
         topo_sched_t *sc = gen_prim(TOPO_PRIM_BARRIER, &star, n);
         for (int r = 0; r < n; r++) {
             for (int k = 0; k < clog3(n); k++) {
-                const topo_step_t *st = topo_sched_lane_step(&sc[r], 0, k);
+                const topo_step_t *st = topo_sched_explicit_step(&sc[r], 0, k);
                 int d = pow3(k) % n, two = (2 * d) % n != 0;
                 ck_assert_int_eq(st->nxfers, two ? 4 : 2);
                 for (int i = 0; i < st->nxfers; i++) {

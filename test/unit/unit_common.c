@@ -40,7 +40,11 @@ topo_sched_t *ut_gen_all(topo_prim_t prim, const char *name, int p, int root,
     ck_assert_ptr_nonnull(sc);
     for (int r = 0; r < p; r++) {
         topo_gen_args_t a = {prim, p, r, root, t};
-        ck_assert_int_eq(topo_algo_generate(al, &a, &sc[r]), TOPO_OK);
+        topo_sched_t g;
+        ck_assert_int_eq(topo_algo_generate(al, &a, &g), TOPO_OK);
+        /* the explicit form, which the tests index (topo_sched_explicit_step) */
+        ck_assert_int_eq(topo_sched_expand(&g, &sc[r]), TOPO_OK);
+        topo_sched_free(&g);
     }
     return sc;
 }

@@ -33,7 +33,8 @@ const topo_algo_t *ut_algo(topo_prim_t prim, const char *name);
 const topo_algo_t *ut_allreduce(const char *name);
 
 /* All ranks' schedules of catalog row (prim, name) on p ranks of t for
- * `root`, each generated successfully; free with ut_free_all. */
+ * `root`, each generated successfully, in the explicit form (topo_sched_expand:
+ * the tests index it through topo_sched_explicit_step); free with ut_free_all. */
 topo_sched_t *ut_gen_all(topo_prim_t prim, const char *name, int p, int root,
                          const topo_topology_t *t);
 topo_sched_t *ut_gen_allreduce(const char *name, int p, const topo_topology_t *t);
