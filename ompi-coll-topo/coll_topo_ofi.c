@@ -52,20 +52,19 @@
  *
  * Memory.  A provider that needs local buffers registered (FI_MR_LOCAL)
  * gets every region of a call's messages registered at the call's start
- * (COLL_TOPO_TP_REGISTER), through a per-communicator cache of
- * registrations: an application that reuses its buffers (the usual case)
- * registers each once.  The cache keeps COLL_TOPO_OFI_MR_KEEP entries (the
- * least recently used one not in the current call goes first) and is
- * released when the communicator is freed.  A buffer freed by the
- * application and another allocated at the same address hits the cache
- * with a registration of the old pages on providers that pin memory:
- * nothing here sees memory being unmapped (Open MPI's release hooks,
- * opal_mem_hooks_register_release, report no support in Debian's Open MPI
- * 4.1, whose memory patcher is not installed), and a cached registration
- * cannot be checked against the pages cheaply.  Such providers need
- * coll_topo_ofi_mr_cache=false: each call registers and releases its
- * buffers, and the provider's own registration cache, where it has one,
- * watches unmapping itself (libfabric's memory monitors).
+ * (COLL_TOPO_TP_REGISTER) and released at its end: the provider's own
+ * registration cache, where it has one, makes a buffer used again cheap,
+ * and watches memory being unmapped (libfabric's memory monitors).  With
+ * coll_topo_ofi_mr_cache=true a communicator keeps its registrations
+ * between calls instead (COLL_TOPO_OFI_MR_KEEP entries, the least
+ * recently used one not in the current call going first, all released
+ * when the communicator is freed).  Not the default: a buffer freed by the
+ * application and another allocated at the same address would hit that
+ * cache with a registration of the old pages on providers that pin
+ * memory, as nothing here sees memory being unmapped (Open MPI's release
+ * hooks, opal_mem_hooks_register_release, report no support in Debian's
+ * Open MPI 4.1, whose memory patcher is not installed), and a cached
+ * registration cannot be checked against the pages cheaply.
  *
  * Messages of at most the provider's inject size are injected (the buffer
  * is reusable at once, no completion to wait for).  Only contiguous bytes
