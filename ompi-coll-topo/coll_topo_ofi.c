@@ -214,6 +214,7 @@ static struct {
     bool mr_local;   /* the provider needs local registrations */
     bool send_copy;  /* sends after an outstanding one go from a copy (send_from_copy) */
     long sends_out;  /* sends posted (not injected) whose completion is not read yet */
+    unsigned long copied; /* sends from a copy (coll_topo_verbose=2 report) */
     uint64_t mr_key; /* the next requested key */
     fi_addr_t *addr; /* per MPI_COMM_WORLD rank: inserted address, or FI_ADDR_NOTAVAIL */
     int naddr;
@@ -855,6 +856,7 @@ static ssize_t send_from_copy(ofi_req_t *r)
     b->orphan = true;
     b->bounce = copy;
     ofi.sends_out++;
+    ofi.copied++;
     opal_atomic_wmb();
     r->done = 1;
     return 0;
@@ -1170,9 +1172,10 @@ static void tp_fini(mca_coll_topo_tp_t *tp)
         t->posted > 0) {
         fprintf(stderr,
                 "coll:topo: comm cid %u: libfabric (%s): %u calls, %lu messages posted (%lu "
-                "injected, %lu queued), %lu FI_EAGAIN answers, %d registrations cached\n",
+                "injected, %lu queued), %lu FI_EAGAIN answers, %d registrations cached; "
+                "%lu sends of the process from a copy\n",
                 (unsigned)(t->cid_bits >> (TAG_RANK_BITS + TAG_OFF_BITS + TAG_SEQ_BITS)), ofi.prov,
-                t->seq, t->posted, t->injected, t->queued, t->eagain, t->nmr);
+                t->seq, t->posted, t->injected, t->queued, t->eagain, t->nmr, ofi.copied);
     }
     ofi_lock();
     tp_release_mrs(t);
