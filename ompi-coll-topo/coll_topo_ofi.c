@@ -210,13 +210,13 @@ static struct {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
-    size_t inject;   /* bytes fi_tinject takes (0: none) */
-    bool mr_local;   /* the provider needs local registrations */
-    bool send_copy;  /* sends after an outstanding one go from a copy (send_from_copy) */
-    long sends_out;  /* sends posted (not injected) whose completion is not read yet */
+    size_t inject;        /* bytes fi_tinject takes (0: none) */
+    bool mr_local;        /* the provider needs local registrations */
+    bool send_copy;       /* sends after an outstanding one go from a copy (send_from_copy) */
+    long sends_out;       /* sends posted (not injected) whose completion is not read yet */
     unsigned long copied; /* sends from a copy (coll_topo_verbose=2 report) */
-    uint64_t mr_key; /* the next requested key */
-    fi_addr_t *addr; /* per MPI_COMM_WORLD rank: inserted address, or FI_ADDR_NOTAVAIL */
+    uint64_t mr_key;      /* the next requested key */
+    fi_addr_t *addr;      /* per MPI_COMM_WORLD rank: inserted address, or FI_ADDR_NOTAVAIL */
     int naddr;
     bool progress_registered;
     opal_mutex_t lock; /* every libfabric call and the request pool */
