@@ -102,9 +102,8 @@ if (cd "$werror" && "$root/configure" --enable-werror --prefix="$inst" \
     # tables whole take about an hour over tcp on 2 cores): over shm, every
     # algorithm of every primitive on 4 and 7 ranks, allreduce's
     # single-lane ones on 3, 4 and 7, the grid algorithms on torus:2x3 and
-    # 2x2x2, the segmented and bad-value cases (OFI_SUBSET_MIN minutes on
-    # 2 cores); over tcp;ofi_rxm on the loopback interface, those of 4
-    # ranks.
+    # 2x2x2, the segmented and bad-value cases (62 cases); over tcp;ofi_rxm
+    # on the loopback interface, those of 4 ranks (13 cases).
     for prov in shm 'tcp;ofi_rxm'; do
         only='@(np@(4|7)-*|np3-@(auto|ring|recursive_doubling|rabenseifner)|bucket-@(torus:2x2x2|torus:2x3|mesh:2x4)|bfb-torus:2x3|segments-*|bad-algorithm|grid-torus:2x3*|grid-torus:2x2x2)'
         [ "$prov" = shm ] || only='np4-*'
