@@ -52,27 +52,27 @@
  *
  * Memory.  A provider that needs local buffers registered (FI_MR_LOCAL)
  * gets every region of a call's messages registered at the call's start
- * (COLL_TOPO_TP_REGISTER), through a per-communicator cache of
- * registrations: an application that reuses its buffers (the usual case)
- * registers each once.  The cache keeps COLL_TOPO_OFI_MR_KEEP entries (the
- * least recently used one not in the current call goes first) and is
- * released when the communicator is freed.  A buffer freed by the
- * application and another allocated at the same address hits the cache
- * with a registration of the old pages on providers that pin memory:
- * nothing here sees memory being unmapped (Open MPI's release hooks,
- * opal_mem_hooks_register_release, report no support in Debian's Open MPI
- * 4.1, whose memory patcher is not installed), and a cached registration
- * cannot be checked against the pages cheaply.  Such providers need
- * coll_topo_ofi_mr_cache=false: each call registers and releases its
- * buffers, and the provider's own registration cache, where it has one,
- * watches unmapping itself (libfabric's memory monitors).
+ * (COLL_TOPO_TP_REGISTER) and released at its end: the provider's own
+ * registration cache, where it has one, makes a buffer used again cheap,
+ * and watches memory being unmapped (libfabric's memory monitors).  With
+ * coll_topo_ofi_mr_cache=true a communicator keeps its registrations
+ * between calls instead (COLL_TOPO_OFI_MR_KEEP entries, the least
+ * recently used one not in the current call going first, all released
+ * when the communicator is freed).  Not the default: a buffer freed by the
+ * application and another allocated at the same address would hit that
+ * cache with a registration of the old pages on providers that pin
+ * memory, as nothing here sees memory being unmapped (Open MPI's release
+ * hooks, opal_mem_hooks_register_release, report no support in Debian's
+ * Open MPI 4.1, whose memory patcher is not installed), and a cached
+ * registration cannot be checked against the pages cheaply.
  *
  * Messages of at most the provider's inject size are injected (the buffer
  * is reusable at once, no completion to wait for).  Only contiguous bytes
  * are carried (COLL_TOPO_TP_CONTIG): a call of another datatype runs over
- * the PML.  A post that meets -FI_EAGAIN (queues full, a peer's connection
- * being set up) reads the completion queue, which lets the provider make
- * progress and marks what completed meanwhile, and posts again.
+ * the PML.  A post never waits: one that meets -FI_EAGAIN (queues full, a
+ * transfer to the same peer under way, a connection being set up) goes on
+ * the communicator's queue of posts, in order, and the runner's waits post
+ * it once the provider takes it (tp_post).
  */
 #include "ompi_config.h"
 
@@ -174,13 +174,23 @@ _Static_assert((int)TOPO_PRIM_COUNT *COLL_TOPO_MAX_LANES + 2 <= (1 << TAG_OFF_BI
 
 /* A request: its context is what the provider hands back at completion.
  * Requests are the process's (a pool), not a communicator's: a request
- * dropped on an error path may complete after its communicator is gone. */
+ * dropped on an error path may complete after its communicator is gone.
+ * A post that met -FI_EAGAIN keeps its message here, on its transport's
+ * queue, until a wait posts it. */
 typedef struct ofi_req {
     struct fi_context2 ctx; /* first: the completion's op_context */
-    struct ofi_req *next;   /* free list */
+    struct ofi_req *next;   /* the free list, or the transport's queue */
     volatile int32_t done;
     int err;
     bool orphan; /* dropped: freed at its completion */
+    bool queued; /* on the transport's queue, not yet with the provider */
+    bool send, inject;
+    char *bounce; /* a copy the provider sends from (ofi.send_copy): freed with it */
+    char *buf;
+    size_t len;
+    void *desc;
+    fi_addr_t addr; /* a send's destination */
+    uint64_t tag;
 } ofi_req_t;
 
 typedef struct req_chunk {
@@ -200,10 +210,13 @@ static struct {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
-    size_t inject;   /* bytes fi_tinject takes (0: none) */
-    bool mr_local;   /* the provider needs local registrations */
-    uint64_t mr_key; /* the next requested key */
-    fi_addr_t *addr; /* per MPI_COMM_WORLD rank: inserted address, or FI_ADDR_NOTAVAIL */
+    size_t inject;        /* bytes fi_tinject takes (0: none) */
+    bool mr_local;        /* the provider needs local registrations */
+    bool send_copy;       /* sends after an outstanding one go from a copy (send_from_copy) */
+    long sends_out;       /* sends posted (not injected) whose completion is not read yet */
+    unsigned long copied; /* sends from a copy (coll_topo_verbose=2 report) */
+    uint64_t mr_key;      /* the next requested key */
+    fi_addr_t *addr;      /* per MPI_COMM_WORLD rank: inserted address, or FI_ADDR_NOTAVAIL */
     int naddr;
     bool progress_registered;
     opal_mutex_t lock; /* every libfabric call and the request pool */
@@ -234,7 +247,8 @@ struct ofi_tp {
     size_t cap[2];
     mr_entry_t *mr;
     int nmr, cap_mr;
-    unsigned long posted, injected, eagain; /* coll_topo_verbose=2 report */
+    ofi_req_t *qhead, *qtail; /* posts that met -FI_EAGAIN, in posting order */
+    unsigned long posted, injected, queued, eagain; /* coll_topo_verbose=2 report */
 };
 
 static inline void ofi_lock(void)
@@ -268,11 +282,16 @@ static ofi_req_t *req_get_locked(void)
     r->done = 0;
     r->err = OMPI_SUCCESS;
     r->orphan = false;
+    r->queued = false;
+    r->send = false;
+    r->bounce = NULL;
     return r;
 }
 
 static void req_put_locked(ofi_req_t *r)
 {
+    free(r->bounce);
+    r->bounce = NULL;
     r->next = ofi.free_reqs;
     ofi.free_reqs = r;
 }
@@ -288,6 +307,7 @@ static int cq_drain_locked(void)
         if (n > 0) {
             for (ssize_t i = 0; i < n; i++) {
                 ofi_req_t *r = e[i].op_context;
+                ofi.sends_out -= r->send;
                 if (r->orphan) {
                     req_put_locked(r);
                 } else {
@@ -306,6 +326,7 @@ static int cq_drain_locked(void)
             memset(&err, 0, sizeof(err));
             if (fi_cq_readerr(ofi.cq, &err, 0) > 0 && NULL != err.op_context) {
                 ofi_req_t *r = err.op_context;
+                ofi.sends_out -= r->send;
                 if (mca_coll_topo_component.verbose > 0) {
                     fprintf(stderr, "coll:topo: libfabric (%s): a message failed: %s\n", ofi.prov,
                             fi_strerror(err.err));
@@ -325,14 +346,6 @@ static int cq_drain_locked(void)
     }
 }
 
-static int cq_drain(void)
-{
-    ofi_lock();
-    int n = cq_drain_locked();
-    ofi_unlock();
-    return n;
-}
-
 /* Open MPI's progress loop: transfers move while a rank waits elsewhere. */
 static int progress_cb(void)
 {
@@ -350,20 +363,6 @@ static int progress_cb(void)
         return n;
     }
     return cq_drain_locked();
-}
-
-/* Progress while waiting: the completion queue, and when it had nothing,
- * the rest of Open MPI (other threads' PML traffic), which also yields the
- * processor where Open MPI was told to when idle (mpi_yield_when_idle,
- * set for oversubscribed runs): a rank spinning on the completion queue
- * alone kept the ranks it waited for off the cores (12 ranks on 2 cores,
- * allreduce of 64 Ki doubles over shm, past 300 s). */
-static inline void drive(unsigned *spins)
-{
-    (void)spins;
-    if (0 == cq_drain()) {
-        opal_progress();
-    }
 }
 
 /* Which capability a provider lacks: the hints narrowed step by step. */
@@ -475,6 +474,8 @@ static bool fabric_open(const char *prov)
     ofi.inject = info->tx_attr->inject_size;
     ofi.mr_local =
         0 != (info->domain_attr->mr_mode & FI_MR_LOCAL) || 0 != (info->mode & FI_LOCAL_MR);
+    ofi.send_copy = 0 == strcmp(ofi.prov, "shm");
+    ofi.sends_out = 0;
     const char *what = "fi_fabric";
     rc = fi_fabric(info->fabric_attr, &ofi.fabric, NULL);
     if (0 == rc) {
@@ -623,8 +624,12 @@ void mca_coll_topo_ofi_close(void)
     while (NULL != ofi.chunks) {
         req_chunk_t *c = ofi.chunks;
         ofi.chunks = c->next;
+        for (size_t i = 0; i < sizeof(c->reqs) / sizeof(c->reqs[0]); i++) {
+            free(c->reqs[i].bounce); /* copies of sends never completed */
+        }
         free(c);
     }
+    ofi.sends_out = 0;
     ofi.free_reqs = NULL;
 }
 
@@ -816,6 +821,158 @@ static void tp_end(mca_coll_topo_tp_t *tp)
     }
 }
 
+/* Send r from a copy, under a request of the transport's own (freed with
+ * the copy at its completion): r is complete at once.  Why: shm (libfabric
+ * 1.17) reports a process's send completions in the order the sends were
+ * posted, whatever their peers (one response queue, read up to the first
+ * send whose receive is not posted yet), so a send completes only once
+ * every earlier send of the process, to any peer, was received.  The
+ * runner waits for a step's sends before its lane moves on; a deferred
+ * send, or another lane's, received by its peer in a later step then
+ * holds that step back, and the peer's later step may wait for this one
+ * (6 ranks, torus:2x3 rabenseifner_mp allreduce of 64 Ki elements: every
+ * rank in wait_any, none in a post, in 6 runs of 20; 16 ranks, swing
+ * allgather: 5 ranks in the allgather, 11 in the next call).  A send
+ * posted while no other is outstanding (sends_out 0) goes from its own
+ * buffer: its completion waits for its receive alone.  -FI_ENOMEM: no
+ * memory for the copy (the caller sends from the buffer).  Under the lock. */
+static ssize_t send_from_copy(ofi_req_t *r)
+{
+    ofi_req_t *b = req_get_locked();
+    char *copy = NULL != b ? malloc(r->len) : NULL;
+    if (NULL == copy) {
+        if (NULL != b) {
+            req_put_locked(b);
+        }
+        return -FI_ENOMEM;
+    }
+    memcpy(copy, r->buf, r->len);
+    const ssize_t rc = fi_tsend(ofi.ep, copy, r->len, NULL, r->addr, r->tag, &b->ctx);
+    if (0 != rc) {
+        free(copy);
+        req_put_locked(b);
+        return rc;
+    }
+    b->send = true;
+    b->orphan = true;
+    b->bounce = copy;
+    ofi.sends_out++;
+    ofi.copied++;
+    opal_atomic_wmb();
+    r->done = 1;
+    return 0;
+}
+
+/* Hand message r to the provider: 0, -FI_EAGAIN (not now: nothing was
+ * posted) or another error.  An injected send is complete when it goes,
+ * and so is one sent from a copy.  Under the lock. */
+static ssize_t post_locked(ofi_req_t *r)
+{
+    if (r->inject) {
+        const ssize_t rc = fi_tinject(ofi.ep, r->buf, r->len, r->addr, r->tag);
+        if (0 == rc) {
+            r->done = 1;
+        }
+        return rc;
+    }
+    if (!r->send) {
+        return fi_trecv(ofi.ep, r->buf, r->len, r->desc, FI_ADDR_UNSPEC, r->tag, 0, &r->ctx);
+    }
+    if (ofi.send_copy && ofi.sends_out > 0) {
+        const ssize_t rc = send_from_copy(r);
+        if (-FI_ENOMEM != rc) {
+            return rc;
+        }
+    }
+    const ssize_t rc = fi_tsend(ofi.ep, r->buf, r->len, r->desc, r->addr, r->tag, &r->ctx);
+    ofi.sends_out += 0 == rc;
+    return rc;
+}
+
+/* Must r wait for a message queued before it?  Messages of one tag
+ * between two ranks match in posting order: a send waits for the queued
+ * sends of its tag to its peer, a receive for the queued receives of its
+ * tag (which names the sender).  Under the lock. */
+static bool queued_before(const ofi_tp_t *t, const ofi_req_t *r)
+{
+    for (const ofi_req_t *o = t->qhead; NULL != o && o != r; o = o->next) {
+        if (o->send == r->send && o->tag == r->tag && (!r->send || o->addr == r->addr)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Post what the queue holds, in order, as far as the provider takes it;
+ * returns the messages posted.  Under the lock. */
+static int queue_flush_locked(ofi_tp_t *t)
+{
+    int moved = 0;
+    ofi_req_t *prev = NULL, *r = t->qhead;
+    while (NULL != r) {
+        const bool behind = queued_before(t, r);
+        const ssize_t rc = behind ? -FI_EAGAIN : post_locked(r);
+        if (-FI_EAGAIN == rc) {
+            t->eagain += !behind;
+            prev = r;
+            r = r->next;
+            continue;
+        }
+        ofi_req_t *next = r->next;
+        if (NULL != prev) {
+            prev->next = next;
+        } else {
+            t->qhead = next;
+        }
+        if (t->qtail == r) {
+            t->qtail = prev;
+        }
+        r->next = NULL;
+        r->queued = false;
+        if (0 != rc) {
+            if (mca_coll_topo_component.verbose > 0) {
+                fprintf(stderr, "coll:topo: libfabric (%s): posting a %s failed: %s\n", ofi.prov,
+                        r->send ? "send" : "receive", fi_strerror((int)-rc));
+            }
+            r->err = OMPI_ERROR;
+            opal_atomic_wmb();
+            r->done = 1;
+        }
+        moved++;
+        r = next;
+    }
+    return moved;
+}
+
+/* Progress while waiting: the completion queue, then the posts the
+ * provider could not take yet, and when neither moved, the rest of Open
+ * MPI (other threads' PML traffic), which also yields the processor where
+ * Open MPI was told to when idle (mpi_yield_when_idle, set for
+ * oversubscribed runs): a rank spinning on the completion queue alone kept
+ * the ranks it waited for off the cores (12 ranks on 2 cores, allreduce
+ * of 64 Ki doubles over shm, past 300 s). */
+static void drive(ofi_tp_t *t)
+{
+    ofi_lock();
+    int n = cq_drain_locked();
+    if (NULL != t->qhead) {
+        n += queue_flush_locked(t);
+    }
+    ofi_unlock();
+    if (0 == n) {
+        opal_progress();
+    }
+}
+
+/* Post a message.  One the provider cannot take now (-FI_EAGAIN: its
+ * queues are full, a transfer to the same peer is still under way, a
+ * connection is being set up) goes on the transport's queue, and so does
+ * one that must follow a queued message (queued_before): the runner goes
+ * on posting the step's other messages, the later steps' of other lanes
+ * too, and its waits post the queue (drive).  Were the post retried here
+ * instead, a rank would hold back, for as long as the provider refuses
+ * it, the step's later messages and the other lanes' steps, receives
+ * among them that its peers' sends may be waiting for. */
 static int tp_post(mca_coll_topo_tp_t *tp, const mca_coll_topo_msg_t *msg, unsigned flags, int q,
                    int idx, bool *pending)
 {
@@ -829,11 +986,10 @@ static int tp_post(mca_coll_topo_tp_t *tp, const mca_coll_topo_msg_t *msg, unsig
     const uint64_t tag = t->cid_bits | t->seq_bits | ((uint64_t)off << TAG_RANK_BITS) |
                          (uint64_t)(send ? t->me : msg->peer);
     const fi_addr_t addr = t->peer[msg->peer];
-    unsigned spins = 0;
-    ssize_t rc;
+    const bool inject = send && bytes <= ofi.inject && ofi.inject > 0;
     ofi_lock();
     void *desc = NULL;
-    if (t->reg && bytes > 0) {
+    if (t->reg && bytes > 0 && !inject) {
         int r = mr_get(t, msg->buf, bytes, &desc);
         if (OMPI_SUCCESS != r) {
             ofi_unlock();
@@ -841,39 +997,45 @@ static int tp_post(mca_coll_topo_tp_t *tp, const mca_coll_topo_msg_t *msg, unsig
         }
     }
     t->posted++;
-    if (send && bytes <= ofi.inject && ofi.inject > 0) {
-        t->injected++;
-        while (-FI_EAGAIN == (rc = fi_tinject(ofi.ep, msg->buf, bytes, addr, tag))) {
-            t->eagain++;
-            (void)cq_drain_locked();
-            if (0 == (++spins & 63)) {
-                ofi_unlock();
-                opal_progress();
-                ofi_lock();
-            }
+    t->injected += inject;
+    const bool tried = inject && NULL == t->qhead;
+    if (tried) {
+        /* the usual case: no request (the buffer is free again at once) */
+        const ssize_t rc = fi_tinject(ofi.ep, msg->buf, bytes, addr, tag);
+        if (-FI_EAGAIN != rc) {
+            ofi_unlock();
+            *pending = false;
+            return 0 == rc ? OMPI_SUCCESS : OMPI_ERROR;
         }
-        ofi_unlock();
-        *pending = false;
-        return 0 == rc ? OMPI_SUCCESS : OMPI_ERROR;
+        t->eagain++;
     }
     ofi_req_t *r = req_get_locked();
     if (NULL == r) {
         ofi_unlock();
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    for (;;) {
-        rc = send ? fi_tsend(ofi.ep, msg->buf, bytes, desc, addr, tag, &r->ctx)
-                  : fi_trecv(ofi.ep, msg->buf, bytes, desc, FI_ADDR_UNSPEC, tag, 0, &r->ctx);
-        if (-FI_EAGAIN != rc) {
-            break;
+    r->send = send;
+    r->inject = inject;
+    r->buf = msg->buf;
+    r->len = bytes;
+    r->desc = desc;
+    r->addr = addr;
+    r->tag = tag;
+    ssize_t rc = -FI_EAGAIN;
+    if (!tried && !queued_before(t, r)) {
+        rc = post_locked(r);
+        t->eagain += -FI_EAGAIN == rc;
+    }
+    if (-FI_EAGAIN == rc) {
+        t->queued++;
+        r->queued = true;
+        if (NULL != t->qtail) {
+            t->qtail->next = r;
+        } else {
+            t->qhead = r;
         }
-        t->eagain++;
-        (void)cq_drain_locked();
-        if (0 == (++spins & 63)) {
-            ofi_unlock();
-            opal_progress();
-            ofi_lock();
-        }
+        t->qtail = r;
+        rc = 0;
     }
     if (0 != rc) {
         req_put_locked(r);
@@ -883,6 +1045,12 @@ static int tp_post(mca_coll_topo_tp_t *tp, const mca_coll_topo_msg_t *msg, unsig
                     send ? "send" : "receive", fi_strerror((int)-rc));
         }
         return OMPI_ERROR;
+    }
+    if (r->done) { /* injected, or sent from a copy: complete */
+        req_put_locked(r);
+        ofi_unlock();
+        *pending = false;
+        return OMPI_SUCCESS;
     }
     ofi_unlock();
     t->q[q][idx] = r;
@@ -905,11 +1073,10 @@ static int tp_wait(mca_coll_topo_tp_t *tp, int q, int first, int n)
 {
     ofi_tp_t *t = tp->impl;
     ofi_req_t **r = t->q[q] + first;
-    unsigned spins = 0;
     int rc = OMPI_SUCCESS;
     for (int i = 0; i < n; i++) {
         while (!r[i]->done) {
-            drive(&spins);
+            drive(t);
         }
     }
     for (int i = 0; i < n; i++) {
@@ -926,7 +1093,6 @@ static int tp_wait_any(mca_coll_topo_tp_t *tp, int n, int *idx)
 {
     ofi_tp_t *t = tp->impl;
     ofi_req_t **r = t->q[COLL_TOPO_TP_STEP];
-    unsigned spins = 0;
     if (n <= 0) {
         return OMPI_ERROR;
     }
@@ -943,7 +1109,7 @@ static int tp_wait_any(mca_coll_topo_tp_t *tp, int n, int *idx)
                 return OMPI_SUCCESS;
             }
         }
-        drive(&spins);
+        drive(t);
     }
 }
 
@@ -951,6 +1117,27 @@ static bool tp_test(mca_coll_topo_tp_t *tp, int q, int idx)
 {
     ofi_tp_t *t = tp->impl;
     return 0 != t->q[q][idx]->done;
+}
+
+/* Take queued request r off the transport's queue.  Under the lock. */
+static void unqueue_locked(ofi_tp_t *t, ofi_req_t *r)
+{
+    ofi_req_t *prev = NULL;
+    for (ofi_req_t *o = t->qhead; NULL != o; prev = o, o = o->next) {
+        if (o == r) {
+            if (NULL != prev) {
+                prev->next = r->next;
+            } else {
+                t->qhead = r->next;
+            }
+            if (t->qtail == r) {
+                t->qtail = prev;
+            }
+            break;
+        }
+    }
+    r->next = NULL;
+    r->queued = false;
 }
 
 static void tp_drop(mca_coll_topo_tp_t *tp, int q, int first, int n)
@@ -962,7 +1149,10 @@ static void tp_drop(mca_coll_topo_tp_t *tp, int q, int first, int n)
         if (NULL == r) {
             continue;
         }
-        if (r->done) {
+        if (r->queued) {
+            unqueue_locked(t, r); /* never posted: nothing will complete it */
+            req_put_locked(r);
+        } else if (r->done) {
             req_put_locked(r);
         } else {
             r->orphan = true; /* freed at its completion */
@@ -982,9 +1172,10 @@ static void tp_fini(mca_coll_topo_tp_t *tp)
         t->posted > 0) {
         fprintf(stderr,
                 "coll:topo: comm cid %u: libfabric (%s): %u calls, %lu messages posted (%lu "
-                "injected), %lu retries after FI_EAGAIN, %d registrations cached\n",
+                "injected, %lu queued), %lu FI_EAGAIN answers, %d registrations cached; "
+                "%lu sends of the process from a copy\n",
                 (unsigned)(t->cid_bits >> (TAG_RANK_BITS + TAG_OFF_BITS + TAG_SEQ_BITS)), ofi.prov,
-                t->seq, t->posted, t->injected, t->eagain, t->nmr);
+                t->seq, t->posted, t->injected, t->queued, t->eagain, t->nmr, ofi.copied);
     }
     ofi_lock();
     tp_release_mrs(t);

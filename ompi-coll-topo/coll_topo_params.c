@@ -344,12 +344,14 @@ static const param_t params[] = {
              "FI_MSG) and send-after-send ordering (FI_ORDER_SAS).  Empty (default) = the first "
              "such provider libfabric offers"},
     {.name = "ofi_mr_cache", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_6,
-     .var = &COMP.ofi_mr_cache, .def = 1,
-     .help = "With a provider that needs local memory registered (FI_MR_LOCAL): keep the "
-             "registrations of a communicator's buffers between calls (true, default; released "
-             "when the communicator is freed), or register and release them at every call (false: "
-             "for providers that pin pages, where an application freeing a buffer and allocating "
-             "another at its address would meet the old registration)"},
+     .var = &COMP.ofi_mr_cache, .def = 0,
+     .help = "With a provider that needs local memory registered (FI_MR_LOCAL): register and "
+             "release a call's buffers at every call (false, default: the provider's own "
+             "registration cache, where it has one, sees memory unmapped), or keep the "
+             "registrations of a communicator's buffers between calls (true; released when the "
+             "communicator is freed: only for an application that never frees a buffer it gave "
+             "a collective, as a buffer allocated at a freed one's address would meet the old "
+             "registration on providers that pin pages)"},
     {.name = "ofi_register", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_9,
      .var = &COMP.ofi_register, .def = 0,
      .help = "Debugging: register every message buffer with the provider even where it does not "

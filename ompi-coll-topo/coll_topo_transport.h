@@ -109,7 +109,13 @@ typedef struct {
                  const mca_coll_topo_region_t *regions, int n);
     void (*end)(mca_coll_topo_tp_t *tp);
     /* Post message `msg` (flags COLL_TOPO_TP_SEND, COLL_TOPO_TP_BLOCK);
-     * its request, if *pending, is request `idx` of queue `q`. */
+     * its request, if *pending, is request `idx` of queue `q`.  Without
+     * COLL_TOPO_TP_BLOCK a post never waits for a peer: a message the
+     * transport cannot hand over yet stays pending, and `wait` and
+     * `wait_any` hand it over (a rank that waited in a post would hold
+     * back the step's other messages, its receives among them, that its
+     * peers may be waiting for).  A send's completion must not wait for
+     * the rank's other sends (only for its own receive). */
     int (*post)(mca_coll_topo_tp_t *tp, const mca_coll_topo_msg_t *msg, unsigned flags, int q,
                 int idx, bool *pending);
     /* Complete and free requests [first, first + n) of queue q. */
