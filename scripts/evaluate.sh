@@ -149,6 +149,7 @@ else
     echo "setup,rate,primitive,config,bytes,algorithm,predicted_seconds" >"$predicted"
     echo "$cmdline" >"$runs"
 fi
+# the runs the data holds (this one included): the report lists them
 run_no=$(wc -l <"$runs" 2>/dev/null || echo 1)
 
 # coll/topo's and coll/tuned's algorithm names for a primitive
@@ -338,7 +339,7 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
 {
     echo "## On an emulated torus: coll/topo against coll/tuned"
     echo
-    if [ "$(wc -l <"$runs" 2>/dev/null || echo 0)" -gt 1 ]; then
+    if [ "$run_no" -gt 1 ]; then
         echo "Written by these runs of \`scripts/evaluate.sh\`, each adding to the data of the last"
         echo "(\`--append\`; the configurations of a primitive are interleaved within one run):"
         echo
