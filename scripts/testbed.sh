@@ -35,9 +35,17 @@
 # traffic on one side of the ring).
 #
 # --rate RATE limits every link direction (the egress of every veth end)
-# with an htb qdisc: RATE for the link, bucket (burst) 128 KB, and packets
-# under 256 bytes (TCP ACKs) in a class of higher priority, so that they do
-# not wait behind bulk data.  --delay DELAY adds netem's delay on every
+# with an htb qdisc: RATE for the link, bucket (burst) 128 KB, and TCP's
+# pure acknowledgements (IPv4 TCP packets under 256 bytes without the PSH
+# flag) in a class of higher priority, so that they do not wait behind bulk
+# data; a short data segment stays in its flow's class, so that it cannot
+# overtake the segments before it (reordering made every receiver ask for
+# retransmissions).  TCP in the namespaces uses a loss-based congestion
+# control (cubic where the kernel allows it, else reno), not the host's
+# default where that is a model-based one such as bbr: bbr's pacing, with
+# many flows sharing each rate-limited link, ran large collectives 2-5x
+# under the links' rate once a connection had left its start-up, so that
+# a job's later calls ran slower than its first.  --delay DELAY adds netem's delay on every
 # link direction where the kernel has netem; where it does not, start says
 # so and stops.  RATE: a number with bit, kbit, mbit or gbit; DELAY: a
 # number with us or ms.
@@ -94,6 +102,7 @@ net=10.213
 shape=
 rate=
 delay=
+cc=
 check=full
 tie="split"
 rpn=1
@@ -286,6 +295,7 @@ load_state() {
         rate) rate=$value ;;
         delay) delay=$value ;;
         tie) tie=$value ;;
+        tcp_congestion_control) cc=$value ;;
         esac
     done <"$state_dir/config"
     parse_shape "$shape"
@@ -368,10 +378,17 @@ do_start() {
         die "--delay: netem (sch_netem) is not available in this kernel, so no per-link delay can be added; nothing was done"
     fi
 
+    # a loss-based congestion control in the namespaces (see the header)
+    local cc=reno
+    case " $(sysctl -n net.ipv4.tcp_allowed_congestion_control 2>/dev/null) " in
+    *" cubic "*) cc=cubic ;;
+    esac
+
     mkdir -p "$state_dir"
     : >"$state_dir/netns"
     {
         echo "shape=$shape"
+        echo "tcp_congestion_control=$cc"
         echo "net=$net"
         echo "prefix=$prefix"
         echo "rate=$rate"
@@ -391,6 +408,8 @@ do_start() {
         ip netns exec "$name" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
             net.ipv4.conf.default.rp_filter=0 net.ipv4.icmp_ratelimit=0 \
             net.ipv4.fib_multipath_hash_policy=1 >/dev/null
+        [ "$cc" = "$(ip netns exec "$name" sysctl -n net.ipv4.tcp_congestion_control)" ] ||
+            ip netns exec "$name" sysctl -q -w net.ipv4.tcp_congestion_control="$cc" >/dev/null
         ip -n "$name" link set lo up
         ip -n "$name" link add dev node type bridge
         ip -n "$name" addr add "$(node_addr "$n")/24" dev node
@@ -432,9 +451,11 @@ do_start() {
                 tc -n "$1" class add dev "$2" parent 1:1 classid 1:20 htb \
                     rate "$((rate_bits - ack_bits > 8000 ? rate_bits - ack_bits : 8000))bit" \
                     ceil "${rate_bits}bit" burst 128k cburst 128k prio 1 quantum 60000
-                # IPv4 packets whose total length is under 256 bytes
+                # IPv4 TCP packets (a 20-byte IP header) whose total length
+                # is under 256 bytes and whose PSH flag is clear: pure ACKs
                 tc -n "$1" filter add dev "$2" parent 1: protocol ip prio 1 u32 \
-                    match u16 0x0000 0xff00 at 2 flowid 1:10
+                    match u8 0x45 0xff at 0 match u16 0x0000 0xff00 at 2 \
+                    match u8 0x06 0xff at 9 match u8 0x00 0x08 at 33 flowid 1:10
                 if [ -n "$delay" ]; then
                     tc -n "$1" qdisc add dev "$2" parent 1:10 handle 10: netem delay "$delay" limit 100000
                     tc -n "$1" qdisc add dev "$2" parent 1:20 handle 20: netem delay "$delay" limit 100000
@@ -452,7 +473,7 @@ do_start() {
     trap - ERR
     set +E
 
-    echo "$prog: started $shape: $nnodes namespaces $prefix-..., $(wc -l <"$state_dir/links") links${rate:+, $rate per link direction}${delay:+, delay $delay}"
+    echo "$prog: started $shape: $nnodes namespaces $prefix-..., $(wc -l <"$state_dir/links") links${rate:+, $rate per link direction}${delay:+, delay $delay}, TCP congestion control $cc"
     if [ -z "$delay" ]; then
         if [ "$netem_ok" = yes ]; then
             echo "$prog: no added delay (--delay; netem is available)"
@@ -650,7 +671,7 @@ do_status() {
     done <"$state_dir/netns"
     echo "$prog: $shape (prefix $prefix, addresses $net.0.0/24), state in $state_dir"
     echo "$prog: $present namespaces present, $absent missing; $veths veth ends; $(wc -l <"$state_dir/links") links"
-    echo "$prog: rate per link direction: ${rate:-none}; delay: ${delay:-none}; ties: $tie"
+    echo "$prog: rate per link direction: ${rate:-none}; delay: ${delay:-none}; ties: $tie; TCP congestion control: ${cc:-not set}"
     [ "$absent" -eq 0 ]
 }
 
