@@ -57,6 +57,27 @@ if ! timeout 120 "$testbed" start torus:2x2 --rate 1gbit --prefix "$prefix" --st
 fi
 pass "testbed start torus:2x2 (routes and hop counts checked)"
 
+# the emulation's settings: a loss-based TCP in every namespace (never the
+# host's bbr, whose pacing distorts the timings), and a priority class that
+# takes only packets with PSH clear (pure ACKs), so no flow is reordered
+bad=""
+while read -r ns; do
+    cc=$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_congestion_control)
+    case $cc in cubic | reno) ;; *) bad+=" $ns:$cc" ;; esac
+done <"$state/nodes"
+if [ -z "$bad" ]; then
+    pass "testbed namespaces run a loss-based TCP congestion control"
+else
+    fail "testbed namespaces' TCP congestion control:$bad (want cubic or reno)"
+fi
+ns=$(head -n 1 "$state/nodes")
+dev=$(awk -v n="$ns" '$1 == n { print $2; exit }' "$state/links")
+if tc -n "$ns" filter show dev "$dev" | grep -q '00000000/00080000 at 32'; then
+    pass "testbed priority class takes TCP packets without PSH only"
+else
+    fail "testbed priority filter on $ns $dev: $(tc -n "$ns" filter show dev "$dev" | tr '\n' ' ')"
+fi
+
 # tb_run NAME RANKS_PER_NODE SUMMARY_REGEX TOPOLOGY_LINE_REGEX PROGRAM ARGS...
 # (tb_opts: more options of testbed.sh run; tb_want: a regex some line of
 # the output must match, with what it means in tb_what)
