@@ -89,6 +89,7 @@
 #define BFB_MAX_OUT TOPO_GRAPH_MAX_DEGREE
 
 _Static_assert(BFB_MAX_NB <= BFB_MAX_OUT, "a grid's out-neighbours fit the receivers array");
+_Static_assert(BFB_MAX_NB <= 8, "an eligible mask fits a byte");
 
 typedef struct {
     const topo_topology_t *t;
@@ -100,6 +101,14 @@ typedef struct {
     int diam;              /* D: the allgather's steps */
     int K;                 /* parts per shard */
     int maxnb;             /* the largest in-degree */
+    /* A torus's receivers are rank 0's translated (its distances and the
+     * in-links' order, dimension then +, -, the same from every node):
+     * rank 0's distances and eligible masks (bfb_rx_t.mask), computed once
+     * per schedule, give every receiver's as dist(v, x) = dist0[v - x] and
+     * mask(v, x) = mask0[v - x] (coordinates subtracted modulo the torus).
+     * NULL elsewhere: each receiver's computed from the distances. */
+    int *dist0;
+    unsigned char *mask0;
 } bfb_t;
 
 /* The receiver x's side of step t: its in-neighbours, the sources at
@@ -110,6 +119,8 @@ typedef struct {
     int in[BFB_MAX_NB];
     int inbw[BFB_MAX_NB]; /* relative bandwidth of in-link k (1 on a grid) */
     int *dist;            /* dist[v] = distance from v to x */
+    unsigned char *mask;  /* mask[v]: the in-links of x on a shortest path
+                             from v (bit k: in[k]; eligible) */
     int *order;           /* ranks by distance, ascending rank within a distance */
     int *first;           /* order[first[t] .. first[t + 1]) are at distance t */
     /* The current step's assignment: source j's parts [cut[j][k],
@@ -195,21 +206,52 @@ static int neighbours_dir(const bfb_t *b, int x, int *nb, int *bw, int out)
     return k;
 }
 
+static unsigned eligible_of(const bfb_t *b, const int *in, int nin, int v, int t)
+{
+    unsigned m = 0;
+    for (int k = 0; k < nin; k++) {
+        if (dist(b, v, in[k]) == t - 1) {
+            m |= 1u << k;
+        }
+    }
+    return m;
+}
+
 static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
 {
     memset(r, 0, sizeof(*r));
     r->x = x;
     r->nin = neighbours_dir(b, x, r->in, r->inbw, 0);
     r->dist = malloc(sizeof(int) * (size_t)b->n);
+    r->mask = malloc((size_t)b->n);
     r->order = malloc(sizeof(int) * (size_t)b->n);
     r->first = calloc((size_t)b->diam + 2, sizeof(int));
     r->cut = malloc(sizeof(int) * (size_t)b->n * ((size_t)r->nin + 1));
-    if (NULL == r->dist || NULL == r->order || NULL == r->first || NULL == r->cut) {
+    if (NULL == r->dist || NULL == r->mask || NULL == r->order || NULL == r->first ||
+        NULL == r->cut) {
         return TOPO_ENOMEM;
     }
-    for (int v = 0; v < b->n; v++) {
-        r->dist[v] = dist(b, v, x);
-        r->first[r->dist[v] + 1]++;
+    if (NULL != b->dist0) {
+        /* v - x as a rank: the sum over dimensions of each coordinate's
+         * difference times the dimension's stride (row-major) */
+        const int *cx = &b->co[x * b->nd];
+        for (int v = 0; v < b->n; v++) {
+            const int *cv = &b->co[v * b->nd];
+            int d = 0;
+            for (int i = 0; i < b->nd; i++) {
+                const int n = b->t->dims[i], e = cv[i] - cx[i];
+                d = d * n + (e < 0 ? e + n : e);
+            }
+            r->dist[v] = b->dist0[d];
+            r->mask[v] = b->mask0[d];
+            r->first[r->dist[v] + 1]++;
+        }
+    } else {
+        for (int v = 0; v < b->n; v++) {
+            r->dist[v] = dist(b, v, x);
+            r->mask[v] = (unsigned char)eligible_of(b, r->in, r->nin, v, r->dist[v]);
+            r->first[r->dist[v] + 1]++;
+        }
     }
     for (int t = 0; t <= b->diam; t++) {
         r->first[t + 1] += r->first[t];
@@ -229,31 +271,53 @@ static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
 static void rx_free(bfb_rx_t *r)
 {
     free(r->dist);
+    free(r->mask);
     free(r->order);
     free(r->first);
     free(r->cut);
 }
 
-/* The in-links of x that lie on a shortest path from v (dist(v, x) = t):
- * a bit mask over r->in. */
-static unsigned eligible(const bfb_t *b, const bfb_rx_t *r, int v, int t)
-{
-    unsigned m = 0;
-    for (int k = 0; k < r->nin; k++) {
-        if (dist(b, v, r->in[k]) == t - 1) {
-            m |= 1u << k;
-        }
-    }
-    return m;
-}
-
 /* Sources of step t at x grouped by eligible links: cnt[mask]. */
-static void step_counts(const bfb_t *b, const bfb_rx_t *r, int t, int *cnt)
+static void step_counts(const bfb_rx_t *r, int t, int *cnt)
 {
     memset(cnt, 0, sizeof(int) * ((size_t)1 << r->nin));
     for (int j = r->first[t]; j < r->first[t + 1]; j++) {
-        cnt[eligible(b, r, r->order[j], t)]++;
+        cnt[r->mask[r->order[j]]]++;
     }
+}
+
+/* b->dist0 and b->mask0 where b is a torus (NULL elsewhere): TOPO_OK or
+ * TOPO_ENOMEM. */
+static int base_init(bfb_t *b)
+{
+    if (NULL != b->g || TOPO_NET_TORUS != b->t->kind) {
+        return TOPO_OK;
+    }
+    for (int i = 0; i < b->nd; i++) {
+        if (!b->t->periodic[i]) {
+            return TOPO_OK;
+        }
+    }
+    int in[BFB_MAX_NB], bw[BFB_MAX_NB];
+    const int nin = neighbours_dir(b, 0, in, bw, 0);
+    b->dist0 = malloc(sizeof(int) * (size_t)b->n);
+    b->mask0 = malloc((size_t)b->n);
+    if (NULL == b->dist0 || NULL == b->mask0) {
+        return TOPO_ENOMEM;
+    }
+    for (int v = 0; v < b->n; v++) {
+        b->dist0[v] = dist(b, v, 0);
+        b->mask0[v] = (unsigned char)eligible_of(b, in, nin, v, b->dist0[v]);
+    }
+    return TOPO_OK;
+}
+
+/* What setup allocated (shared with a copy of b: freed once). */
+static void bfb_free(bfb_t *b)
+{
+    free(b->co);
+    free(b->dist0);
+    free(b->mask0);
 }
 
 /* U*(t, x) = num / den in lowest terms (0 / 1 without sources), in-link
@@ -304,7 +368,7 @@ static int parts_all(const bfb_t *b)
         }
         for (int t = 1; t <= b->diam; t++) {
             int64_t num, den;
-            step_counts(b, &r, t, cnt);
+            step_counts(&r, t, cnt);
             optimum(r.nin, r.inbw, cnt, &num, &den);
             K = K / gcd64(K, den) * den;
             if (K * b->n > INT32_MAX) {
@@ -344,7 +408,7 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     if (b->t->kind == TOPO_NET_TORUS) {
         for (int t = 1; t <= b->diam; t++) {
             int64_t num, den;
-            step_counts(b, r0, t, cnt);
+            step_counts(r0, t, cnt);
             optimum(r0->nin, r0->inbw, cnt, &num, &den);
             K = K / gcd64(K, den) * den;
         }
@@ -378,16 +442,17 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     }
     int cnt[BFB_MAX_MASK];
     int64_t num, den;
-    step_counts(b, r, t, cnt);
+    step_counts(r, t, cnt);
     optimum(r->nin, r->inbw, cnt, &num, &den);
     /* parts per unit of bandwidth; den divides K (parts), so link k's
      * capacity capl * bw[k] is exactly K U* b_k */
     const int64_t capl = (K * num + den - 1) / den;
     /* Flow network: 0 source, 1..G groups (masks with sources), then the
      * nin links, then the sink. */
-    int gm[BFB_MAX_MASK], G = 0;
+    int gm[BFB_MAX_MASK], gof[BFB_MAX_MASK], G = 0; /* gof: a mask's group */
     for (int m = 1; m < (1 << r->nin); m++) {
         if (cnt[m] > 0) {
+            gof[m] = G;
             gm[G++] = m;
         }
     }
@@ -453,11 +518,8 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     int seen[BFB_MAX_MASK];
     memset(seen, 0, sizeof(seen));
     for (int j = 0; rc == TOPO_OK && j < nj; j++) {
-        const unsigned m = eligible(b, r, r->order[j0 + j], t);
-        int g = 0;
-        while (gm[g] != (int)m) {
-            g++;
-        }
+        const unsigned m = r->mask[r->order[j0 + j]];
+        const int g = gof[m];
         const int64_t base = (int64_t)K * seen[m]++;
         int64_t F = 0;
         int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
@@ -574,7 +636,7 @@ static int setup(bfb_t *b, const topo_gen_args_t *a)
         b->diam += t->periodic[i] ? n / 2 : n - 1;
         b->maxnb += n > 2 ? 2 : n - 1;
     }
-    return TOPO_OK;
+    return base_init(b);
 }
 
 /* K for b (rank 0's receiver side on a torus, every one elsewhere;
@@ -633,7 +695,7 @@ static int phase(topo_sched_t *s, const bfb_t *b, int rank, int rs)
 static int setup_both(bfb_t *b, bfb_t *bt, const topo_gen_args_t *a, topo_prim_t mode)
 {
     int rc = setup(b, a);
-    *bt = *b; /* the grid's coordinates shared: b->co is freed by the caller */
+    *bt = *b; /* the grid's tables shared: the caller frees b's (bfb_free) */
     bt->transpose = NULL != b->g;
     if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
         rc = setup_parts(b);
@@ -662,7 +724,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
     bfb_t b, bt;
     int rc = setup_both(&b, &bt, a, mode);
     if (TOPO_OK != rc) {
-        free(b.co);
+        bfb_free(&b);
         topo_sched_init(s, a->size, a->rank, 1);
         return rc; /* ENOTSUP: not a candidate (topo_fits_bfb) */
     }
@@ -679,7 +741,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
             rc = phase(s, &b, a->rank, 0);
         }
     }
-    free(b.co);
+    bfb_free(&b);
     if (TOPO_OK != rc) {
         return rc;
     }
@@ -705,7 +767,7 @@ int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
         }
         bfb_t b, bt;
         int rc = setup_both(&b, &bt, a, TOPO_PRIM_ALLREDUCE);
-        free(b.co);
+        bfb_free(&b);
         if (TOPO_OK != rc) {
             snprintf(why, len,
                      "bfb on this graph needs more blocks than a schedule can number "
