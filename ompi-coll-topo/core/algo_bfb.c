@@ -286,11 +286,20 @@ static void step_counts(const bfb_rx_t *r, int t, int *cnt)
     }
 }
 
+static int translate = 1;
+
+int topo_bfb_translate(int on)
+{
+    const int old = translate;
+    translate = on;
+    return old;
+}
+
 /* b->dist0 and b->mask0 where b is a torus (NULL elsewhere): TOPO_OK or
  * TOPO_ENOMEM. */
 static int base_init(bfb_t *b)
 {
-    if (NULL != b->g || TOPO_NET_TORUS != b->t->kind) {
+    if (!translate || NULL != b->g || TOPO_NET_TORUS != b->t->kind) {
         return TOPO_OK;
     }
     for (int i = 0; i < b->nd; i++) {

@@ -7,6 +7,7 @@
  * Topologies for Collective Communications", 2025, sec. 6.1), which on a
  * torus is n_t / d per step and (N - 1) / d in all; and the bandwidth term
  * of the cost model against bucket's on unequal tori. */
+#include "algo.h"
 #include "cost.h"
 #include "unit_common.h"
 #include "verify.h"
@@ -305,6 +306,51 @@ START_TEST(test_bfb_vs_bucket)
 }
 END_TEST
 
+/* On a torus every receiver's distances and eligible in-links are rank
+ * 0's translated (algo_bfb.c): every rank's schedule is the one computed
+ * from the distances, on tori of odd and even sides, 1-4 dimensions. */
+START_TEST(test_bfb_translated)
+{
+    static const char *const tori[] = {"torus:5",     "torus:4x4", "torus:8x8",   "torus:6x4",
+                                       "torus:3x5",   "torus:2x8", "torus:4x4x4", "torus:3x3x6",
+                                       "torus:2x3x2x3"};
+    for (size_t g = 0; g < sizeof(tori) / sizeof(tori[0]); g++) {
+        const topo_topology_t t = ut_topo(tori[g]);
+        const int p = topo_topology_size(&t);
+        for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+            const topo_algo_t *al = ut_algo(prims[k], "bfb");
+            for (int r = 0; r < p; r++) {
+                topo_gen_args_t a = {prims[k], p, r, 0, &t};
+                topo_sched_t s[2];
+                for (int way = 0; way < 2; way++) {
+                    const int old = topo_bfb_translate(way);
+                    ck_assert_int_eq(topo_algo_generate(al, &a, &s[way]), TOPO_OK);
+                    topo_bfb_translate(old);
+                }
+                ck_assert_msg(s[0].nsteps == s[1].nsteps && s[0].nxfers == s[1].nxfers &&
+                                  s[0].nranges == s[1].nranges && s[0].nblocks == s[1].nblocks &&
+                                  s[0].nparts == s[1].nparts && s[0].nlanes == s[1].nlanes,
+                              "bfb %s on %s rank %d: translated schedule's shape differs",
+                              topo_prim_name(prims[k]), tori[g], r);
+                ck_assert(0 == memcmp(s[0].steps, s[1].steps,
+                                      sizeof(*s[0].steps) * (size_t)s[0].nsteps));
+                for (int i = 0; i < s[0].nxfers; i++) {
+                    const topo_xfer_t *x = &s[0].xfers[i], *y = &s[1].xfers[i];
+                    ck_assert(x->peer == y->peer && x->kind == y->kind &&
+                              x->direct == y->direct && x->range0 == y->range0 &&
+                              x->nranges == y->nranges && x->nblk == y->nblk &&
+                              x->src0 == y->src0 && x->nsrc == y->nsrc);
+                }
+                ck_assert(0 == memcmp(s[0].ranges, s[1].ranges,
+                                      sizeof(*s[0].ranges) * (size_t)s[0].nranges));
+                topo_sched_free(&s[0]);
+                topo_sched_free(&s[1]);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bfb");
@@ -316,6 +362,7 @@ int main(void)
     tcase_add_test(loads, test_bfb_loads_torus);
     tcase_add_test(loads, test_bfb_loads_mesh);
     tcase_add_test(loads, test_bfb_parts);
+    tcase_add_test(loads, test_bfb_translated);
     TCase *cost = ut_tcase(s, "bfb_cost", 300);
     tcase_add_test(cost, test_bfb_restrictions);
     tcase_add_test(cost, test_bfb_vs_bucket);
