@@ -311,9 +311,9 @@ END_TEST
  * from the distances, on tori of odd and even sides, 1-4 dimensions. */
 START_TEST(test_bfb_translated)
 {
-    static const char *const tori[] = {"torus:5",     "torus:4x4", "torus:8x8",   "torus:6x4",
-                                       "torus:3x5",   "torus:2x8", "torus:4x4x4", "torus:3x3x6",
-                                       "torus:2x3x2x3"};
+    static const char *const tori[] = {"torus:5",     "torus:4x4",   "torus:8x8",
+                                       "torus:6x4",   "torus:3x5",   "torus:2x8",
+                                       "torus:4x4x4", "torus:3x3x6", "torus:2x3x2x3"};
     for (size_t g = 0; g < sizeof(tori) / sizeof(tori[0]); g++) {
         const topo_topology_t t = ut_topo(tori[g]);
         const int p = topo_topology_size(&t);
@@ -332,14 +332,13 @@ START_TEST(test_bfb_translated)
                                   s[0].nparts == s[1].nparts && s[0].nlanes == s[1].nlanes,
                               "bfb %s on %s rank %d: translated schedule's shape differs",
                               topo_prim_name(prims[k]), tori[g], r);
-                ck_assert(0 == memcmp(s[0].steps, s[1].steps,
-                                      sizeof(*s[0].steps) * (size_t)s[0].nsteps));
+                ck_assert(
+                    0 == memcmp(s[0].steps, s[1].steps, sizeof(*s[0].steps) * (size_t)s[0].nsteps));
                 for (int i = 0; i < s[0].nxfers; i++) {
                     const topo_xfer_t *x = &s[0].xfers[i], *y = &s[1].xfers[i];
-                    ck_assert(x->peer == y->peer && x->kind == y->kind &&
-                              x->direct == y->direct && x->range0 == y->range0 &&
-                              x->nranges == y->nranges && x->nblk == y->nblk &&
-                              x->src0 == y->src0 && x->nsrc == y->nsrc);
+                    ck_assert(x->peer == y->peer && x->kind == y->kind && x->direct == y->direct &&
+                              x->range0 == y->range0 && x->nranges == y->nranges &&
+                              x->nblk == y->nblk && x->src0 == y->src0 && x->nsrc == y->nsrc);
                 }
                 ck_assert(0 == memcmp(s[0].ranges, s[1].ranges,
                                       sizeof(*s[0].ranges) * (size_t)s[0].nranges));

@@ -416,9 +416,8 @@ START_TEST(test_sampled_xor)
     for (size_t g = 0; g < sizeof(tori) / sizeof(tori[0]); g++) {
         const topo_topology_t t = ut_topo(tori[g]);
         for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
-            const topo_gen_args_t a = {.prim = algos[i].prim,
-                                       .size = topo_topology_size(&t),
-                                       .topo = &t};
+            const topo_gen_args_t a = {
+                .prim = algos[i].prim, .size = topo_topology_size(&t), .topo = &t};
             const topo_algo_t *al = ut_algo(algos[i].prim, algos[i].name);
             double fl, fb, sl, sb;
             ck_assert_int_eq(topo_cost_affine_net(al, &a, &p, &full, &fl, &fb), TOPO_OK);
