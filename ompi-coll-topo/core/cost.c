@@ -262,42 +262,6 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
     fl->f[fl->n++] = (flow_t){step, rank, peer, w};
 }
 
-/* A send's link classes (topo_link_classes' additions to the first links
- * and the classes), kept for the rank's next send of the same peer and
- * bytes on a grid (a ring's or a bucket's steps: one peer for all of
- * them).  On a grid topo_link_classes adds at most once to each entry, so
- * adding the kept values is the same arithmetic. */
-typedef struct {
-    int valid, peer, h, direct;
-    double bytes;
-    double first[2 * TOPO_MAX_DIMS], cls[2 * TOPO_MAX_DIMS];
-} send_links_t;
-
-static int send_links(const ctx_t *c, send_links_t *k, int rank, int peer, double bytes,
-                      double *first, double *cls, int *h)
-{
-    if (TOPO_NET_TORUS != c->t->kind && TOPO_NET_MESH != c->t->kind) {
-        return topo_link_classes(c->t, rank, peer, bytes, first, cls, h);
-    }
-    const int n = 2 * c->t->ndims;
-    if (!k->valid || k->peer != peer || k->bytes != bytes) {
-        memset(k->first, 0, sizeof(k->first));
-        memset(k->cls, 0, sizeof(k->cls));
-        k->direct = topo_link_classes(c->t, rank, peer, bytes, k->first, k->cls, &k->h);
-        k->valid = 1;
-        k->peer = peer;
-        k->bytes = bytes;
-    }
-    for (int d = 0; d < n; d++) {
-        first[d] += k->first[d];
-    }
-    for (int d = 0; NULL != cls && d < n; d++) {
-        cls[d] += k->cls[d];
-    }
-    *h = k->h;
-    return k->direct;
-}
-
 /* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
  * has written (received or copied into) in the steps before the current
  * one, for the intra-host sends of such blocks (ctx_t.written).  `u`: room
@@ -308,7 +272,6 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
 {
     const double share = topo_sched_block_share(s);
     topo_step_view_t v;
-    send_links_t kept = {.valid = 0};
     for (int st = 0; st < depth; st++) {
         rank_step_t t; /* the rank's, all lanes together */
         double first[2 * TOPO_MAX_DIMS];
@@ -370,8 +333,8 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                      * nothing on links) */
                     int h = x->peer != s->rank, direct = 1;
                     if (c->links) {
-                        direct = send_links(
-                            c, &kept, s->rank, x->peer, bytes, first,
+                        direct = topo_link_classes(
+                            c->t, s->rank, x->peer, bytes, first,
                             c->ncls > 0 ? &acc->cls[(size_t)st * (size_t)c->ncls] : NULL, &h);
                     }
                     o->hops = h > o->hops ? h : o->hops;
