@@ -123,10 +123,12 @@ typedef struct {
                              from v (bit k: in[k]; eligible) */
     int *order;           /* ranks by distance, ascending rank within a distance */
     int *first;           /* order[first[t] .. first[t + 1]) are at distance t */
-    /* The current step's assignment: source j's parts [cut[j][k],
-     * cut[j][k + 1]) go over in-link k (j-th source at distance t, k <
-     * nin; cut[j][0] = 0, cut[j][nin] = K), cut[j] at cut + j (nin + 1). */
-    int *cut;
+    /* The current step's assignment (solve): the j-th source at distance
+     * t is the rank[j]-th of its group (the sources of its mask m, in rank
+     * order), whose parts go over in-link k from stream position
+     * pre[m (nin + 1) + k] on (bfb_cut). */
+    int *rank;
+    int64_t *pre; /* [2^nin (nin + 1)] */
 } bfb_rx_t;
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -226,9 +228,10 @@ static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
     r->mask = malloc((size_t)b->n);
     r->order = malloc(sizeof(int) * (size_t)b->n);
     r->first = calloc((size_t)b->diam + 2, sizeof(int));
-    r->cut = malloc(sizeof(int) * (size_t)b->n * ((size_t)r->nin + 1));
+    r->rank = malloc(sizeof(int) * (size_t)b->n);
+    r->pre = malloc(sizeof(int64_t) * ((size_t)1 << r->nin) * ((size_t)r->nin + 1));
     if (NULL == r->dist || NULL == r->mask || NULL == r->order || NULL == r->first ||
-        NULL == r->cut) {
+        NULL == r->rank || NULL == r->pre) {
         return TOPO_ENOMEM;
     }
     if (NULL != b->dist0) {
@@ -274,7 +277,8 @@ static void rx_free(bfb_rx_t *r)
     free(r->mask);
     free(r->order);
     free(r->first);
-    free(r->cut);
+    free(r->rank);
+    free(r->pre);
 }
 
 /* Sources of step t at x grouped by eligible links: cnt[mask]. */
@@ -441,8 +445,8 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     return parts_all(b);
 }
 
-/* Solve step t at receiver x: fill r->cut for the sources at distance t
- * (in r->order). */
+/* Solve step t at receiver x: fill r->rank and r->pre for the sources
+ * at distance t (in r->order). */
 static int solve(const bfb_t *b, bfb_rx_t *r, int t)
 {
     const int j0 = r->first[t], nj = r->first[t + 1] - j0, K = b->K;
@@ -458,10 +462,9 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     const int64_t capl = (K * num + den - 1) / den;
     /* Flow network: 0 source, 1..G groups (masks with sources), then the
      * nin links, then the sink. */
-    int gm[BFB_MAX_MASK], gof[BFB_MAX_MASK], G = 0; /* gof: a mask's group */
+    int gm[BFB_MAX_MASK], G = 0;
     for (int m = 1; m < (1 << r->nin); m++) {
         if (cnt[m] > 0) {
-            gof[m] = G;
             gm[G++] = m;
         }
     }
@@ -524,26 +527,35 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
      * positions [F_k, F_k+1), F_k the flow on the links before k, so the
      * i-th source of the group gives link k its parts [F_k - i K,
      * F_k+1 - i K) clipped to [0, K). */
+    for (int g = 0; g < G; g++) {
+        int64_t F = 0, *pre = &r->pre[(size_t)gm[g] * ((size_t)r->nin + 1)];
+        for (int k = 0; k < r->nin; k++) {
+            pre[k] = F;
+            F += CAP(1 + G + k, 1 + g);
+        }
+        pre[r->nin] = F; /* K cnt: the last source's parts end at K */
+    }
     int seen[BFB_MAX_MASK];
     memset(seen, 0, sizeof(seen));
     for (int j = 0; rc == TOPO_OK && j < nj; j++) {
-        const unsigned m = r->mask[r->order[j0 + j]];
-        const int g = gof[m];
-        const int64_t base = (int64_t)K * seen[m]++;
-        int64_t F = 0;
-        int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
-        for (int k = 0; k < r->nin; k++) {
-            const int64_t c = F - base;
-            cut[k] = (int)(c < 0 ? 0 : c > K ? K : c);
-            F += CAP(1 + G + k, 1 + g);
-        }
-        cut[r->nin] = K;
+        r->rank[j] = seen[r->mask[r->order[j0 + j]]]++;
     }
 #undef CAP
     free(cap);
     free(prev);
     free(queue);
     return rc;
+}
+
+/* The parts of the j-th source of solve's step at r (the sources from
+ * order[j0] on) that go over in-link k: [*lo, *hi). */
+static void bfb_cut(const bfb_t *b, const bfb_rx_t *r, int j0, int j, int k, int *lo, int *hi)
+{
+    const int64_t K = b->K, base = K * r->rank[j];
+    const int64_t *pre = &r->pre[(size_t)r->mask[r->order[j0 + j]] * ((size_t)r->nin + 1)];
+    const int64_t c0 = pre[k] - base, c1 = pre[k + 1] - base;
+    *lo = (int)(c0 < 0 ? 0 : c0 > K ? K : c0);
+    *hi = (int)(c1 < 0 ? 0 : c1 > K ? K : c1);
 }
 
 /* The transfer between this rank and peer of the blocks at receiver r
@@ -554,8 +566,9 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
     const int j0 = r->first[t], nj = r->first[t + 1] - j0;
     int opened = 0;
     for (int j = 0; j < nj; j++) {
-        const int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
-        if (cut[k + 1] <= cut[k]) {
+        int lo, hi;
+        bfb_cut(b, r, j0, j, k, &lo, &hi);
+        if (hi <= lo) {
             continue;
         }
         if (!opened) {
@@ -567,7 +580,7 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
             opened = 1;
         }
         /* adjacent runs of consecutive sources merge into one range */
-        topo_sched_range(s, r->order[j0 + j] * b->K + cut[k], cut[k + 1] - cut[k]);
+        topo_sched_range(s, r->order[j0 + j] * b->K + lo, hi - lo);
     }
 }
 
