@@ -95,6 +95,11 @@ int topo_gen_allgather_bfb(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_scatter_bfb(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_bfb(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len);
+/* Tests: on a torus every receiver's distances and eligible in-links are
+ * rank 0's translated (1, the default) or computed from the distances
+ * (0); the schedules are the same.  Returns the previous setting.  Not
+ * thread-safe. */
+int topo_bfb_translate(int on);
 
 /* alltoall */
 int topo_gen_alltoall_pairwise(topo_sched_t *s, const topo_gen_args_t *a);

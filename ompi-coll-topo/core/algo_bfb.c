@@ -89,6 +89,7 @@
 #define BFB_MAX_OUT TOPO_GRAPH_MAX_DEGREE
 
 _Static_assert(BFB_MAX_NB <= BFB_MAX_OUT, "a grid's out-neighbours fit the receivers array");
+_Static_assert(BFB_MAX_NB <= 8, "an eligible mask fits a byte");
 
 typedef struct {
     const topo_topology_t *t;
@@ -100,6 +101,14 @@ typedef struct {
     int diam;              /* D: the allgather's steps */
     int K;                 /* parts per shard */
     int maxnb;             /* the largest in-degree */
+    /* A torus's receivers are rank 0's translated (its distances and the
+     * in-links' order, dimension then +, -, the same from every node):
+     * rank 0's distances and eligible masks (bfb_rx_t.mask), computed once
+     * per schedule, give every receiver's as dist(v, x) = dist0[v - x] and
+     * mask(v, x) = mask0[v - x] (coordinates subtracted modulo the torus).
+     * NULL elsewhere: each receiver's computed from the distances. */
+    int *dist0;
+    unsigned char *mask0;
 } bfb_t;
 
 /* The receiver x's side of step t: its in-neighbours, the sources at
@@ -110,12 +119,16 @@ typedef struct {
     int in[BFB_MAX_NB];
     int inbw[BFB_MAX_NB]; /* relative bandwidth of in-link k (1 on a grid) */
     int *dist;            /* dist[v] = distance from v to x */
+    unsigned char *mask;  /* mask[v]: the in-links of x on a shortest path
+                             from v (bit k: in[k]; eligible) */
     int *order;           /* ranks by distance, ascending rank within a distance */
     int *first;           /* order[first[t] .. first[t + 1]) are at distance t */
-    /* The current step's assignment: source j's parts [cut[j][k],
-     * cut[j][k + 1]) go over in-link k (j-th source at distance t, k <
-     * nin; cut[j][0] = 0, cut[j][nin] = K), cut[j] at cut + j (nin + 1). */
-    int *cut;
+    /* The current step's assignment (solve): the j-th source at distance
+     * t is the rank[j]-th of its group (the sources of its mask m, in rank
+     * order), whose parts go over in-link k from stream position
+     * pre[m (nin + 1) + k] on (bfb_cut). */
+    int *rank;
+    int64_t *pre; /* [2^nin (nin + 1)] */
 } bfb_rx_t;
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -195,21 +208,53 @@ static int neighbours_dir(const bfb_t *b, int x, int *nb, int *bw, int out)
     return k;
 }
 
+static unsigned eligible_of(const bfb_t *b, const int *in, int nin, int v, int t)
+{
+    unsigned m = 0;
+    for (int k = 0; k < nin; k++) {
+        if (dist(b, v, in[k]) == t - 1) {
+            m |= 1u << k;
+        }
+    }
+    return m;
+}
+
 static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
 {
     memset(r, 0, sizeof(*r));
     r->x = x;
     r->nin = neighbours_dir(b, x, r->in, r->inbw, 0);
     r->dist = malloc(sizeof(int) * (size_t)b->n);
+    r->mask = malloc((size_t)b->n);
     r->order = malloc(sizeof(int) * (size_t)b->n);
     r->first = calloc((size_t)b->diam + 2, sizeof(int));
-    r->cut = malloc(sizeof(int) * (size_t)b->n * ((size_t)r->nin + 1));
-    if (NULL == r->dist || NULL == r->order || NULL == r->first || NULL == r->cut) {
+    r->rank = malloc(sizeof(int) * (size_t)b->n);
+    r->pre = malloc(sizeof(int64_t) * ((size_t)1 << r->nin) * ((size_t)r->nin + 1));
+    if (NULL == r->dist || NULL == r->mask || NULL == r->order || NULL == r->first ||
+        NULL == r->rank || NULL == r->pre) {
         return TOPO_ENOMEM;
     }
-    for (int v = 0; v < b->n; v++) {
-        r->dist[v] = dist(b, v, x);
-        r->first[r->dist[v] + 1]++;
+    if (NULL != b->dist0) {
+        /* v - x as a rank: the sum over dimensions of each coordinate's
+         * difference times the dimension's stride (row-major) */
+        const int *cx = &b->co[x * b->nd];
+        for (int v = 0; v < b->n; v++) {
+            const int *cv = &b->co[v * b->nd];
+            int d = 0;
+            for (int i = 0; i < b->nd; i++) {
+                const int n = b->t->dims[i], e = cv[i] - cx[i];
+                d = d * n + (e < 0 ? e + n : e);
+            }
+            r->dist[v] = b->dist0[d];
+            r->mask[v] = b->mask0[d];
+            r->first[r->dist[v] + 1]++;
+        }
+    } else {
+        for (int v = 0; v < b->n; v++) {
+            r->dist[v] = dist(b, v, x);
+            r->mask[v] = (unsigned char)eligible_of(b, r->in, r->nin, v, r->dist[v]);
+            r->first[r->dist[v] + 1]++;
+        }
     }
     for (int t = 0; t <= b->diam; t++) {
         r->first[t + 1] += r->first[t];
@@ -229,31 +274,63 @@ static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
 static void rx_free(bfb_rx_t *r)
 {
     free(r->dist);
+    free(r->mask);
     free(r->order);
     free(r->first);
-    free(r->cut);
-}
-
-/* The in-links of x that lie on a shortest path from v (dist(v, x) = t):
- * a bit mask over r->in. */
-static unsigned eligible(const bfb_t *b, const bfb_rx_t *r, int v, int t)
-{
-    unsigned m = 0;
-    for (int k = 0; k < r->nin; k++) {
-        if (dist(b, v, r->in[k]) == t - 1) {
-            m |= 1u << k;
-        }
-    }
-    return m;
+    free(r->rank);
+    free(r->pre);
 }
 
 /* Sources of step t at x grouped by eligible links: cnt[mask]. */
-static void step_counts(const bfb_t *b, const bfb_rx_t *r, int t, int *cnt)
+static void step_counts(const bfb_rx_t *r, int t, int *cnt)
 {
     memset(cnt, 0, sizeof(int) * ((size_t)1 << r->nin));
     for (int j = r->first[t]; j < r->first[t + 1]; j++) {
-        cnt[eligible(b, r, r->order[j], t)]++;
+        cnt[r->mask[r->order[j]]]++;
     }
+}
+
+static int translate = 1;
+
+int topo_bfb_translate(int on)
+{
+    const int old = translate;
+    translate = on;
+    return old;
+}
+
+/* b->dist0 and b->mask0 where b is a torus (NULL elsewhere): TOPO_OK or
+ * TOPO_ENOMEM. */
+static int base_init(bfb_t *b)
+{
+    if (!translate || NULL != b->g || TOPO_NET_TORUS != b->t->kind) {
+        return TOPO_OK;
+    }
+    for (int i = 0; i < b->nd; i++) {
+        if (!b->t->periodic[i]) {
+            return TOPO_OK;
+        }
+    }
+    int in[BFB_MAX_NB], bw[BFB_MAX_NB];
+    const int nin = neighbours_dir(b, 0, in, bw, 0);
+    b->dist0 = malloc(sizeof(int) * (size_t)b->n);
+    b->mask0 = malloc((size_t)b->n);
+    if (NULL == b->dist0 || NULL == b->mask0) {
+        return TOPO_ENOMEM;
+    }
+    for (int v = 0; v < b->n; v++) {
+        b->dist0[v] = dist(b, v, 0);
+        b->mask0[v] = (unsigned char)eligible_of(b, in, nin, v, b->dist0[v]);
+    }
+    return TOPO_OK;
+}
+
+/* What setup allocated (shared with a copy of b: freed once). */
+static void bfb_free(bfb_t *b)
+{
+    free(b->co);
+    free(b->dist0);
+    free(b->mask0);
 }
 
 /* U*(t, x) = num / den in lowest terms (0 / 1 without sources), in-link
@@ -304,7 +381,7 @@ static int parts_all(const bfb_t *b)
         }
         for (int t = 1; t <= b->diam; t++) {
             int64_t num, den;
-            step_counts(b, &r, t, cnt);
+            step_counts(&r, t, cnt);
             optimum(r.nin, r.inbw, cnt, &num, &den);
             K = K / gcd64(K, den) * den;
             if (K * b->n > INT32_MAX) {
@@ -344,7 +421,7 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     if (b->t->kind == TOPO_NET_TORUS) {
         for (int t = 1; t <= b->diam; t++) {
             int64_t num, den;
-            step_counts(b, r0, t, cnt);
+            step_counts(r0, t, cnt);
             optimum(r0->nin, r0->inbw, cnt, &num, &den);
             K = K / gcd64(K, den) * den;
         }
@@ -368,8 +445,8 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     return parts_all(b);
 }
 
-/* Solve step t at receiver x: fill r->cut for the sources at distance t
- * (in r->order). */
+/* Solve step t at receiver x: fill r->rank and r->pre for the sources
+ * at distance t (in r->order). */
 static int solve(const bfb_t *b, bfb_rx_t *r, int t)
 {
     const int j0 = r->first[t], nj = r->first[t + 1] - j0, K = b->K;
@@ -378,7 +455,7 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     }
     int cnt[BFB_MAX_MASK];
     int64_t num, den;
-    step_counts(b, r, t, cnt);
+    step_counts(r, t, cnt);
     optimum(r->nin, r->inbw, cnt, &num, &den);
     /* parts per unit of bandwidth; den divides K (parts), so link k's
      * capacity capl * bw[k] is exactly K U* b_k */
@@ -450,29 +527,35 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
      * positions [F_k, F_k+1), F_k the flow on the links before k, so the
      * i-th source of the group gives link k its parts [F_k - i K,
      * F_k+1 - i K) clipped to [0, K). */
+    for (int g = 0; g < G; g++) {
+        int64_t F = 0, *pre = &r->pre[(size_t)gm[g] * ((size_t)r->nin + 1)];
+        for (int k = 0; k < r->nin; k++) {
+            pre[k] = F;
+            F += CAP(1 + G + k, 1 + g);
+        }
+        pre[r->nin] = F; /* K cnt: the last source's parts end at K */
+    }
     int seen[BFB_MAX_MASK];
     memset(seen, 0, sizeof(seen));
     for (int j = 0; rc == TOPO_OK && j < nj; j++) {
-        const unsigned m = eligible(b, r, r->order[j0 + j], t);
-        int g = 0;
-        while (gm[g] != (int)m) {
-            g++;
-        }
-        const int64_t base = (int64_t)K * seen[m]++;
-        int64_t F = 0;
-        int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
-        for (int k = 0; k < r->nin; k++) {
-            const int64_t c = F - base;
-            cut[k] = (int)(c < 0 ? 0 : c > K ? K : c);
-            F += CAP(1 + G + k, 1 + g);
-        }
-        cut[r->nin] = K;
+        r->rank[j] = seen[r->mask[r->order[j0 + j]]]++;
     }
 #undef CAP
     free(cap);
     free(prev);
     free(queue);
     return rc;
+}
+
+/* The parts of the j-th source of solve's step at r (the sources from
+ * order[j0] on) that go over in-link k: [*lo, *hi). */
+static void bfb_cut(const bfb_t *b, const bfb_rx_t *r, int j0, int j, int k, int *lo, int *hi)
+{
+    const int64_t K = b->K, base = K * r->rank[j];
+    const int64_t *pre = &r->pre[(size_t)r->mask[r->order[j0 + j]] * ((size_t)r->nin + 1)];
+    const int64_t c0 = pre[k] - base, c1 = pre[k + 1] - base;
+    *lo = (int)(c0 < 0 ? 0 : c0 > K ? K : c0);
+    *hi = (int)(c1 < 0 ? 0 : c1 > K ? K : c1);
 }
 
 /* The transfer between this rank and peer of the blocks at receiver r
@@ -483,8 +566,9 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
     const int j0 = r->first[t], nj = r->first[t + 1] - j0;
     int opened = 0;
     for (int j = 0; j < nj; j++) {
-        const int *cut = &r->cut[(size_t)j * ((size_t)r->nin + 1)];
-        if (cut[k + 1] <= cut[k]) {
+        int lo, hi;
+        bfb_cut(b, r, j0, j, k, &lo, &hi);
+        if (hi <= lo) {
             continue;
         }
         if (!opened) {
@@ -496,7 +580,7 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
             opened = 1;
         }
         /* adjacent runs of consecutive sources merge into one range */
-        topo_sched_range(s, r->order[j0 + j] * b->K + cut[k], cut[k + 1] - cut[k]);
+        topo_sched_range(s, r->order[j0 + j] * b->K + lo, hi - lo);
     }
 }
 
@@ -574,7 +658,7 @@ static int setup(bfb_t *b, const topo_gen_args_t *a)
         b->diam += t->periodic[i] ? n / 2 : n - 1;
         b->maxnb += n > 2 ? 2 : n - 1;
     }
-    return TOPO_OK;
+    return base_init(b);
 }
 
 /* K for b (rank 0's receiver side on a torus, every one elsewhere;
@@ -633,7 +717,7 @@ static int phase(topo_sched_t *s, const bfb_t *b, int rank, int rs)
 static int setup_both(bfb_t *b, bfb_t *bt, const topo_gen_args_t *a, topo_prim_t mode)
 {
     int rc = setup(b, a);
-    *bt = *b; /* the grid's coordinates shared: b->co is freed by the caller */
+    *bt = *b; /* the grid's tables shared: the caller frees b's (bfb_free) */
     bt->transpose = NULL != b->g;
     if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
         rc = setup_parts(b);
@@ -662,7 +746,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
     bfb_t b, bt;
     int rc = setup_both(&b, &bt, a, mode);
     if (TOPO_OK != rc) {
-        free(b.co);
+        bfb_free(&b);
         topo_sched_init(s, a->size, a->rank, 1);
         return rc; /* ENOTSUP: not a candidate (topo_fits_bfb) */
     }
@@ -679,7 +763,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
             rc = phase(s, &b, a->rank, 0);
         }
     }
-    free(b.co);
+    bfb_free(&b);
     if (TOPO_OK != rc) {
         return rc;
     }
@@ -705,7 +789,7 @@ int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len)
         }
         bfb_t b, bt;
         int rc = setup_both(&b, &bt, a, TOPO_PRIM_ALLREDUCE);
-        free(b.co);
+        bfb_free(&b);
         if (TOPO_OK != rc) {
             snprintf(why, len,
                      "bfb on this graph needs more blocks than a schedule can number "

@@ -100,12 +100,9 @@ typedef struct {
 /* What pass 1 gathers per step, all lanes together: where links are
  * modelled, the most any priced rank puts on one of its node's links (the
  * first links of its routes: the most loaded link of a step whose
- * messages are all direct), and, for the sampled pricing (ctx_t.estimate),
- * per link class (dim * 2 + dir) the weight times the links crossed,
- * summed over the priced ranks. */
+ * messages are all direct); p1_t.cls holds the rest. */
 typedef struct {
     double first;
-    double cls[2 * TOPO_MAX_DIMS];
     int busy;   /* some lane transfers or copies */
     int routed; /* some message is not direct */
 } pass1_t;
@@ -115,6 +112,13 @@ typedef struct {
     pass1_t *step; /* [depth] */
     lane1_t *lane; /* [depth * nlanes]: step st of lane l at st * nlanes + l */
     int *nsteps;   /* [nlanes]: the steps of each lane (the most of a rank) */
+    /* For the sampled pricing (ctx_t.ncls > 0), per step and link class
+     * (dim * 2 + dir; a graph's one) the weight times the links crossed,
+     * summed over the priced ranks: [depth * ncls], step st's at st *
+     * ncls (only the classes the topology has: a ring of 65,535 steps
+     * holds 2 MiB of them instead of 8) */
+    double *cls;
+    int ncls;
     int depth, nlanes;
 } p1_t;
 
@@ -123,6 +127,7 @@ static void p1_free(p1_t *p)
     free(p->step);
     free(p->lane);
     free(p->nsteps);
+    free(p->cls);
     memset(p, 0, sizeof(*p));
 }
 
@@ -142,6 +147,15 @@ static int p1_grow(p1_t *p, int d, int nl)
     }
     memset(ns + p->depth, 0, sizeof(*ns) * (size_t)(d - p->depth));
     p->step = ns;
+    if (p->ncls > 0) {
+        const size_t nc = (size_t)p->ncls;
+        double *cl = realloc(p->cls, sizeof(*cl) * nc * (size_t)(d > 0 ? d : 1));
+        if (NULL == cl) {
+            return TOPO_ENOMEM;
+        }
+        memset(cl + nc * (size_t)p->depth, 0, sizeof(*cl) * nc * (size_t)(d - p->depth));
+        p->cls = cl;
+    }
     int *nn = realloc(p->nsteps, sizeof(*nn) * (size_t)(nl > 0 ? nl : 1));
     if (NULL == nn) {
         return TOPO_ENOMEM;
@@ -173,6 +187,7 @@ typedef struct {
     int ports;
     int links;         /* contention is modelled */
     int estimate;      /* ... from the priced ranks' classes (a sample) */
+    int ncls;          /* the classes p1_t.cls sums (0: none) */
     int placed;        /* a placement: ranks of one node are intra-host */
     double intra_beta; /* seconds per byte between ranks of one node */
     double written;    /* the same for blocks the sender wrote in the call */
@@ -318,8 +333,9 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                      * nothing on links) */
                     int h = x->peer != s->rank, direct = 1;
                     if (c->links) {
-                        direct = topo_link_classes(c->t, s->rank, x->peer, bytes, first,
-                                                   c->estimate ? a->cls : NULL, &h);
+                        direct = topo_link_classes(
+                            c->t, s->rank, x->peer, bytes, first,
+                            c->ncls > 0 ? &acc->cls[(size_t)st * (size_t)c->ncls] : NULL, &h);
                     }
                     o->hops = h > o->hops ? h : o->hops;
                     if (h > 0 && !direct) {
@@ -428,6 +444,7 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     int first = 0; /* steps 0 .. first-1 are accumulated in la */
     *done = 0;
     const int n = NULL != c->ranks ? c->nranks : a->size;
+    acc->ncls = c->ncls;
     for (int i = 0; i < n && TOPO_OK == rc; i++) {
         const int r = NULL != c->ranks ? c->ranks[i] : i;
         topo_sched_t s;
@@ -562,6 +579,11 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
         for (size_t j = 0; j < sizeof(*acc.step) * (size_t)acc.depth; j++) {
             h = (h ^ b[j]) * 1099511628211ull;
         }
+        b = (const unsigned char *)acc.cls;
+        for (size_t j = 0; NULL != b && j < sizeof(*acc.cls) * (size_t)acc.depth * (size_t)acc.ncls;
+             j++) {
+            h = (h ^ b[j]) * 1099511628211ull;
+        }
         b = (const unsigned char *)acc.lane;
         for (size_t j = 0; j < sizeof(*acc.lane) * (size_t)acc.depth * (size_t)acc.nlanes; j++) {
             h = (h ^ b[j]) * 1099511628211ull;
@@ -604,7 +626,8 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size
  * is one in which others do (a pipeline's front passing between the
  * ranks priced: the chain's step s is rank s's), priced as the nearest
  * step in which a priced rank does (the earlier one of two as near). */
-static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int depth)
+static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int depth, double *extra,
+                      size_t nextra)
 {
 #define AT(st) ((char *)base + (size_t)(st) * stride)
 #define BUSY(st) (*(const int *)(AT(st) + busy))
@@ -625,6 +648,10 @@ static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int d
                                                       : next;
             if (from >= 0 && from < depth) {
                 memcpy(AT(st), AT(from), size);
+                if (NULL != extra) { /* the step's row of `nextra` more */
+                    memcpy(extra + (size_t)st * nextra, extra + (size_t)from * nextra,
+                           sizeof(*extra) * nextra);
+                }
             }
         }
         st = next - 1;
@@ -637,10 +664,10 @@ static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int d
 static void fill_idle_all(p1_t *acc)
 {
     fill_idle(acc->step, sizeof(*acc->step), sizeof(*acc->step), offsetof(pass1_t, busy),
-              acc->depth);
+              acc->depth, acc->ncls > 0 ? acc->cls : NULL, (size_t)acc->ncls);
     for (int l = 0; l < acc->nlanes; l++) {
         fill_idle(acc->lane + l, sizeof(*acc->lane), sizeof(*acc->lane) * (size_t)acc->nlanes,
-                  offsetof(lane1_t, busy), acc->nsteps[l]);
+                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0);
     }
 }
 
@@ -1044,6 +1071,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.nranks = topo_cost_sample_ranks(a->size, a->root, k, sample);
         c.ranks = sample;
         c.estimate = c.links;
+        c.ncls = !c.links ? 0 : TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims;
     }
     int probes[PROBES], np;
     if (NULL != sample && probe_same(algo, a, &c, probes, &np)) {
@@ -1071,8 +1099,8 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
         for (int st = 0; st < depth && TOPO_OK == rc; st++) {
             link[st] = acc.step[st].first;
-            for (int d = 0; d < (TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims); d++) {
-                link[st] = dmax(link[st], acc.step[st].cls[d] * per_link[d]);
+            for (int d = 0; d < acc.ncls; d++) {
+                link[st] = dmax(link[st], acc.cls[(size_t)st * (size_t)acc.ncls + d] * per_link[d]);
             }
         }
         if (TOPO_OK == rc && !fl.full) {

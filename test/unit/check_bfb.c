@@ -7,6 +7,7 @@
  * Topologies for Collective Communications", 2025, sec. 6.1), which on a
  * torus is n_t / d per step and (N - 1) / d in all; and the bandwidth term
  * of the cost model against bucket's on unequal tori. */
+#include "algo.h"
 #include "cost.h"
 #include "unit_common.h"
 #include "verify.h"
@@ -305,6 +306,71 @@ START_TEST(test_bfb_vs_bucket)
 }
 END_TEST
 
+/* One rank's schedule as topo_sched_print writes it (malloc'ed). */
+static char *dump(const topo_sched_t *s)
+{
+    FILE *f = tmpfile();
+    ck_assert(NULL != f);
+    topo_sched_print(s, f);
+    const long n = ftell(f);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert(NULL != buf && n >= 0);
+    rewind(f);
+    ck_assert_int_eq((long)fread(buf, 1, (size_t)n, f), n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* On a torus every receiver's distances and eligible in-links are rank
+ * 0's translated (algo_bfb.c): every rank's schedule is the one computed
+ * from the distances (its dump: every step's transfers, peers and
+ * ranges; and each transfer's block count and in-place receive), on tori
+ * of odd and even sides, 1-4 dimensions. */
+START_TEST(test_bfb_translated)
+{
+    static const char *const tori[] = {"torus:5",     "torus:4x4",   "torus:8x8",
+                                       "torus:6x4",   "torus:3x5",   "torus:2x8",
+                                       "torus:4x4x4", "torus:3x3x6", "torus:2x3x2x3"};
+    for (size_t g = 0; g < sizeof(tori) / sizeof(tori[0]); g++) {
+        const topo_topology_t t = ut_topo(tori[g]);
+        const int p = topo_topology_size(&t);
+        for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+            const topo_algo_t *al = ut_algo(prims[k], "bfb");
+            for (int r = 0; r < p; r++) {
+                topo_gen_args_t a = {prims[k], p, r, 0, &t};
+                topo_sched_t s[2];
+                for (int way = 0; way < 2; way++) {
+                    const int old = topo_bfb_translate(way);
+                    ck_assert_int_eq(topo_algo_generate(al, &a, &s[way]), TOPO_OK);
+                    topo_bfb_translate(old);
+                }
+                ck_assert(s[0].nblocks == s[1].nblocks && s[0].nparts == s[1].nparts &&
+                          s[0].nlanes == s[1].nlanes &&
+                          topo_sched_depth(&s[0]) == topo_sched_depth(&s[1]));
+                char *d0 = dump(&s[0]), *d1 = dump(&s[1]);
+                ck_assert_msg(0 == strcmp(d0, d1), "bfb %s on %s rank %d: translated differs",
+                              topo_prim_name(prims[k]), tori[g], r);
+                free(d0);
+                free(d1);
+                for (int st = 0; st < topo_sched_depth(&s[0]); st++) {
+                    topo_step_view_t v0, v1;
+                    topo_sched_step_at(&s[0], 0, st, &v0);
+                    topo_sched_step_at(&s[1], 0, st, &v1);
+                    ck_assert_int_eq(v0.nxfers, v1.nxfers);
+                    for (int i = 0; i < v0.nxfers; i++) {
+                        ck_assert(v0.xfers[i].direct == v1.xfers[i].direct &&
+                                  v0.xfers[i].nblk == v1.xfers[i].nblk);
+                    }
+                }
+                topo_sched_free(&s[0]);
+                topo_sched_free(&s[1]);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bfb");
@@ -316,6 +382,7 @@ int main(void)
     tcase_add_test(loads, test_bfb_loads_torus);
     tcase_add_test(loads, test_bfb_loads_mesh);
     tcase_add_test(loads, test_bfb_parts);
+    tcase_add_test(loads, test_bfb_translated);
     TCase *cost = ut_tcase(s, "bfb_cost", 300);
     tcase_add_test(cost, test_bfb_restrictions);
     tcase_add_test(cost, test_bfb_vs_bucket);
