@@ -323,6 +323,7 @@ void topo_sched_ranges(topo_sched_t *s, int first, int count, int stride, int re
             last[-1].count == count &&
             last[-1].first + (int64_t)(-last->count - 1) * stride == first + (int64_t)i * stride) {
             s->ranges[s->nranges - 1].count -= reps - 1 - i;
+            s->xfers[s->nxfers - 1].nblk += (reps - 1 - i) * count;
             break;
         }
     }
@@ -342,6 +343,33 @@ void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count)
     x->nranges = 1;
     x->nblk = count;
     add_range(s, dst_first, count);
+}
+
+void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int count, int stride,
+                           int reps)
+{
+    if (s->err || reps <= 0 || count <= 0) {
+        return;
+    }
+    if (n <= 0 || count > n) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    const int64_t st = stride % n;
+    int64_t f = ((first % n) + n) % n;
+    for (int64_t i = 0; i < reps && !s->err;) {
+        int64_t q = 1; /* copies from f on that stay inside [0, n) */
+        if (f + count > n) { /* passes the end */
+            topo_sched_range(s, base + (int)f, n - (int)f);
+            topo_sched_range(s, base, (int)f + count - n);
+        } else {
+            q = st > 0 ? (n - count - f) / st + 1 : st < 0 ? f / -st + 1 : reps - i;
+            q = q < reps - i ? q : reps - i;
+            topo_sched_ranges(s, base + (int)f, count, (int)st, (int)q);
+        }
+        i += q;
+        f = ((f + q * st) % n + n) % n;
+    }
 }
 
 /* --- the compact form ---------------------------------------------------- */

@@ -230,6 +230,12 @@ void topo_sched_range(topo_sched_t *s, int first, int count);
  * first + i * stride: the same as topo_sched_range for each in turn, in
  * O(1) where they form one strided run. */
 void topo_sched_ranges(topo_sched_t *s, int first, int count, int stride, int reps);
+/* The same on a ring of n blocks from `base`: copy i covers the blocks
+ * base + ((first + i * stride + c) mod n), c < count (count <= n), as one
+ * range, or two where it passes the ring's end; a strided run per stretch
+ * between two passes. */
+void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int count, int stride,
+                           int reps);
 /* Local copy of `count` blocks from `src_first` to `dst_first`. */
 void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
 /* `n` empty steps in the current lane (stored as one, repeated). */
