@@ -945,6 +945,19 @@ static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp, sp
     }
 }
 
+/* Shrink an array to its n elements (the builder's doubling leaves up to
+ * half of it unused); kept as it is where realloc fails. */
+static void shrink(void **arr, int32_t n, int32_t *cap, size_t elem)
+{
+    if (n > 0 && n < *cap) {
+        void *p = realloc(*arr, (size_t)n * elem);
+        if (NULL != p) {
+            *arr = p;
+            *cap = n;
+        }
+    }
+}
+
 int topo_sched_finish(topo_sched_t *s)
 {
     if (s->err) {
@@ -953,6 +966,12 @@ int topo_sched_finish(topo_sched_t *s)
     if (s->nparts < 1) {
         return s->err = TOPO_EINVAL;
     }
+    shrink((void **)&s->lanes, s->nlanes, &s->cap_lanes, sizeof(*s->lanes));
+    shrink((void **)&s->steps, s->nsteps, &s->cap_steps, sizeof(*s->steps));
+    shrink((void **)&s->xfers, s->nxfers, &s->cap_xfers, sizeof(*s->xfers));
+    shrink((void **)&s->ranges, s->nranges, &s->cap_ranges, sizeof(*s->ranges));
+    shrink((void **)&s->segs, s->nsegs, &s->cap_segs, sizeof(*s->segs));
+    shrink((void **)&s->shifts, s->nshifts, &s->cap_shifts, sizeof(*s->shifts));
     size_t most = 0; /* ranges in the step that has the most */
     for (int st = 0; st < s->nsteps; st++) {
         const topo_step_t *step = &s->steps[st];
