@@ -945,11 +945,12 @@ static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp, sp
     }
 }
 
-/* Shrink an array to its n elements (the builder's doubling leaves up to
- * half of it unused); kept as it is where realloc fails. */
+/* Shrink an array to its n elements where more than 1/17 of it is
+ * unused (the builder's doubling leaves up to half); kept as it is where
+ * realloc fails. */
 static void shrink(void **arr, int32_t n, int32_t *cap, size_t elem)
 {
-    if (n > 0 && n < *cap) {
+    if (n > 0 && *cap - n > n / 16) {
         void *p = realloc(*arr, (size_t)n * elem);
         if (NULL != p) {
             *arr = p;
