@@ -620,6 +620,34 @@ START_TEST(test_strided_equals_explicit)
 }
 END_TEST
 
+/* A repeat whose template holds a strided run stores its repetitions
+ * explicitly, each run moved copy by copy: the same steps as emitting
+ * them one range at a time. */
+START_TEST(test_strided_repeat)
+{
+    const topo_shift_t sh = {1, 1, 0, 16, 1};
+    topo_sched_t c, x;
+    topo_sched_init(&c, 8, 0, 16);
+    topo_sched_step(&c);
+    topo_sched_send(&c, 1, 0, 0);
+    topo_sched_ranges(&c, 0, 1, 4, 3);
+    topo_sched_repeat(&c, 1, 3, &sh, 1);
+    ck_assert_int_eq(topo_sched_finish(&c), TOPO_OK);
+    topo_sched_init(&x, 8, 0, 16);
+    for (int j = 0; j < 4; j++) {
+        topo_sched_step(&x);
+        topo_sched_send(&x, 1 + j, j, 1);
+        topo_sched_range(&x, 4 + j, 1);
+        topo_sched_range(&x, 8 + j, 1);
+    }
+    ck_assert_int_eq(topo_sched_finish(&x), TOPO_OK);
+    ck_assert_int_eq(c.nsteps, 4);
+    expect_same(&x, &c, "strided template");
+    topo_sched_free(&c);
+    topo_sched_free(&x);
+}
+END_TEST
+
 /* topo_sched_ranges_mod against its definition, one block at a time
  * (adjacent blocks merged as topo_sched_range does); and what the builder
  * refuses. */
@@ -721,6 +749,7 @@ int main(void)
     tcase_add_test(tc, test_repeating_generators_compact);
     tcase_add_test(tc, test_strided_equals_explicit);
     tcase_add_test(tc, test_strided_mod);
+    tcase_add_test(tc, test_strided_repeat);
     tcase_add_test(tc, test_strided_generators_compact);
     return ut_run_suite(s);
 }
