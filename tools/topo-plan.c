@@ -595,24 +595,28 @@ static const char *kind_name(int kind)
     }
 }
 
-static void print_ranges(const topo_range_t *ranges, int r0, int n)
+static void print_ranges(const topo_range_t *ranges, const topo_xfer_t *x, int side)
 {
-    for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &ranges[r0 + i];
-        printf("%s[%d", i ? "," : "", r->first);
-        if (r->count > 1) {
-            printf("-%d", r->first + r->count - 1);
+    topo_range_iter_t it;
+    topo_range_t r;
+    topo_range_iter(&it, ranges, x, side);
+    for (int i = 0; topo_range_next(&it, &r); i++) {
+        printf("%s[%d", i ? "," : "", r.first);
+        if (r.count > 1) {
+            printf("-%d", r.first + r.count - 1);
         }
         printf("]");
     }
 }
 
-static size_t range_bytes(const topo_range_t *ranges, const size_t *off, int r0, int n, size_t elem)
+static size_t range_bytes(const topo_range_t *ranges, const size_t *off, const topo_xfer_t *x,
+                          size_t elem)
 {
     size_t b = 0;
-    for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &ranges[r0 + i];
-        b += (off[r->first + r->count] - off[r->first]) * elem;
+    topo_range_iter_t it;
+    topo_range_t r;
+    for (topo_range_iter(&it, ranges, x, 0); topo_range_next(&it, &r);) {
+        b += (off[r.first + r.count] - off[r.first]) * elem;
     }
     return b;
 }
@@ -712,14 +716,14 @@ static int dump(const plan_t *pl, const char *name, int only)
                     printf("%s %s", x ? ";" : "", kind_name(t->kind));
                     if (t->kind == TOPO_XFER_COPY) {
                         printf(" ");
-                        print_ranges(v.ranges, t->src0, t->nsrc);
+                        print_ranges(v.ranges, t, 1);
                         printf(" ->");
                     } else {
                         printf(" %d", t->peer);
                     }
                     printf(" ");
-                    print_ranges(v.ranges, t->range0, t->nranges);
-                    printf(" %zu B", range_bytes(v.ranges, off[i], t->range0, t->nranges, elem));
+                    print_ranges(v.ranges, t, 0);
+                    printf(" %zu B", range_bytes(v.ranges, off[i], t, elem));
                     if (t->kind != TOPO_XFER_COPY) {
                         int h = topo_topology_hops(&pl->topo, sch->rank, t->peer);
                         printf(" %d hop%s", h, 1 == h ? "" : "s");

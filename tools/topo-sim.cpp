@@ -445,14 +445,16 @@ sg4::Mailbox *mailbox(int receiver, int lane, int sender)
     return mb;
 }
 
-/* Bytes of the ranges [r0, r0 + n) of a step (topo_step_view_t.ranges)
- * under the layout off. */
-uint64_t range_bytes(const topo_range_t *ranges, const std::vector<size_t> &off, int r0, int n)
+/* Bytes of x's ranges (`ranges`: topo_step_view_t.ranges) under the
+ * layout off. */
+uint64_t range_bytes(const topo_range_t *ranges, const std::vector<size_t> &off,
+                     const topo_xfer_t *x)
 {
     uint64_t b = 0;
-    for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &ranges[r0 + i];
-        b += off[(size_t)(r->first + r->count)] - off[(size_t)r->first];
+    topo_range_iter_t it;
+    topo_range_t r;
+    for (topo_range_iter(&it, ranges, x, 0); topo_range_next(&it, &r);) {
+        b += off[(size_t)(r.first + r.count)] - off[(size_t)r.first];
     }
     return b;
 }
@@ -503,7 +505,7 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
                 if (x->kind == TOPO_XFER_COPY) {
                     continue; /* local copies: not modelled */
                 }
-                const uint64_t b = range_bytes(v.ranges, off, x->range0, x->nranges);
+                const uint64_t b = range_bytes(v.ranges, off, x);
                 if (0 == b && !s.sync) {
                     continue; /* skipped by both ends, as the executor does */
                 }
@@ -725,7 +727,7 @@ void shape_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r,
                 const bool reduce = x->kind == TOPO_XFER_RECV_REDUCE || x->kind == TOPO_XFER_RECV_REDUCE_POST;
                 out.x.push_back(SymXfer{x->peer, (uint8_t)(x->kind == TOPO_XFER_SEND), (uint8_t)reduce});
                 for (size_t m = 0; m < nm; m++) {
-                    out.bytes.push_back(range_bytes(v.ranges, offs[m], x->range0, x->nranges));
+                    out.bytes.push_back(range_bytes(v.ranges, offs[m], x));
                 }
             }
             out.lanes[(size_t)l].push_back({x0, out.x.size()});

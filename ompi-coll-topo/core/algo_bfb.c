@@ -751,6 +751,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
         return rc; /* ENOTSUP: not a candidate (topo_fits_bfb) */
     }
     topo_sched_init(s, b.n, a->rank, b.n * b.K);
+    s->runs = 1; /* equal ranges at equal distances: strided runs */
     if (mode != TOPO_PRIM_ALLREDUCE) {
         s->nparts = b.K;
     }

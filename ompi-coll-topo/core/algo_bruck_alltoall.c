@@ -24,13 +24,19 @@
  */
 #include "algo.h"
 
-static int high_bit(int j)
+/* The blocks (i + j) mod p of the j in [j0, p) whose bit of d is set
+ * (groups of d consecutive j every 2d from j0, the last cut at p), in
+ * ascending j. */
+static void bit_set(topo_sched_t *s, int p, int i, int d, int j0)
 {
-    int k = 0;
-    while (j >> (k + 1)) {
-        k++;
+    if (j0 >= p) {
+        return;
     }
-    return k;
+    const int full = p - j0 >= d ? (p - j0 - d) / (2 * d) + 1 : 0, jl = j0 + 2 * d * full;
+    topo_sched_ranges_mod(s, 0, p, i + j0, d, 2 * d, full);
+    if (jl < p) {
+        topo_sched_ranges_mod(s, 0, p, i + jl, p - jl, 2 * d, 1);
+    }
 }
 
 int topo_gen_alltoall_bruck(topo_sched_t *s, const topo_gen_args_t *a)
@@ -45,18 +51,14 @@ int topo_gen_alltoall_bruck(topo_sched_t *s, const topo_gen_args_t *a)
         if (k > 0) {
             topo_sched_step(s);
         }
+        /* the blocks j in [d, p) whose bit k is set: sent from (i + j) mod
+         * p; received there, or, for those in their last step (j < 2d),
+         * at p + (i - j) mod p, in descending order */
         topo_sched_send(s, (i + d) % p, 0, 0);
-        for (int j = d; j < p; j++) {
-            if (j & d) {
-                topo_sched_range(s, (i + j) % p, 1);
-            }
-        }
+        bit_set(s, p, i, d, d);
         topo_sched_recv(s, (i - d + p) % p, TOPO_XFER_RECV_COPY, 0, 0);
-        for (int j = d; j < p; j++) {
-            if (j & d) {
-                topo_sched_range(s, high_bit(j) == k ? p + (i - j + p) % p : (i + j) % p, 1);
-            }
-        }
+        topo_sched_ranges_mod(s, p, p, i - d, 1, -1, d < p - d ? d : p - d);
+        bit_set(s, p, i, d, 3 * d);
     }
     return topo_sched_finish(s);
 }

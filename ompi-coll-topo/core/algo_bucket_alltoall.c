@@ -185,6 +185,7 @@ int topo_gen_alltoall_bucket(topo_sched_t *s, const topo_gen_args_t *a)
     x.relay = 4 * p;
     topo_topology_coords(t, a->rank, x.c);
     topo_sched_init(s, p, a->rank, 4 * p + relay);
+    s->runs = 1; /* equal ranges at equal distances: strided runs */
     s->uniform = 1;
     if (0 == m) { /* one rank */
         topo_sched_step(s);

@@ -218,12 +218,16 @@ int topo_gen_allgather_recursive_doubling(topo_sched_t *s, const topo_gen_args_t
     return topo_sched_finish(s);
 }
 
-/* Append U(m) for every m < p2 with m = want mod 2^(k+1). */
+/* Append U(m) for every m < p2 with m = want mod 2^(k+1): two strided
+ * runs, the units of two blocks (m < rem, at 2m) and those of one (at
+ * m + rem). */
 static void strided(topo_sched_t *s, const topo_fold_t *f, int k, int want)
 {
-    int period = 2 << k;
-    for (int m = want % period; m < f->p2; m += period) {
-        topo_sched_range(s, start(f, m), start(f, m + 1) - start(f, m));
+    const int period = 2 << k, m0 = want % period;
+    const int two = m0 < f->rem ? (f->rem - 1 - m0) / period + 1 : 0, m1 = m0 + two * period;
+    topo_sched_ranges(s, start(f, m0), 2, 2 * period, two);
+    if (m1 < f->p2) {
+        topo_sched_ranges(s, start(f, m1), 1, period, (f->p2 - 1 - m1) / period + 1);
     }
 }
 

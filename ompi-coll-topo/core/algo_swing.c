@@ -541,6 +541,9 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     const int p = a->size, nl = 2 * g.D, unit = prim != TOPO_PRIM_ALLREDUCE;
     const int rs = prim != TOPO_PRIM_ALLGATHER, ag = prim != TOPO_PRIM_REDUCE_SCATTER;
     topo_sched_init(s, p, a->rank, nl > 0 ? nl * p : 1);
+    /* lane-major boxes of several rows: strided runs (unit-major blocks
+     * follow the rings' step-tree order, where equal distances are rare) */
+    s->runs = (uint8_t)!unit;
     if (unit && nl > 0) {
         s->nparts = nl;
     }

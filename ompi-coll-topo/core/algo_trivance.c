@@ -580,6 +580,7 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
     const int nl = e.nact > 0 ? e.nact : 1, barrier = prim == TOPO_PRIM_BARRIER;
     e.nl = nl;
     topo_sched_init(s, a->size, a->rank, barrier ? 1 : lat ? nl : nl * a->size);
+    s->runs = 1; /* the shift sets hold runs of equal ranges at equal distances */
     s->sync = (uint8_t)barrier;
     if (prim == TOPO_PRIM_REDUCE_SCATTER || prim == TOPO_PRIM_ALLGATHER) {
         s->nparts = nl;

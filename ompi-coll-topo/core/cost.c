@@ -200,26 +200,28 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
-/* Blocks of [range0, range0 + nranges) of s marked in `written`. */
-static int count_written(const topo_range_t *ranges, int32_t range0, int32_t nranges,
+/* Blocks of x's ranges (`ranges`: the array x indexes) marked in
+ * `written`. */
+static int count_written(const topo_range_t *ranges, const topo_xfer_t *x,
                          const unsigned char *written)
 {
     int n = 0;
-    for (int32_t i = 0; i < nranges; i++) {
-        const topo_range_t *r = &ranges[range0 + i];
-        for (int32_t b = r->first; b < r->first + r->count; b++) {
+    topo_range_iter_t it;
+    topo_range_t r;
+    for (topo_range_iter(&it, ranges, x, 0); topo_range_next(&it, &r);) {
+        for (int32_t b = r.first; b < r.first + r.count; b++) {
             n += written[b];
         }
     }
     return n;
 }
 
-static void mark_written(const topo_range_t *ranges, int32_t range0, int32_t nranges,
-                         unsigned char *written)
+static void mark_written(const topo_range_t *ranges, const topo_xfer_t *x, unsigned char *written)
 {
-    for (int32_t i = 0; i < nranges; i++) {
-        const topo_range_t *r = &ranges[range0 + i];
-        memset(written + r->first, 1, (size_t)r->count);
+    topo_range_iter_t it;
+    topo_range_t r;
+    for (topo_range_iter(&it, ranges, x, 0); topo_range_next(&it, &r);) {
+        memset(written + r.first, 1, (size_t)r.count);
     }
 }
 
@@ -316,7 +318,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                         t.intra_send += bytes;
                         if (NULL != written) {
                             t.intra_written +=
-                                count_written(v.ranges, x->range0, x->nranges, written) * share;
+                                count_written(v.ranges, x, written) * share;
                         }
                     } else {
                         t.intra_recv += bytes;
@@ -360,7 +362,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
             for (int i = 0; i < v.nxfers; i++) {
                 const topo_xfer_t *x = &v.xfers[i];
                 if (x->kind != TOPO_XFER_SEND) {
-                    mark_written(v.ranges, x->range0, x->nranges, written);
+                    mark_written(v.ranges, x, written);
                 }
             }
         }

@@ -224,6 +224,14 @@ void topo_sched_recv(topo_sched_t *s, int peer, topo_xfer_kind_t kind, int first
     }
 }
 
+/* Append a raw entry to the ranges (a strided run's second entry). */
+static void add_entry(topo_sched_t *s, int32_t first, int32_t count)
+{
+    if (grow(s, (void **)&s->ranges, s->nranges, &s->cap_ranges, sizeof(*s->ranges))) {
+        s->ranges[s->nranges++] = (topo_range_t){first, count};
+    }
+}
+
 void topo_sched_range(topo_sched_t *s, int first, int count)
 {
     if (s->err) {
@@ -240,24 +248,86 @@ void topo_sched_range(topo_sched_t *s, int first, int count)
         }
         return;
     }
-    /* Merge with the previous range of this transfer when adjacent. */
-    if (x->nranges > 0) {
-        topo_range_t *last = &s->ranges[s->nranges - 1];
+    if (first < 0 || first > s->nblocks - count) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    x->nblk += count;
+    if (0 == x->nranges) {
+        add_range(s, first, count);
+        x->nranges += !s->err;
+        return;
+    }
+    topo_range_t *last = &s->ranges[s->nranges - 1];
+    if (last->count >= 0) { /* a range: merge when adjacent, or start a run */
         if (last->first + last->count == first) {
-            if (first > s->nblocks - count) {
-                s->err = TOPO_EINVAL;
-                return;
-            }
             last->count += count;
-            x->nblk += count;
+        } else if (s->runs && last->count == count && last->first != first) {
+            add_entry(s, first - last->first, -2);
+            x->nranges += !s->err;
+        } else {
+            add_range(s, first, count);
+            x->nranges += !s->err;
+        }
+        return;
+    }
+    /* a strided run: its last copy */
+    topo_range_t *head = last - 1;
+    const int32_t stride = last->first, reps = -last->count;
+    const int32_t at = head->first + (reps - 1) * stride;
+    if (at + head->count == first) { /* merges with the last copy: split it off */
+        const topo_range_t merged = {at, head->count + count};
+        if (2 == reps) {
+            *last = merged;
+        } else {
+            last->count = -(reps - 1);
+            add_range(s, merged.first, merged.count);
+            x->nranges += !s->err;
+        }
+    } else if (head->count == count && at + stride == first) {
+        last->count--;
+    } else {
+        add_range(s, first, count);
+        x->nranges += !s->err;
+    }
+}
+
+void topo_sched_ranges(topo_sched_t *s, int first, int count, int stride, int reps)
+{
+    if (s->err || reps <= 0 || count <= 0) {
+        if (reps < 0 || count < 0) {
+            s->err = s->err ? s->err : TOPO_EINVAL;
+        }
+        return;
+    }
+    const uint8_t runs = s->runs;
+    if (stride == count) { /* one range */
+        if ((int64_t)count * reps > s->nblocks) {
+            s->err = TOPO_EINVAL;
             return;
         }
+        topo_sched_range(s, first, count * reps);
+        return;
     }
-    add_range(s, first, count);
-    if (!s->err) {
-        x->nranges++;
-        x->nblk += count;
+    const int64_t lastf = first + (int64_t)(reps - 1) * stride;
+    if (lastf < 0 || lastf > s->nblocks - count) {
+        s->err = TOPO_EINVAL;
+        return;
     }
+    s->runs = 1;
+    for (int i = 0; i < reps && !s->err; i++) {
+        topo_sched_range(s, first + i * stride, count);
+        /* once copy i ends a run of this stride, the rest extend it */
+        const topo_range_t *last = &s->ranges[s->nranges - 1];
+        if (!s->err && i + 1 < reps && last->count < 0 && last->first == stride &&
+            last[-1].count == count &&
+            last[-1].first + (int64_t)(-last->count - 1) * stride == first + (int64_t)i * stride) {
+            s->ranges[s->nranges - 1].count -= reps - 1 - i;
+            s->xfers[s->nxfers - 1].nblk += (reps - 1 - i) * count;
+            break;
+        }
+    }
+    s->runs = runs;
 }
 
 void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count)
@@ -273,6 +343,33 @@ void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count)
     x->nranges = 1;
     x->nblk = count;
     add_range(s, dst_first, count);
+}
+
+void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int count, int stride,
+                           int reps)
+{
+    if (s->err || reps <= 0 || count <= 0) {
+        return;
+    }
+    if (n <= 0 || count > n) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    const int64_t st = stride % n;
+    int64_t f = ((first % n) + n) % n;
+    for (int64_t i = 0; i < reps && !s->err;) {
+        int64_t q = 1; /* copies from f on that stay inside [0, n) */
+        if (f + count > n) { /* passes the end */
+            topo_sched_range(s, base + (int)f, n - (int)f);
+            topo_sched_range(s, base, (int)f + count - n);
+        } else {
+            q = st > 0 ? (n - count - f) / st + 1 : st < 0 ? f / -st + 1 : reps - i;
+            q = q < reps - i ? q : reps - i;
+            topo_sched_ranges(s, base + (int)f, count, (int)st, (int)q);
+        }
+        i += q;
+        f = ((f + q * st) % n + n) % n;
+    }
 }
 
 /* --- the compact form ---------------------------------------------------- */
@@ -390,6 +487,11 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                     }
                 }
             }
+            for (int32_t q = 0; q < x->nranges; q++) {
+                if (s->ranges[x->range0 + q].count < 0) {
+                    return 0; /* strided runs repeat explicitly */
+                }
+            }
             for (int side = 0; side < 2; side++) {
                 int32_t r0, cnt;
                 xfer_side(x, side, &r0, &cnt);
@@ -495,8 +597,13 @@ static void emit_moved(topo_sched_t *s, int st, int32_t x0, int32_t sh0, int64_t
                 s->xfers[yi].nblk = 0;
                 s->xfers[yi].range0 = s->nranges;
             }
-            for (int32_t q = 0; q < cnt && !s->err; q++) {
-                const topo_range_t r = s->ranges[r0 + q];
+            topo_run_t run = {0, 0, 0, 0};
+            for (int32_t q = 0, c = 0; (c < run.reps || q < cnt) && !s->err; c++) {
+                if (c >= run.reps) { /* the next stored run (its copies one by one) */
+                    q += topo_run_at(s->ranges, r0 + q, r0 + cnt, &run);
+                    c = 0;
+                }
+                const topo_range_t r = {run.first + c * run.stride, run.count};
                 int32_t wrap;
                 const int32_t f = moved_first(&h, &r, d, &wrap);
                 const int32_t piece[2][2] = {{f, r.count - wrap}, {tile_of(&h, r.first), wrap}};
@@ -648,7 +755,23 @@ int topo_sched_compact(const topo_sched_t *s)
             return 1;
         }
     }
+    for (int32_t i = 0; i < s->nranges; i++) {
+        if (s->ranges[i].count < 0) {
+            return 1;
+        }
+    }
     return 0;
+}
+
+/* The ranges of x's entries [r0, r0 + n) stand for (a strided run's
+ * copies each counted). */
+static size_t logical_ranges(const topo_range_t *ranges, int32_t r0, int32_t n)
+{
+    size_t k = (size_t)n;
+    for (int32_t q = 0; q < n; q++) {
+        k += ranges[r0 + q].count < 0 ? (size_t)(-ranges[r0 + q].count) - 2 : 0;
+    }
+    return k;
 }
 
 void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size_t *ranges)
@@ -666,7 +789,7 @@ void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size
         const int32_t r1 = x1 > x0 ? s->xfers[x1 - 1].range0 + s->xfers[x1 - 1].nranges : 0;
         st += (size_t)g->nsteps * (size_t)g->reps;
         x += (size_t)(x1 - x0) * (size_t)g->reps;
-        r += (size_t)(r1 - r0) * (size_t)g->reps;
+        r += logical_ranges(s->ranges, r0, r1 - r0) * (size_t)g->reps;
     }
     *steps = st;
     *xfers = x;
@@ -704,16 +827,17 @@ int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out)
                 const topo_xfer_t keep = *x;
                 out->xfers[yi] = keep;
                 for (int side = keep.kind == TOPO_XFER_COPY; side >= 0; side--) {
-                    int32_t r0, cnt;
-                    xfer_side(&keep, side, &r0, &cnt);
+                    topo_range_iter_t it;
+                    topo_range_t r;
                     const int32_t at = out->nranges;
-                    for (int32_t q = 0; q < cnt; q++) {
-                        add_range(out, v.ranges[r0 + q].first, v.ranges[r0 + q].count);
+                    for (topo_range_iter(&it, v.ranges, &keep, side); topo_range_next(&it, &r);) {
+                        add_range(out, r.first, r.count);
                     }
                     if (side) {
                         out->xfers[yi].src0 = at;
                     } else {
                         out->xfers[yi].range0 = at;
+                        out->xfers[yi].nranges = out->nranges - at;
                     }
                 }
             }
@@ -800,11 +924,11 @@ static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp, sp
     for (int i = 0; i < step->nxfers; i++) {
         const topo_xfer_t *x = &s->xfers[step->xfer0 + i];
         for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
-            const int32_t r0 = side ? x->src0 : x->range0, nr = side ? x->nsrc : x->nranges;
-            for (int32_t k = 0; k < nr; k++) {
-                const topo_range_t *r = &s->ranges[r0 + k];
-                if (r->count > 0) {
-                    sp[n++] = (span_t){r->first, r->first + r->count, step->xfer0 + i};
+            topo_range_iter_t it;
+            topo_range_t r;
+            for (topo_range_iter(&it, s->ranges, x, side); topo_range_next(&it, &r);) {
+                if (r.count > 0) {
+                    sp[n++] = (span_t){r.first, r.first + r.count, step->xfer0 + i};
                 }
             }
         }
@@ -821,6 +945,20 @@ static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp, sp
     }
 }
 
+/* Shrink an array to its n elements where more than 1/17 of it is
+ * unused (the builder's doubling leaves up to half); kept as it is where
+ * realloc fails. */
+static void shrink(void **arr, int32_t n, int32_t *cap, size_t elem)
+{
+    if (n > 0 && *cap - n > n / 16) {
+        void *p = realloc(*arr, (size_t)n * elem);
+        if (NULL != p) {
+            *arr = p;
+            *cap = n;
+        }
+    }
+}
+
 int topo_sched_finish(topo_sched_t *s)
 {
     if (s->err) {
@@ -829,17 +967,24 @@ int topo_sched_finish(topo_sched_t *s)
     if (s->nparts < 1) {
         return s->err = TOPO_EINVAL;
     }
-    int32_t most = 0; /* ranges in the step that has the most */
+    shrink((void **)&s->lanes, s->nlanes, &s->cap_lanes, sizeof(*s->lanes));
+    shrink((void **)&s->steps, s->nsteps, &s->cap_steps, sizeof(*s->steps));
+    shrink((void **)&s->xfers, s->nxfers, &s->cap_xfers, sizeof(*s->xfers));
+    shrink((void **)&s->ranges, s->nranges, &s->cap_ranges, sizeof(*s->ranges));
+    shrink((void **)&s->segs, s->nsegs, &s->cap_segs, sizeof(*s->segs));
+    shrink((void **)&s->shifts, s->nshifts, &s->cap_shifts, sizeof(*s->shifts));
+    size_t most = 0; /* ranges in the step that has the most */
     for (int st = 0; st < s->nsteps; st++) {
         const topo_step_t *step = &s->steps[st];
-        int32_t nr = 0;
+        size_t nr = 0;
         for (int i = 0; i < step->nxfers; i++) {
             topo_xfer_t *x = &s->xfers[step->xfer0 + i];
             if (x->kind > TOPO_XFER_COPY) {
                 return s->err = TOPO_EINVAL;
             }
             x->direct = 0;
-            nr += x->nranges + (x->kind == TOPO_XFER_COPY ? x->nsrc : 0);
+            nr += logical_ranges(s->ranges, x->range0, x->nranges) +
+                  (x->kind == TOPO_XFER_COPY ? (size_t)x->nsrc : 0);
             if (x->kind == TOPO_XFER_COPY) {
                 if (x->peer != s->rank) {
                     return s->err = TOPO_EINVAL;
@@ -852,7 +997,7 @@ int topo_sched_finish(topo_sched_t *s)
         }
         most = nr > most ? nr : most;
     }
-    span_t *sp = most > 0 ? malloc(sizeof(*sp) * 2 * (size_t)most) : NULL;
+    span_t *sp = most > 0 ? malloc(sizeof(*sp) * 2 * most) : NULL;
     if (most > 0 && NULL == sp) {
         return s->err = TOPO_ENOMEM;
     }
@@ -925,13 +1070,15 @@ static const char *kind_name(int kind)
     }
 }
 
-static void print_ranges(const topo_range_t *ranges, FILE *f, int r0, int n)
+static void print_ranges(const topo_range_t *ranges, FILE *f, const topo_xfer_t *x, int side)
 {
-    for (int i = 0; i < n; i++) {
-        const topo_range_t *r = &ranges[r0 + i];
-        fprintf(f, "%s[%d", i ? "," : "", r->first);
-        if (r->count > 1) {
-            fprintf(f, "-%d", r->first + r->count - 1);
+    topo_range_iter_t it;
+    topo_range_t r;
+    topo_range_iter(&it, ranges, x, side);
+    for (int i = 0; topo_range_next(&it, &r); i++) {
+        fprintf(f, "%s[%d", i ? "," : "", r.first);
+        if (r.count > 1) {
+            fprintf(f, "-%d", r.first + r.count - 1);
         }
         fputc(']', f);
     }
@@ -951,12 +1098,12 @@ void topo_sched_print(const topo_sched_t *s, void *file)
                 fprintf(f, " %s", kind_name(x->kind));
                 if (x->kind == TOPO_XFER_COPY) {
                     fputc(' ', f);
-                    print_ranges(v.ranges, f, x->src0, x->nsrc);
+                    print_ranges(v.ranges, f, x, 1);
                     fputs("->", f);
                 } else {
                     fprintf(f, " %s %d ", x->kind == TOPO_XFER_SEND ? "to" : "from", x->peer);
                 }
-                print_ranges(v.ranges, f, x->range0, x->nranges);
+                print_ranges(v.ranges, f, x, 0);
                 fputc(i + 1 < v.nxfers ? ';' : ' ', f);
             }
             fputc('\n', f);

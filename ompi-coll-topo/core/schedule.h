@@ -83,14 +83,27 @@ typedef struct {
     int32_t count;
 } topo_range_t;
 
+/* A strided run: `reps` copies of the range {first, count}, copy i at
+ * first + i * stride (reps 1: the range alone).  How topo_sched_t.ranges
+ * stores the ranges of a send or receive (see Storage). */
+typedef struct {
+    int32_t first;
+    int32_t count;
+    int32_t stride;
+    int32_t reps;
+} topo_run_t;
+
 typedef struct {
     int32_t peer;    /* communicator rank; own rank for TOPO_XFER_COPY */
     uint8_t kind;    /* topo_xfer_kind_t */
     uint8_t direct;  /* set by topo_sched_finish: a RECV_COPY whose single
                         range no send or other receive of the step touches,
                         so it can be received in place */
-    int32_t range0;  /* first range in topo_sched_t.ranges */
-    int32_t nranges; /* number of ranges (the blocks, in wire order) */
+    int32_t range0;  /* first entry in topo_sched_t.ranges */
+    int32_t nranges; /* entries from range0 (the ranges of the blocks, in
+                        wire order; stored as runs, see Storage: a strided
+                        run takes two entries, so in the explicit form
+                        this is the number of ranges) */
     int32_t nblk;    /* total blocks over the ranges (derived) */
     int32_t src0;    /* TOPO_XFER_COPY: source ranges */
     int32_t nsrc;
@@ -145,6 +158,17 @@ typedef struct {
  * steps/xfers/ranges directly misses the repetitions.  nsteps, nxfers and
  * nranges count stored entries; a lane's logical step count is
  * lanes[l].nsteps (topo_sched_depth: the longest).
+ *
+ * The ranges of a send or receive are stored as runs (topo_run_t): an
+ * entry {first, count} (count >= 0) is a range; followed by an entry
+ * {stride, -reps} (count < 0, reps >= 2) it is the strided run of reps
+ * copies, the i-th at first + i * stride.  The runs stand for exactly the
+ * ranges topo_sched_range's explicit emission would hold (merged where
+ * adjacent), so a range that would merge with a run's last copy splits
+ * that copy off.  A copy's ranges and sources are plain entries.  Read the
+ * ranges of a transfer through topo_range_iter / topo_range_next (or whole
+ * runs, topo_run_next); the explicit form (topo_sched_expand) has no
+ * strided entries, so there x->nranges entries are x's ranges.
  */
 typedef struct topo_sched {
     int32_t size;    /* communicator size */
@@ -159,6 +183,10 @@ typedef struct topo_sched {
     uint8_t sync;    /* the messages matter even when empty (barrier): the
                         executor sends zero-byte transfers instead of
                         skipping them */
+    uint8_t runs;    /* builder: topo_sched_range stores equal ranges at
+                        equal distances as one strided run (see Storage;
+                        topo_sched_ranges always does); a generator that
+                        repeats steps (topo_sched_repeat) leaves it 0 */
     int32_t nlanes, nsteps, nxfers, nranges, nsegs, nshifts;
     topo_lane_t *lanes;
     topo_step_t *steps;
@@ -194,8 +222,20 @@ void topo_sched_step(topo_sched_t *s);
 void topo_sched_send(topo_sched_t *s, int peer, int first, int count);
 void topo_sched_recv(topo_sched_t *s, int peer, topo_xfer_kind_t kind,
                      int first, int count);
-/* Append another block range to the last transfer (wire order). */
+/* Append another block range to the last transfer (wire order): merged
+ * with the last one where adjacent, and with s->runs set joined to a
+ * strided run of equal ranges at equal distances. */
 void topo_sched_range(topo_sched_t *s, int first, int count);
+/* Append `reps` ranges of `count` blocks to the last transfer, the i-th at
+ * first + i * stride: the same as topo_sched_range for each in turn, in
+ * O(1) where they form one strided run. */
+void topo_sched_ranges(topo_sched_t *s, int first, int count, int stride, int reps);
+/* The same on a ring of n blocks from `base`: copy i covers the blocks
+ * base + ((first + i * stride + c) mod n), c < count (count <= n), as one
+ * range, or two where it passes the ring's end; a strided run per stretch
+ * between two passes. */
+void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int count, int stride,
+                           int reps);
 /* Local copy of `count` blocks from `src_first` to `dst_first`. */
 void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
 /* `n` empty steps in the current lane (stored as one, repeated). */
@@ -237,6 +277,65 @@ typedef struct {
 /* The one way to read a step: step `step` (logical) of lane `lane`. */
 void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_view_t *v);
 
+/* The stored run at entry q of `ranges`, whose entries end at `end`;
+ * returns the entries it takes (1, or 2 for a strided run). */
+static inline int topo_run_at(const topo_range_t *ranges, int32_t q, int32_t end, topo_run_t *run)
+{
+    const int strided = q + 1 < end && ranges[q + 1].count < 0;
+    run->first = ranges[q].first;
+    run->count = ranges[q].count;
+    run->stride = strided ? ranges[q + 1].first : 0;
+    run->reps = strided ? -ranges[q + 1].count : 1;
+    return 1 + strided;
+}
+
+/* The one way to read a transfer's ranges: the iterator over the ranges of
+ * x (side 0) or the sources of a copy (side 1), `ranges` the array x
+ * indexes (topo_step_view_t.ranges, or topo_sched_t.ranges). */
+typedef struct {
+    const topo_range_t *ranges;
+    int32_t q, end; /* the next stored entry, the end of x's */
+    int32_t k;      /* the next copy of run */
+    topo_run_t run;
+} topo_range_iter_t;
+
+static inline void topo_range_iter(topo_range_iter_t *it, const topo_range_t *ranges,
+                                   const topo_xfer_t *x, int side)
+{
+    it->ranges = ranges;
+    it->q = side ? x->src0 : x->range0;
+    it->end = it->q + (side ? (x->kind == TOPO_XFER_COPY ? x->nsrc : 0) : x->nranges);
+    it->k = 0;
+    it->run = (topo_run_t){0, 0, 0, 0};
+}
+
+/* The next range, in wire order, into *r; 0 at the end. */
+static inline int topo_range_next(topo_range_iter_t *it, topo_range_t *r)
+{
+    if (it->k >= it->run.reps) {
+        if (it->q >= it->end) {
+            return 0;
+        }
+        it->q += topo_run_at(it->ranges, it->q, it->end, &it->run);
+        it->k = 0;
+    }
+    r->first = it->run.first + it->k * it->run.stride;
+    r->count = it->run.count;
+    it->k++;
+    return 1;
+}
+
+/* The next whole run into *run; 0 at the end (not mixed with
+ * topo_range_next on one iterator). */
+static inline int topo_run_next(topo_range_iter_t *it, topo_run_t *run)
+{
+    if (it->q >= it->end) {
+        return 0;
+    }
+    it->q += topo_run_at(it->ranges, it->q, it->end, run);
+    return 1;
+}
+
 /* Step `step` of lane `lane` of an explicit schedule (topo_sched_compact
  * false, as topo_sched_expand makes): the stored step itself, for readers
  * that index the stored arrays (the verifier, the plan compiler). */
@@ -249,7 +348,8 @@ static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s,
  * transfers and ranges); returns TOPO_OK or TOPO_ENOMEM (*out then
  * empty, safe to free). */
 int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out);
-/* Whether s stores some step once for several logical steps. */
+/* Whether s stores some step once for several logical steps, or some
+ * ranges as a strided run. */
 int topo_sched_compact(const topo_sched_t *s);
 /* The logical steps, transfers and ranges of s (every repetition counted;
  * as s->nsteps, nxfers and nranges count them in the explicit form). */

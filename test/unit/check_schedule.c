@@ -297,20 +297,28 @@ static void expect_same(const topo_sched_t *a, const topo_sched_t *b, const char
             for (int i = 0; i < va.nxfers; i++) {
                 const topo_xfer_t *x = &va.xfers[i], *y = &vb.xfers[i];
                 ck_assert_msg(x->peer == y->peer && x->kind == y->kind && x->direct == y->direct &&
-                                  x->nblk == y->nblk && x->nranges == y->nranges &&
+                                  x->nblk == y->nblk &&
                                   (x->kind != TOPO_XFER_COPY || x->nsrc == y->nsrc),
                               "%s: step %d transfer %d: peer %d/%d kind %d/%d direct %d/%d "
-                              "blocks %d/%d ranges %d/%d",
+                              "blocks %d/%d",
                               what, st, i, x->peer, y->peer, x->kind, y->kind, x->direct, y->direct,
-                              x->nblk, y->nblk, x->nranges, y->nranges);
+                              x->nblk, y->nblk);
                 for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
-                    const int n = side ? x->nsrc : x->nranges;
-                    for (int k = 0; k < n; k++) {
-                        const topo_range_t *ra = &va.ranges[(side ? x->src0 : x->range0) + k];
-                        const topo_range_t *rb = &vb.ranges[(side ? y->src0 : y->range0) + k];
-                        ck_assert_msg(ra->first == rb->first && ra->count == rb->count,
+                    topo_range_iter_t ia, ib;
+                    topo_range_t ra, rb;
+                    topo_range_iter(&ia, va.ranges, x, side);
+                    topo_range_iter(&ib, vb.ranges, y, side);
+                    for (int k = 0;; k++) {
+                        const int more = topo_range_next(&ia, &ra);
+                        ck_assert_msg(more == topo_range_next(&ib, &rb),
+                                      "%s: step %d transfer %d: %s ranges", what, st, i,
+                                      more ? "fewer" : "more");
+                        if (!more) {
+                            break;
+                        }
+                        ck_assert_msg(ra.first == rb.first && ra.count == rb.count,
                                       "%s: step %d transfer %d range %d: [%d,+%d) vs [%d,+%d)",
-                                      what, st, i, k, ra->first, ra->count, rb->first, rb->count);
+                                      what, st, i, k, ra.first, ra.count, rb.first, rb.count);
                     }
                 }
             }
@@ -536,6 +544,194 @@ START_TEST(test_repeating_generators_compact)
 }
 END_TEST
 
+/* Strided runs: topo_sched_ranges (and topo_sched_range with runs set)
+ * hold exactly the ranges of the explicit emission, one range at a time:
+ * runs of 0 and 1 copies, stride == count (one range), overlapping and
+ * descending copies, a first copy that merges with the range before, a
+ * range that merges with a run's last copy (split off), a run extended
+ * range by range; each followed by a single-range receive (direct or
+ * not, as explicitly). */
+START_TEST(test_strided_equals_explicit)
+{
+    static const int cases[][4] = {/* first, count, stride, reps */
+                                   {0, 2, 5, 0},  {3, 2, 5, 1},  {0, 2, 2, 6},  {1, 1, 3, 7},
+                                   {0, 3, 2, 5},  {40, 1, -3, 9}, {5, 2, 4, 2},  {8, 1, 2, 12},
+                                   {2, 4, 9, 4},  {60, 3, -7, 8}, {6, 1, 1, 20}, {0, 1, 63, 2}};
+    static const int before[][2] = {{-1, 0}, {0, 3}, {30, 2}}; /* a range first, or none */
+    static const int after[][2] = {{-1, 0}, {0, 1}, {62, 1}, {13, 2}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++) {
+            for (size_t e = 0; e < sizeof(after) / sizeof(after[0]); e++) {
+                const int f = cases[c][0], n = cases[c][1], st = cases[c][2], k = cases[c][3];
+                /* before: ends where the run starts (b = 1 merges with c's first) */
+                const int b0 = 1 == b ? f - 3 : before[b][0];
+                /* after: starts where the last copy ends (e = 1) */
+                const int a0 = 1 == e ? f + (k > 0 ? k - 1 : 0) * st + n : after[e][0];
+                if ((1 == b && b0 < 0) || (k == 0 && 1 == e) || a0 + after[e][1] > 64) {
+                    continue;
+                }
+                topo_sched_t x, r, g;
+                for (int form = 0; form < 3; form++) {
+                    topo_sched_t *s = 0 == form ? &x : 1 == form ? &r : &g;
+                    topo_sched_init(s, 3, 0, 64);
+                    s->runs = 1 == form;
+                    topo_sched_send(s, 1, 0, 0);
+                    if (b0 >= 0) {
+                        topo_sched_range(s, b0, before[b][1]);
+                    }
+                    if (2 == form) {
+                        topo_sched_ranges(s, f, n, st, k);
+                    } else {
+                        for (int i = 0; i < k; i++) {
+                            topo_sched_range(s, f + i * st, n);
+                        }
+                    }
+                    if (a0 >= 0) {
+                        topo_sched_range(s, a0, after[e][1]);
+                    }
+                    topo_sched_recv(s, 2, TOPO_XFER_RECV_COPY, 63, 1);
+                    ck_assert_int_eq(topo_sched_finish(s), TOPO_OK);
+                }
+                char what[96];
+                snprintf(what, sizeof(what), "run {%d,%d,%d,%d} before %zu after %zu", f, n, st,
+                         k, b, e);
+                ck_assert_msg(!topo_sched_compact(&x), "%s: the explicit form", what);
+                expect_same(&x, &r, what);
+                expect_same(&x, &g, what);
+                /* stored as a run where it has three copies or more */
+                ck_assert_msg(k < 3 || st == n || (topo_sched_compact(&g) && g.nranges < x.nranges),
+                              "%s: %d entries for %d ranges", what, g.nranges, x.nranges);
+                topo_sched_t y;
+                ck_assert_int_eq(topo_sched_expand(&g, &y), TOPO_OK);
+                ck_assert(!topo_sched_compact(&y));
+                ck_assert_int_eq(y.nranges, x.nranges);
+                ck_assert_int_eq(0, memcmp(y.ranges, x.ranges, sizeof(*x.ranges) * (size_t)x.nranges));
+                size_t ns[2], nx[2], nr[2];
+                topo_sched_totals(&g, &ns[0], &nx[0], &nr[0]);
+                topo_sched_totals(&x, &ns[1], &nx[1], &nr[1]);
+                ck_assert_uint_eq(nr[0], nr[1]);
+                topo_sched_free(&y);
+                topo_sched_free(&x);
+                topo_sched_free(&r);
+                topo_sched_free(&g);
+            }
+        }
+    }
+}
+END_TEST
+
+/* A repeat whose template holds a strided run stores its repetitions
+ * explicitly, each run moved copy by copy: the same steps as emitting
+ * them one range at a time. */
+START_TEST(test_strided_repeat)
+{
+    const topo_shift_t sh = {1, 1, 0, 16, 1};
+    topo_sched_t c, x;
+    topo_sched_init(&c, 8, 0, 16);
+    topo_sched_step(&c);
+    topo_sched_send(&c, 1, 0, 0);
+    topo_sched_ranges(&c, 0, 1, 4, 3);
+    topo_sched_repeat(&c, 1, 3, &sh, 1);
+    ck_assert_int_eq(topo_sched_finish(&c), TOPO_OK);
+    topo_sched_init(&x, 8, 0, 16);
+    for (int j = 0; j < 4; j++) {
+        topo_sched_step(&x);
+        topo_sched_send(&x, 1 + j, j, 1);
+        topo_sched_range(&x, 4 + j, 1);
+        topo_sched_range(&x, 8 + j, 1);
+    }
+    ck_assert_int_eq(topo_sched_finish(&x), TOPO_OK);
+    ck_assert_int_eq(c.nsteps, 4);
+    expect_same(&x, &c, "strided template");
+    topo_sched_free(&c);
+    topo_sched_free(&x);
+}
+END_TEST
+
+/* topo_sched_ranges_mod against its definition, one block at a time
+ * (adjacent blocks merged as topo_sched_range does); and what the builder
+ * refuses. */
+START_TEST(test_strided_mod)
+{
+    static const int cases[][5] = {/* n, first, count, stride, reps */
+                                   {16, 3, 2, 4, 9},   {16, 14, 4, 4, 4}, {17, 5, 1, -1, 17},
+                                   {17, -3, 3, 5, 7},  {10, 0, 10, 10, 1}, {12, 25, 1, 26, 5},
+                                   {16, 7, 3, -4, 10}, {9, 4, 2, 9, 3},   {16, 0, 1, 2, 8}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const int n = cases[c][0], f = cases[c][1], cnt = cases[c][2], st = cases[c][3],
+                  k = cases[c][4];
+        topo_sched_t x, g;
+        topo_sched_init(&x, 2, 0, n + 4);
+        topo_sched_init(&g, 2, 0, n + 4);
+        topo_sched_send(&x, 1, 0, 0);
+        topo_sched_send(&g, 1, 0, 0);
+        for (int i = 0; i < k; i++) {
+            for (int b = 0; b < cnt; b++) {
+                topo_sched_range(&x, 4 + (((f + i * st + b) % n) + n) % n, 1);
+            }
+        }
+        topo_sched_ranges_mod(&g, 4, n, f, cnt, st, k);
+        ck_assert_int_eq(topo_sched_finish(&x), TOPO_OK);
+        ck_assert_int_eq(topo_sched_finish(&g), TOPO_OK);
+        char what[64];
+        snprintf(what, sizeof(what), "mod case %zu", c);
+        expect_same(&x, &g, what);
+        topo_sched_free(&x);
+        topo_sched_free(&g);
+    }
+    /* a copy beyond the blocks, negative counts, a count beyond the ring */
+    for (int bad = 0; bad < 4; bad++) {
+        topo_sched_t s;
+        topo_sched_init(&s, 2, 0, 16);
+        topo_sched_send(&s, 1, 0, 0);
+        if (bad < 3) {
+            topo_sched_ranges(&s, 0 == bad ? 1 : 0, 1 == bad ? -1 : 2, 0 == bad ? 5 : -5,
+                              0 == bad ? 4 : 2);
+        } else {
+            topo_sched_ranges_mod(&s, 0, 8, 0, 9, 1, 1);
+        }
+        ck_assert_int_eq(topo_sched_finish(&s), TOPO_EINVAL);
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
+/* The generators that store strided runs stay compact: at N = 4096 a
+ * handful of entries for thousands of ranges (so a fallback to one entry
+ * per range fails here), and their explicit form is what they mean. */
+START_TEST(test_strided_generators_compact)
+{
+    static const struct {
+        topo_prim_t prim;
+        const char *name;
+        size_t most; /* bytes the schedule may hold */
+    } algos[] = {{TOPO_PRIM_REDUCE_SCATTER, "recursive_halving", 4096},
+                 {TOPO_PRIM_ALLGATHER, "pat", 4096},
+                 {TOPO_PRIM_ALLTOALL, "bruck", 8192}};
+    static const char *topos[] = {"torus:4096", "torus:64x64", "torus:4000"};
+    for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
+        topo_topology_t t = ut_topo(topos[k]);
+        const int p = 0 == strcmp(topos[k], "torus:4000") ? 4000 : 4096;
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+            for (int rank = 1; rank < p; rank += 1366) { /* odd: none sits out */
+                topo_gen_args_t a = {algos[i].prim, p, rank, 1, &t};
+                topo_sched_t s;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(algos[i].prim, algos[i].name), &a, &s),
+                                 TOPO_OK);
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                ck_assert_msg(topo_sched_compact(&s) && topo_sched_bytes(&s) <= algos[i].most &&
+                                  nr >= (size_t)p,
+                              "%s %s on %s rank %d: %zu bytes, %d entries for %zu ranges",
+                              topo_prim_name(algos[i].prim), algos[i].name, topos[k], rank,
+                              topo_sched_bytes(&s), s.nranges, nr);
+                topo_sched_free(&s);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -551,5 +747,9 @@ int main(void)
     tcase_add_test(tc, test_repeat_storage);
     tcase_add_test(tc, test_repeat_edges);
     tcase_add_test(tc, test_repeating_generators_compact);
+    tcase_add_test(tc, test_strided_equals_explicit);
+    tcase_add_test(tc, test_strided_mod);
+    tcase_add_test(tc, test_strided_repeat);
+    tcase_add_test(tc, test_strided_generators_compact);
     return ut_run_suite(s);
 }
