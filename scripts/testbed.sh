@@ -45,9 +45,9 @@
 # default where that is a model-based one such as bbr: bbr's pacing, with
 # many flows sharing each rate-limited link, ran large collectives 2-5x
 # under the links' rate once a connection had left its start-up, so that
-# a job's later calls ran slower than its first.  --delay DELAY adds netem's delay on every
-# link direction where the kernel has netem; where it does not, start says
-# so and stops.  RATE: a number with bit, kbit, mbit or gbit; DELAY: a
+# a job's later calls ran slower than its first.  --delay DELAY adds
+# netem's delay on every link direction where the kernel has netem; where
+# it does not, start says so and stops.  RATE: a number with bit, kbit, mbit or gbit; DELAY: a
 # number with us or ms.
 #
 # start checks what it built: every node's routing table is read back from
@@ -407,9 +407,7 @@ do_start() {
         ip netns add "$name"
         ip netns exec "$name" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
             net.ipv4.conf.default.rp_filter=0 net.ipv4.icmp_ratelimit=0 \
-            net.ipv4.fib_multipath_hash_policy=1 >/dev/null
-        [ "$cc" = "$(ip netns exec "$name" sysctl -n net.ipv4.tcp_congestion_control)" ] ||
-            ip netns exec "$name" sysctl -q -w net.ipv4.tcp_congestion_control="$cc" >/dev/null
+            net.ipv4.fib_multipath_hash_policy=1 net.ipv4.tcp_congestion_control="$cc" >/dev/null
         ip -n "$name" link set lo up
         ip -n "$name" link add dev node type bridge
         ip -n "$name" addr add "$(node_addr "$n")/24" dev node
