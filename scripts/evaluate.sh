@@ -7,7 +7,7 @@
 #   bash scripts/evaluate.sh [--quick] [--setups LIST] [--prims LIST]
 #                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
-#                            [--no-topo-forced] [--out FILE] [--data DIR]
+#                            [--no-topo-forced] [--algos LIST] [--out FILE] [--data DIR]
 #                            [--report-only] [--append] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
@@ -21,7 +21,8 @@
 #   tuned:ALG      each of coll/tuned's algorithms forced (dynamic rules)
 #   auto           coll/topo at its defaults
 #   auto-cal       coll/topo with topo-calibrate's settings from this testbed
-#   topo:ALG       each coll/topo algorithm forced
+#   topo:ALG       each coll/topo algorithm forced (--algos: only those of
+#                  LIST, comma-separated, that the primitive has)
 # at payloads from --min to --max (default 64 KiB to 16 MiB, each --factor,
 # default 4, times the last): the payload M the cost model prices, so for
 # allgather, alltoall and reduce_scatter_block all ranks' data (each rank
@@ -70,7 +71,7 @@ setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
 prefix=ev tbnet=""
-calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0
+calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 algos=""
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -93,6 +94,7 @@ while [ $# -gt 0 ]; do
     --no-calibrate) calibrate=0 ;;
     --no-tuned-forced) tuned_forced=0 ;;
     --no-topo-forced) topo_forced=0 ;;
+    --algos) algos=" ${2//,/ } " && shift ;;
     --report-only) report_only=1 ;;
     --append) append=1 ;;
     --out) out=$2 && shift ;;
@@ -157,9 +159,12 @@ topo_param() { [ "$1" = reduce_scatter_block ] && echo reduce_scatter || echo "$
 pkglibdir=$(ompi_info --parsable --path pkglibdir | sed -n 's/^path:pkglibdir://p')
 info=$(OMPI_MCA_mca_component_path="$comp:$pkglibdir" ompi_info --param coll all --level 9 --parsable 2>/dev/null)
 topo_algos() {
-    printf '%s\n' "$info" |
+    local a
+    for a in $(printf '%s\n' "$info" |
         sed -n "s/^mca:coll:topo:param:coll_topo_$(topo_param "$1")_algorithm:help:.* or one of: \([a-z0-9_, ]*\)\..*/\1/p" |
-        tr -d ','
+        tr -d ','); do
+        if [ -z "$algos" ] || [[ $algos == *" $a "* ]]; then echo "$a"; fi
+    done
 }
 tuned_algos() { # "ID:NAME" pairs, without ignore and the 2-rank-only two_proc
     printf '%s\n' "$info" |

@@ -68,7 +68,9 @@
 # the coordinates file of coll/topo for those names (coll_topo_coords_file)
 # and an rsh launcher agent that runs Open MPI's daemon inside the named
 # node's namespace with that name as its host name (a private UTS
-# namespace); mpirun itself runs in the first node's namespace.  Open MPI
+# namespace); mpirun itself runs in the first node's namespace, with the
+# rsh launcher named (an environment's OMPI_MCA_plm, such as the
+# "isolated" that some container images set, would launch nothing).  Open MPI
 # then uses TCP between nodes, on the node addresses only.  With
 # --component-dir, coll/topo is loaded from DIR (mca_component_path DIR and
 # Open MPI's own directory; coll topo,tuned,inter,basic,libnbc,self).
@@ -720,6 +722,7 @@ EOF
     # shellcheck disable=SC2054 # the commas are inside MCA values
     args+=(
         -np "$np" --hostfile "$hostfile" --map-by slot --bind-to none
+        --mca plm rsh
         --mca plm_rsh_agent "$agent"
         --mca plm_rsh_no_tree_spawn 1
         --mca pml ob1
