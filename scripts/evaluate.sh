@@ -7,7 +7,8 @@
 #   bash scripts/evaluate.sh [--quick] [--setups LIST] [--prims LIST]
 #                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
-#                            [--no-topo-forced] [--algos LIST] [--out FILE] [--data DIR]
+#                            [--no-topo-forced] [--algos LIST] [--tuned-algos LIST]
+#                            [--out FILE] [--data DIR]
 #                            [--report-only] [--append] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
@@ -18,7 +19,8 @@
 # times, in one run and interleaved (every configuration once per
 # repetition, --reps times):
 #   tuned          coll/tuned's default (coll/topo not selected)
-#   tuned:ALG      each of coll/tuned's algorithms forced (dynamic rules)
+#   tuned:ALG      each of coll/tuned's algorithms forced (dynamic rules;
+#                  --tuned-algos: only those of LIST)
 #   auto           coll/topo at its defaults
 #   auto-cal       coll/topo with topo-calibrate's settings from this testbed
 #   topo:ALG       each coll/topo algorithm forced (--algos: only those of
@@ -71,7 +73,7 @@ setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
 prefix=ev tbnet=""
-calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 algos=""
+calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 algos="" tuned_only=""
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -95,6 +97,7 @@ while [ $# -gt 0 ]; do
     --no-tuned-forced) tuned_forced=0 ;;
     --no-topo-forced) topo_forced=0 ;;
     --algos) algos=" ${2//,/ } " && shift ;;
+    --tuned-algos) tuned_only=" ${2//,/ } " && shift ;;
     --report-only) report_only=1 ;;
     --append) append=1 ;;
     --out) out=$2 && shift ;;
@@ -167,9 +170,12 @@ topo_algos() {
     done
 }
 tuned_algos() { # "ID:NAME" pairs, without ignore and the 2-rank-only two_proc
-    printf '%s\n' "$info" |
+    local a
+    for a in $(printf '%s\n' "$info" |
         sed -n "s/^mca:coll:tuned:param:coll_tuned_$1_algorithm:enumerator:value:\([0-9]*\):\([a-z_0-9]*\)$/\1:\2/p" |
-        grep -v -e ':ignore$' -e ':two_proc$' || true
+        grep -v -e ':ignore$' -e ':two_proc$'); do
+        if [ -z "$tuned_only" ] || [[ $tuned_only == *" ${a#*:} "* ]]; then echo "$a"; fi
+    done
 }
 
 # the sizes of one run, as bench_allreduce makes them
