@@ -2,23 +2,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The coordinates file (coll_topo_coords_file): where each host sits in the
- * machine's network.
- *
- *     # comments and blank lines are ignored
- *     torus:4x4x2
- *     node001 0 0 0
- *     node002 0 0 1
- *     ...
- *
- * The first line is the machine's shape (a torus or mesh in the syntax of
- * coll_topo_topology), then one line per host: its name and one coordinate
- * per dimension.  A process looks up its own host (coll_topo_coords_host, or
- * the node's name) once; the module then compares the positions of a
+ * machine's network (its syntax and parser: core/coords.h).  This file
+ * reads it safely and reports its problems.  A process looks up its own host
+ * (coll_topo_coords_host, or the node's name) once; the module then compares the positions of a
  * communicator's ranks (coll_topo_module.c).
  */
 #include "ompi_config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -32,8 +22,8 @@
 #include "opal/util/show_help.h"
 
 #include "coll_topo.h"
+#include "coords.h"
 
-#define COORDS_LINE_MAX 4096
 /* The largest file read (some 2 million hosts' lines): a bigger one is
  * reported, not read, so that no name can make every rank read for long. */
 #define COORDS_FILE_MAX (64L * 1024 * 1024)
@@ -92,28 +82,6 @@ static void complain(const char *file, int line, bool own, const char *fmt, ...)
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
     mca_coll_topo_show_help("bad-coords-file", file, where, what);
-}
-
-/* Split off the next blank-separated token of *p; NULL at the end. */
-static char *token(char **p)
-{
-    char *s = *p;
-    while (isspace((unsigned char)*s)) {
-        s++;
-    }
-    if ('\0' == *s) {
-        *p = s;
-        return NULL;
-    }
-    char *t = s;
-    while ('\0' != *s && !isspace((unsigned char)*s)) {
-        s++;
-    }
-    if ('\0' != *s) {
-        *s++ = '\0';
-    }
-    *p = s;
-    return t;
 }
 
 /* What a file that is not a regular one is, for the message. */
@@ -221,7 +189,7 @@ static bool slurp(const char *file, char **text, size_t *len)
 /* Read the file; returns true with cache.shape and cache.position set. */
 static bool load(const char *file)
 {
-    char host[256], line[COORDS_LINE_MAX];
+    char host[256], err[512];
     my_host(host, sizeof(host));
 
     char *text;
@@ -229,120 +197,21 @@ static bool load(const char *file)
     if (!slurp(file, &text, &len)) {
         return false;
     }
-    bool have_shape = false, found = false, ok = true;
-    int lineno = 0, found_line = 0;
-    unsigned char *taken = NULL; /* a bit per grid position */
-    for (size_t at = 0; ok && at < len;) {
-        lineno++;
-        const char *nl = memchr(text + at, '\n', len - at);
-        const size_t n = (NULL != nl ? (size_t)(nl - (text + at)) : len - at);
-        if (n > sizeof(line) - 1) {
-            complain(file, lineno, false, "the line is longer than %d characters",
-                     COORDS_LINE_MAX - 1);
-            ok = false;
-            break;
-        }
-        memcpy(line, text + at, n);
-        line[n] = '\0';
-        at += n + (NULL != nl);
-        char *hash = strchr(line, '#');
-        if (NULL != hash) {
-            *hash = '\0';
-        }
-        char *p = line, *first = token(&p);
-        if (NULL == first) {
-            continue; /* blank or comment */
-        }
-        if (!have_shape) {
-            char err[256] = "";
-            if (NULL != token(&p)) {
-                complain(file, lineno, false,
-                         "the first line must be the machine's shape alone (e.g. torus:4x4x2), "
-                         "not '%s ...'",
-                         first);
-                ok = false;
-            } else if (TOPO_OK != topo_topology_parse(first, &cache.shape, err, sizeof(err))) {
-                complain(file, lineno, false, "the shape is not valid: %s", err);
-                ok = false;
-            } else if (0 == topo_topology_size(&cache.shape) || 0 == cache.shape.ndims) {
-                complain(file, lineno, false,
-                         "the shape '%s' is not a grid (expected torus:AxB... or mesh:AxB...)",
-                         first);
-                ok = false;
-            } else {
-                have_shape = true;
-                taken = calloc((size_t)topo_topology_size(&cache.shape) / 8 + 1, 1);
-                ok = NULL != taken;
-            }
-            continue;
-        }
-        int c[TOPO_MAX_DIMS];
-        int nc = 0;
-        char *t;
-        while (ok && NULL != (t = token(&p))) {
-            char *end;
-            errno = 0;
-            long v = strtol(t, &end, 10);
-            if (nc == cache.shape.ndims) {
-                complain(file, lineno, false,
-                         "host '%s' has more coordinates than the shape's %d dimensions", first,
-                         cache.shape.ndims);
-                ok = false;
-            } else if (errno || '\0' != *end || v < 0 || v >= cache.shape.dims[nc]) {
-                complain(file, lineno, false,
-                         "host '%s': coordinate '%s' is not an integer within the shape", first, t);
-                ok = false;
-            } else {
-                c[nc++] = (int)v;
-            }
-        }
-        if (!ok) {
-            break;
-        }
-        if (nc != cache.shape.ndims) {
-            complain(file, lineno, false,
-                     "host '%s' has fewer coordinates than the shape's %d dimensions", first,
-                     cache.shape.ndims);
-            ok = false;
-            break;
-        }
-        const int pos = topo_topology_rank(&cache.shape, c);
-        if (taken[pos / 8] & (1u << (pos % 8))) {
-            complain(file, lineno, false,
-                     "host '%s' is at a position an earlier line already gave to another host",
-                     first);
-            ok = false;
-            break;
-        }
-        taken[pos / 8] |= (unsigned char)(1u << (pos % 8));
-        if (0 == strcmp(first, host)) {
-            if (found) {
-                complain(file, lineno, false, "host '%s' is listed twice (first on line %d)", first,
-                         found_line);
-                ok = false;
-                break;
-            }
-            found = true;
-            found_line = lineno;
-            cache.position = pos;
-        }
-    }
+    int line = 0;
+    const int rc =
+        topo_coords_parse(text, len, host, &cache.shape, &cache.position, &line, err, sizeof(err));
     free(text);
-    free(taken);
-    if (ok && !have_shape) {
-        complain(file, 0, false, "it has no shape line (e.g. torus:4x4x2)");
-        ok = false;
-    }
-    if (ok && !found) {
+    bool ok = TOPO_OK == rc;
+    if (TOPO_EINVAL == rc) {
+        complain(file, line, false, "%s", err);
+    } else if (ok && cache.position < 0) {
         complain(file, 0, true, "this process's host '%s' has no line", host);
         ok = false;
     }
-    if (have_shape) {
-        /* a host without a line keeps the shape: the ranks still agree on it */
+    /* a host without a line keeps the shape: the ranks still agree on it */
+    if (TOPO_NET_STAR != cache.shape.kind) {
         topo_topology_format(&cache.shape, cache.shape_str, sizeof(cache.shape_str));
     } else {
-        memset(&cache.shape, 0, sizeof(cache.shape));
-        cache.shape.kind = TOPO_NET_STAR;
         cache.shape_str[0] = '\0';
     }
     return ok;

@@ -19,7 +19,9 @@
  * ping-pong, bisected to the byte.  alpha is the intercept of a
  * least-squares line over the eager sizes, beta the slope over the sizes
  * of 256 KiB and more (bandwidth-bound; the network's coll_topo_beta is
- * measured again with every rank exchanging at once, measure_busy), and
+ * measured again with every rank exchanging at once with its placement
+ * neighbours from the coordinates file, else its ring neighbours:
+ * measure_busy), and
  * the rendezvous cost the time
  * just above the eager limit less the eager line's prediction there; a
  * time at or below that line prints coll_topo_rndv_alpha 0 (no protocol
@@ -38,6 +40,10 @@
  * default applies: 0 means "no protocol switch" to coll_topo_eager_limit and coll_topo_rndv_alpha.
  */
 #include "fit.h"
+
+#include "coords.h"
+#include "schedule.h" /* error codes */
+#include "topology.h"
 
 #include <errno.h>
 #include <math.h>
@@ -64,9 +70,11 @@ static void usage(FILE *f)
         f,
         "usage: mpirun -np N topo-calibrate [--quick] [--max-bytes BYTES] [--reps N]\n"
         "                                  [--format=mca|conf|both] [--table] [--measure-eager]\n"
+        "                                  [--coords-file FILE]\n"
         "\n"
         "Measures alpha and beta (ping-pong, per link class: intra-host and network;\n"
-        "the network's beta also with every rank exchanging with its ring neighbours),\n"
+        "the network's beta also with every rank exchanging with its neighbours at once:\n"
+        "the placement's from the coordinates file, else its ring neighbours),\n"
         "the eager limit and the rendezvous cost, what each message more of a step\n"
         "costs (msg_overhead: bursts of 1 to 8 small messages), gamma\n"
         "(MPI_Reduce_local) and copy (memcpy), and prints the coll/topo MCA settings:\n"
@@ -82,7 +90,9 @@ static void usage(FILE *f)
         "  --reps N         round trips per trial for small messages (default 1000)\n"
         "  --table          also print the measured one-way time of every size\n"
         "  --measure-eager  find the eager limit in the ping-pong even where the BTL's\n"
-        "                   btl_<name>_eager_limit is known (to check it)\n");
+        "                   btl_<name>_eager_limit is known (to check it)\n"
+        "  --coords-file F  the coordinates file that places the hosts (default: the\n"
+        "                   coll_topo_coords_file MCA parameter, as --mca sets it)\n");
 }
 
 /* The one-way time of `bytes` between rank 0 and `peer` (median of TRIALS
@@ -210,7 +220,7 @@ typedef struct {
     char overhead_why[160];
     double busy_beta; /* > 0: beta with every rank exchanging at once (network) */
     int busy_ports;   /* the messages each rank sends (and receives) at once */
-    char busy_why[160];
+    char busy_why[1024];
 } link_class_t;
 
 /* The bursts of measure_overhead: 1 .. BURST_MAX messages of BURST_BYTES
@@ -273,29 +283,196 @@ static void measure_overhead(link_class_t *lc, int reps, char *buf)
     }
 }
 
+/* The peers of this rank's exchange with every rank busy (measure_busy):
+ * its placement neighbours, or its ring neighbours in rank order. */
+typedef struct {
+    int n;                       /* this rank's peers (0: it only waits) */
+    int peer[2 * TOPO_MAX_DIMS]; /* distinct ranks */
+    int ports;                   /* the most peers of any rank */
+    int placed;                  /* 1: from the placement, 0: the ring */
+    char from[320];              /* the placement's shape and source */
+    char why[640];               /* placed 0: why not the placement */
+} busy_peers_t;
+
 /* One exchange of every rank at once: each rank sends `bytes` to each of
- * its k ring neighbours (rank + 1 and rank - 1, or the one other rank of 2)
- * and receives as much from each; the slowest rank's time, median of
- * TRIALS trials, on every rank. */
-static double busy_exchange(size_t bytes, int k, const char *sbuf, char *rbuf)
+ * its peers and receives as much from each (into rbuf, a slot of `bytes`
+ * per peer); the slowest rank's time, median of TRIALS trials, on every
+ * rank. */
+static double busy_exchange(size_t bytes, const busy_peers_t *bp, const char *sbuf, char *rbuf)
 {
-    const int peer[2] = {(rank + 1) % nprocs, (rank + nprocs - 1) % nprocs};
     double t[TRIALS];
+    MPI_Request req[4 * TOPO_MAX_DIMS];
     for (int trial = 0; trial < TRIALS; trial++) {
-        MPI_Request req[4];
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
-        for (int j = 0; j < k; j++) {
-            MPI_Irecv(rbuf + (size_t)j * bytes, (int)bytes, MPI_BYTE, peer[1 - j], 20 + j,
+        for (int j = 0; j < bp->n; j++) {
+            MPI_Irecv(rbuf + (size_t)j * bytes, (int)bytes, MPI_BYTE, bp->peer[j], 20,
                       MPI_COMM_WORLD, &req[2 * j]);
-            MPI_Isend(sbuf + (size_t)j * bytes, (int)bytes, MPI_BYTE, peer[j], 20 + j,
-                      MPI_COMM_WORLD, &req[2 * j + 1]);
+            MPI_Isend(sbuf, (int)bytes, MPI_BYTE, bp->peer[j], 20, MPI_COMM_WORLD, &req[2 * j + 1]);
         }
-        MPI_Waitall(2 * k, req, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2 * bp->n, req, MPI_STATUSES_IGNORE);
         double mine = MPI_Wtime() - t0;
         MPI_Allreduce(&mine, &t[trial], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
     return topo_fit_median(t, TRIALS);
+}
+
+/* The whole of a coordinates file (at most 64 MiB), NUL-terminated, or
+ * NULL with the reason in why. */
+static char *read_text(const char *file, size_t *len, char *why, size_t whylen)
+{
+    FILE *f = fopen(file, "r");
+    if (NULL == f) {
+        snprintf(why, whylen, "cannot open the coordinates file %s: %s", file, strerror(errno));
+        return NULL;
+    }
+    const size_t limit = (size_t)64 << 20;
+    size_t cap = 4096, n = 0;
+    char *text = malloc(cap + 1);
+    while (NULL != text) {
+        if (n == cap) {
+            char *g = cap < limit ? realloc(text, 2 * cap + 1) : NULL;
+            if (NULL == g) {
+                free(text);
+                text = NULL;
+                snprintf(why, whylen, "the coordinates file %s is larger than 64 MiB", file);
+                break;
+            }
+            text = g;
+            cap *= 2;
+        }
+        const size_t r = fread(text + n, 1, cap - n, f);
+        n += r;
+        if (0 == r) {
+            break;
+        }
+    }
+    if (NULL != text && (ferror(f) || NULL != memchr(text, '\0', n))) {
+        snprintf(why, whylen, "the coordinates file %s cannot be read as text", file);
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (NULL != text) {
+        text[n] = '\0';
+        *len = n;
+    }
+    return text;
+}
+
+/* This rank's grid position from the coordinates file the component reads
+ * (coords_file: --coords-file, else coll_topo_coords_file as mpirun's --mca
+ * sets it), for its host (coll_topo_coords_host, else `host`); -1 with the
+ * reason in why. */
+static int my_position(const char *coords_file, const char *host, topo_topology_t *shape, char *why,
+                       size_t whylen)
+{
+    size_t len = 0;
+    char *text = read_text(coords_file, &len, why, whylen);
+    if (NULL == text) {
+        return -1;
+    }
+    const char *h = getenv("OMPI_MCA_coll_topo_coords_host");
+    h = NULL != h && '\0' != h[0] ? h : host;
+    int pos = -1, line = 0;
+    char err[256] = "";
+    const int rc = topo_coords_parse(text, len, h, shape, &pos, &line, err, sizeof(err));
+    free(text);
+    if (TOPO_OK != rc) {
+        snprintf(why, whylen, "the coordinates file %s, line %d: %s", coords_file, line, err);
+        return -1;
+    }
+    if (pos < 0) {
+        snprintf(why, whylen, "host '%s' has no line in the coordinates file %s", h, coords_file);
+    }
+    return pos;
+}
+
+/* The peers of every rank's busy exchange.  With a coordinates file (every
+ * rank's host on a line, one shape): the first rank of each grid position
+ * exchanges with the first rank of each neighbouring position (one link
+ * away: +1 and -1 along each dimension, around a torus's rings, not past
+ * a mesh's edges), the other ranks of a position wait; every message then
+ * has a link of its own, each rank's ports all busy, as in a collective's
+ * step.  Else every rank's ring neighbours in rank order (rank + 1 and
+ * rank - 1, the one other rank of 2), where those sit on other hosts. */
+static void busy_peers(busy_peers_t *bp, const char *coords_file, const char *host, int ring_net)
+{
+    memset(bp, 0, sizeof(*bp));
+    topo_topology_t shape;
+    memset(&shape, 0, sizeof(shape));
+    int pos = -1;
+    if (NULL != coords_file && '\0' != coords_file[0]) {
+        pos = my_position(coords_file, host, &shape, bp->why, sizeof(bp->why));
+    } else {
+        snprintf(bp->why, sizeof(bp->why), "no coll_topo_coords_file");
+    }
+    int *all = malloc(sizeof(int) * (size_t)nprocs);
+    if (NULL == all) {
+        fprintf(stderr, "topo-calibrate: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return;
+    }
+    MPI_Allgather(&pos, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    int placed = NULL != coords_file && '\0' != coords_file[0], bad = -1;
+    for (int r = 0; r < nprocs && placed; r++) {
+        if (all[r] < 0) {
+            placed = 0;
+            bad = r;
+        }
+    }
+    /* the first failing rank's reason, on rank 0 */
+    if (bad > 0) {
+        if (rank == bad) {
+            MPI_Send(bp->why, (int)sizeof(bp->why), MPI_CHAR, 0, 30, MPI_COMM_WORLD);
+        } else if (0 == rank) {
+            MPI_Recv(bp->why, (int)sizeof(bp->why), MPI_CHAR, bad, 30, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        }
+    }
+    if (placed) {
+        char sh[64];
+        topo_topology_format(&shape, sh, sizeof(sh));
+        snprintf(bp->from, sizeof(bp->from), "%s from %s", sh, coords_file);
+        int first = 1; /* this rank is the first of its position */
+        for (int r = 0; r < rank && first; r++) {
+            first = all[r] != pos;
+        }
+        int c[TOPO_MAX_DIMS];
+        topo_topology_coords(&shape, pos, c);
+        for (int d = 0; first && d < shape.ndims; d++) {
+            for (int dir = -1; dir <= 1 && shape.dims[d] > 1; dir += 2) {
+                int nc[TOPO_MAX_DIMS];
+                memcpy(nc, c, sizeof(nc));
+                nc[d] = c[d] + dir;
+                if (nc[d] < 0 || nc[d] >= shape.dims[d]) {
+                    if (!shape.periodic[d]) {
+                        continue;
+                    }
+                    nc[d] = (nc[d] + shape.dims[d]) % shape.dims[d];
+                }
+                const int np = topo_topology_rank(&shape, nc);
+                int q = 0;
+                while (q < nprocs && all[q] != np) {
+                    q++;
+                }
+                int dup = q == nprocs || q == rank;
+                for (int j = 0; j < bp->n && !dup; j++) {
+                    dup = bp->peer[j] == q;
+                }
+                if (!dup) {
+                    bp->peer[bp->n++] = q;
+                }
+            }
+        }
+        bp->placed = 1;
+    } else if (ring_net) {
+        bp->n = nprocs > 2 ? 2 : 1;
+        bp->peer[0] = (rank + 1) % nprocs;
+        bp->peer[1] = (rank + nprocs - 1) % nprocs;
+    }
+    free(all);
+    MPI_Allreduce(&bp->n, &bp->ports, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 }
 
 /* The network's beta as a collective meets it: every rank sending and
@@ -304,27 +481,39 @@ static double busy_exchange(size_t bytes, int k, const char *sbuf, char *rbuf)
  * to itself; in a collective step every rank moves messages at once (on a
  * torus of 16 ranks over TCP on 2 cores, a pair's ping-pong gave 4.1e-8
  * s/B at 1 MiB, every rank exchanging with its 2 or 4 neighbours at once
- * 8.2-8.8e-8 s/B per message).  Every rank exchanges with its ring
- * neighbours, sizes from BW_MIN up to `max` (at most 4 MiB, each message);
- * beta is the least-squares slope of the slowest rank's time per byte of
- * one message.  Only where every rank's ring neighbours are on other hosts
- * (`ring_net`), so that every message crosses the network. */
-static void measure_busy(link_class_t *lc, size_t max, int ring_net, const char *sbuf, char *rbuf)
+ * 8.2-8.8e-8 s/B per message).  Every rank exchanges with its peers
+ * (busy_peers: its placement neighbours, one message on each of its
+ * links, else its ring neighbours), sizes from BW_MIN up to `max` (at most
+ * 4 MiB, each message); beta is the least-squares slope of the slowest
+ * rank's time per byte of one message. */
+static void measure_busy(link_class_t *lc, size_t max, const busy_peers_t *bp, const char *sbuf)
 {
     lc->busy_beta = 0.0;
-    lc->busy_ports = nprocs > 2 ? 2 : 1;
-    if (!ring_net) {
-        snprintf(lc->busy_why, sizeof(lc->busy_why),
-                 "ranks next to each other in rank order share a host");
+    lc->busy_ports = bp->ports;
+    if (0 == bp->ports) {
+        if (bp->placed) {
+            snprintf(lc->busy_why, sizeof(lc->busy_why),
+                     "no two ranks' positions are neighbours on %s", bp->from);
+        } else {
+            snprintf(lc->busy_why, sizeof(lc->busy_why),
+                     "ranks next to each other in rank order share a host, and %s", bp->why);
+        }
         return;
     }
     const size_t top = max / 2 < ((size_t)4 << 20) ? max / 2 : (size_t)4 << 20;
+    char *rbuf = malloc(top * (size_t)(bp->n > 0 ? bp->n : 1));
+    if (NULL == rbuf) {
+        fprintf(stderr, "topo-calibrate: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return;
+    }
     double x[MAX_SIZES], y[MAX_SIZES], a = 0, b = 0;
     int n = 0;
     for (size_t sz = (size_t)BW_MIN; sz <= top && n < MAX_SIZES; sz *= 2) {
         x[n] = (double)sz;
-        y[n++] = busy_exchange(sz, lc->busy_ports, sbuf, rbuf);
+        y[n++] = busy_exchange(sz, bp, sbuf, rbuf);
     }
+    free(rbuf);
     if (n < 2 || 0 != topo_fit_line(x, y, n, &a, &b) || !(b > 0)) {
         snprintf(lc->busy_why, sizeof(lc->busy_why),
                  n < 2 ? "--max-bytes below two sizes of at least %.0f B each way"
@@ -588,6 +777,7 @@ int main(int argc, char **argv)
     size_t max = (size_t)16 << 20;
     long reps = 1000;
     int quick = 0, fmt_mca = 1, fmt_conf = 1, table = 0, use_cvars = 1;
+    const char *coords_file = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         char *end = NULL;
@@ -602,6 +792,8 @@ int main(int argc, char **argv)
             table = 1;
         } else if (0 == strcmp(a, "--measure-eager")) {
             use_cvars = 0;
+        } else if (NULL != (v = opt_value(argc, argv, &i, "--coords-file"))) {
+            coords_file = v;
         } else if (NULL != (v = opt_value(argc, argv, &i, "--max-bytes"))) {
             max = parse_bytes(v);
         } else if (NULL != (v = opt_value(argc, argv, &i, "--reps"))) {
@@ -694,15 +886,20 @@ int main(int argc, char **argv)
                      i ? "on different hosts" : "on one host");
         }
     }
-    /* the network's beta with every rank busy: every rank's ring
-     * neighbours on other hosts */
+    /* the network's beta with every rank busy: every rank's placement
+     * neighbours, else its ring neighbours where those are on other hosts */
+    static busy_peers_t bp;
     if (net.peer > 0) {
         int ring_net = 1;
         for (int r = 0; r < nprocs && ring_net; r++) {
             ring_net = 0 != strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME,
                                    names + (size_t)((r + 1) % nprocs) * MPI_MAX_PROCESSOR_NAME);
         }
-        measure_busy(&net, max, ring_net, buf, rbuf);
+        if (NULL == coords_file) {
+            coords_file = getenv("OMPI_MCA_coll_topo_coords_file");
+        }
+        busy_peers(&bp, coords_file, mine, ring_net);
+        measure_busy(&net, max, &bp, buf);
     }
     /* the class that coll_topo_alpha takes (below) */
     link_class_t *n = net.peer > 0 ? &net : &intra;
@@ -760,11 +957,19 @@ int main(int argc, char **argv)
                gamma * 1e9);
         printf("# local copies: copy %.4f ns/B (memcpy)\n", copy * 1e9);
         if (net.busy_beta > 0) {
-            printf("# network, every rank at once (%d message%s each way per rank to its ring "
-                   "neighbours): beta %.4f ns/B (%.2f GB/s), %.2f times the ping-pong's: "
-                   "coll_topo_beta\n",
-                   net.busy_ports, net.busy_ports > 1 ? "s" : "", net.busy_beta * 1e9,
-                   1e-9 / net.busy_beta, net.ok ? net.busy_beta / net.beta : 0.0);
+            if (bp.placed) {
+                printf("# network, every rank at once (up to %d message%s each way per position "
+                       "to its neighbours on %s): beta %.4f ns/B (%.2f GB/s), %.2f times the "
+                       "ping-pong's: coll_topo_beta\n",
+                       net.busy_ports, net.busy_ports > 1 ? "s" : "", bp.from, net.busy_beta * 1e9,
+                       1e-9 / net.busy_beta, net.ok ? net.busy_beta / net.beta : 0.0);
+            } else {
+                printf("# network, every rank at once (%d message%s each way per rank to its ring "
+                       "neighbours; no placement: %s): beta %.4f ns/B (%.2f GB/s), %.2f "
+                       "times the ping-pong's: coll_topo_beta\n",
+                       net.busy_ports, net.busy_ports > 1 ? "s" : "", bp.why, net.busy_beta * 1e9,
+                       1e-9 / net.busy_beta, net.ok ? net.busy_beta / net.beta : 0.0);
+            }
         } else if (net.peer > 0) {
             printf("# network, every rank at once: not measured (%s): coll_topo_beta is the "
                    "ping-pong's\n",

@@ -154,7 +154,7 @@ grep -Eq '^# network \(ranks 0 and 2\): alpha [0-9.]+ us, beta [0-9.]+ ns/B' "$t
     fail "two hosts: the network class has no alpha and beta"
 grep -q '^coll_topo_alpha = ' "$tmp/two" || fail "two hosts: no coll_topo_alpha"
 # ranks 0 and 1 share a host: no measurement with every rank at once
-grep -q '^# network, every rank at once: not measured (ranks next to each other in rank order share a host)' "$tmp/two" ||
+grep -q '^# network, every rank at once: not measured (ranks next to each other in rank order share a host, and no coll_topo_coords_file)' "$tmp/two" ||
     fail "two hosts of 2 and 1 ranks: the busy network beta not refused"
 
 # every rank a host of its own: the network's beta with every rank
@@ -162,11 +162,45 @@ grep -q '^# network, every rank at once: not measured (ranks next to each other 
 timeout 120 "$MPIRUN" "${flags[@]}" -np 1 -x TOPO_CALIBRATE_HOST=a "$cal" --quick --reps 20 --format=conf : \
     -np 1 -x TOPO_CALIBRATE_HOST=b "$cal" --quick --reps 20 --format=conf >"$tmp/busy" 2>&1 ||
     fail "two hosts of 1 rank: exited non-zero: $(tail -3 "$tmp/busy")"
-busy=$(sed -n 's/^# network, every rank at once (1 message each way per rank to its ring neighbours): beta \([0-9.]*\) ns\/B.*: coll_topo_beta$/\1/p' "$tmp/busy")
+busy=$(sed -n 's/^# network, every rank at once (1 message each way per rank to its ring neighbours; no placement: no coll_topo_coords_file): beta \([0-9.]*\) ns\/B.*: coll_topo_beta$/\1/p' "$tmp/busy")
 [ -n "$busy" ] || fail "two hosts of 1 rank: no busy network beta: $(grep 'every rank at once' "$tmp/busy")"
 beta=$(sed -n 's/^coll_topo_beta = //p' "$tmp/busy")
 awk -v a="$busy" -v b="$beta" 'BEGIN { r = a * 1e-9 / b; exit !(r > 0.99 && r < 1.01) }' ||
     fail "two hosts of 1 rank: coll_topo_beta $beta is not the busy beta $busy ns/B"
+
+# a coordinates file places the hosts: the busy exchange goes to each
+# position's neighbours on the grid (a 1-D mesh of 4: the ends have one,
+# the middle two), every host at a position of its own; through
+# coll_topo_coords_file (as mpirun's --mca sets it) and --coords-file
+printf 'mesh:4\n# a comment\nh0 0\nh1 1\nh2 2\nh3 3\n' >"$tmp/line.coords"
+hosts4() { # ARGS: timeout, and 4 ranks on hosts h0 h1 h2 h3, each with ARGS
+    local args=() r
+    for r in 0 1 2 3; do
+        [ $r = 0 ] || args+=(:)
+        args+=(-np 1 -x "TOPO_CALIBRATE_HOST=h$r" "$@")
+    done
+    timeout 180 "$MPIRUN" "${flags[@]}" "${args[@]}"
+}
+hosts4 -x "OMPI_MCA_coll_topo_coords_file=$tmp/line.coords" "$cal" --quick --reps 20 --format=conf \
+    >"$tmp/placed" 2>&1 || fail "placed: exited non-zero: $(tail -3 "$tmp/placed")"
+grep -q "^# network, every rank at once (up to 2 messages each way per position to its neighbours on mesh:4 from $tmp/line.coords): beta [0-9.]* ns/B" "$tmp/placed" ||
+    fail "placed: the busy exchange is not the placement's: $(grep 'every rank at once' "$tmp/placed")"
+pbusy=$(sed -n 's/^# network, every rank at once (up to .*): beta \([0-9.]*\) ns\/B.*: coll_topo_beta$/\1/p' "$tmp/placed")
+pbeta=$(sed -n 's/^coll_topo_beta = //p' "$tmp/placed")
+awk -v a="$pbusy" -v b="$pbeta" 'BEGIN { r = a * 1e-9 / b; exit !(r > 0.99 && r < 1.01) }' ||
+    fail "placed: coll_topo_beta $pbeta is not the placement's busy beta $pbusy ns/B"
+# a host the file does not list: the ring, with the reason
+printf 'mesh:4\nh0 0\nh1 1\nh2 2\nhx 3\n' >"$tmp/miss.coords"
+hosts4 "$cal" --quick --reps 20 --format=conf --coords-file "$tmp/miss.coords" \
+    >"$tmp/miss" 2>&1 || fail "missing host: exited non-zero: $(tail -3 "$tmp/miss")"
+grep -q "^# network, every rank at once (2 messages each way per rank to its ring neighbours; no placement: host 'h3' has no line in the coordinates file $tmp/miss.coords): beta" "$tmp/miss" ||
+    fail "missing host: no ring fallback with the reason: $(grep 'every rank at once' "$tmp/miss")"
+# a broken file: the ring, with the line and the problem
+printf 'torus:2x2\nh0 0 0\nh1 0 1\nh2 1 0\nh3 1 2\n' >"$tmp/bad.coords"
+hosts4 "$cal" --quick --reps 20 --format=conf --coords-file "$tmp/bad.coords" \
+    >"$tmp/bad" 2>&1 || fail "broken file: exited non-zero: $(tail -3 "$tmp/bad")"
+grep -q "no placement: the coordinates file $tmp/bad.coords, line 5: host 'h3': coordinate '2' is not an integer within the shape): beta" "$tmp/bad" ||
+    fail "broken file: no ring fallback with the reason: $(grep 'every rank at once' "$tmp/bad")"
 
 # --help, without a second rank
 timeout 60 "$MPIRUN" "${flags[@]}" -np 1 "$cal" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"

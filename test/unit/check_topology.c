@@ -1,6 +1,7 @@
 /* Copyright (c) The ompi-coll-topo authors. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: topology strings and grid geometry (core/topology.c). */
+#include "coords.h"
 #include "schedule.h"
 #include "topology.h"
 #include "unit_common.h"
@@ -123,6 +124,76 @@ START_TEST(test_ports)
 }
 END_TEST
 
+/* topo_coords_parse on the text `t`, for `host`: its return code, the
+ * position and the line in pos/line, the reason in err */
+static int coords(const char *t, const char *host, topo_topology_t *shape, int *pos, int *line,
+                  char *err)
+{
+    return topo_coords_parse(t, strlen(t), host, shape, pos, line, err, 256);
+}
+
+START_TEST(test_coords_file)
+{
+    topo_topology_t sh;
+    int pos = 7, line = 7;
+    char err[256];
+    const char *good = "# a machine\n\ntorus:2x3   # its shape\nn0 0 0\nn1 0 1\n  n5 1 2\nn4 1 1";
+    ck_assert_int_eq(coords(good, "n5", &sh, &pos, &line, err), TOPO_OK);
+    ck_assert_int_eq(sh.kind, TOPO_NET_TORUS);
+    ck_assert_int_eq(sh.ndims, 2);
+    ck_assert_int_eq(sh.dims[1], 3);
+    ck_assert_int_eq(pos, 5);
+    ck_assert_int_eq(coords(good, "n4", &sh, &pos, &line, err), TOPO_OK);
+    ck_assert_int_eq(pos, 4); /* the last line, without a newline */
+    /* a host without a line: the shape, position -1, no error */
+    ck_assert_int_eq(coords(good, "n9", &sh, &pos, &line, err), TOPO_OK);
+    ck_assert_int_eq(pos, -1);
+    ck_assert_int_eq(sh.kind, TOPO_NET_TORUS);
+    ck_assert_int_eq(coords("mesh:4\nh0 0\nh3 3\n", "h3", &sh, &pos, &line, err), TOPO_OK);
+    ck_assert_int_eq(sh.kind, TOPO_NET_MESH);
+    ck_assert_int_eq(pos, 3);
+
+    /* the file's problems: the line, the reason, and the shape kept where
+     * it was valid */
+    static const struct {
+        const char *text;
+        int line;
+        const char *why;
+        int grid; /* the shape is kept */
+    } bad[] = {
+        {"torus:2x2\nn0 0 0\nn1 0 2\n", 3, "host 'n1': coordinate '2' is not an integer", 1},
+        {"torus:2x2\nn0 0 0\nn1 0 x\n", 3, "coordinate 'x'", 1},
+        {"torus:2x2\nn0 0\n", 2, "has fewer coordinates than the shape's 2", 1},
+        {"torus:2x2\nn0 0 0 1\n", 2, "has more coordinates than the shape's 2", 1},
+        {"torus:2x2\nn0 0 0\nn1 0 0\n", 3, "a position an earlier line already gave", 1},
+        {"torus:2x2\nn5 0 0\nn1 0 1\nn5 1 1\n", 4, "host 'n5' is listed twice (first on line 2)",
+         1},
+        {"torus:2x2 n0\n", 1, "the machine's shape alone", 0},
+        {"# only comments\n\n", 0, "no shape line", 0},
+        {"star\nn0 0\n", 1, "is not a grid", 0},
+        {"torus:0x2\n", 1, "the shape is not valid", 0},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        ck_assert_int_eq(coords(bad[i].text, "n5", &sh, &pos, &line, err), TOPO_EINVAL);
+        ck_assert_msg(NULL != strstr(err, bad[i].why), "case %zu: '%s'", i, err);
+        ck_assert_int_eq(line, bad[i].line);
+        ck_assert_int_eq(pos, -1);
+        ck_assert_int_eq(sh.kind, bad[i].grid ? TOPO_NET_TORUS : TOPO_NET_STAR);
+    }
+    /* a line longer than the longest read */
+    char *big = malloc(TOPO_COORDS_LINE_MAX + 64);
+    ck_assert_ptr_nonnull(big);
+    strcpy(big, "mesh:2\n");
+    memset(big + 7, 'a', TOPO_COORDS_LINE_MAX);
+    big[7 + TOPO_COORDS_LINE_MAX] = '\0';
+    ck_assert_int_eq(coords(big, "n0", &sh, &pos, &line, err), TOPO_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "longer than"));
+    ck_assert_int_eq(line, 2);
+    free(big);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("topology");
@@ -132,5 +203,6 @@ int main(void)
     tcase_add_test(tc, test_coords_roundtrip);
     tcase_add_test(tc, test_hops);
     tcase_add_test(tc, test_ports);
+    tcase_add_test(tc, test_coords_file);
     return ut_run_suite(s);
 }
