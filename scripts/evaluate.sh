@@ -9,7 +9,7 @@
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
 #                            [--no-topo-forced] [--algos LIST] [--tuned-algos LIST]
 #                            [--out FILE] [--data DIR]
-#                            [--report-only] [--append] [--prefix P] [--net 10.N]
+#                            [--report-only] [--append] [--replace] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
 # torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit)
@@ -53,6 +53,11 @@
 # commands of the runs that wrote it (runs.txt in --data); configurations
 # are interleaved within each run, not across runs.
 #
+# --replace: --append, but this run's setups and primitives replace what the
+# data holds of them (the rows of those setups, rates and primitives are
+# dropped first), so that one setup is measured again, all its
+# configurations interleaved, without rerunning the others.
+#
 # --prefix, --net: the testbed's namespace prefix and addresses (default ev
 # and testbed.sh's 10.213), so that an evaluation runs beside another
 # testbed.
@@ -73,7 +78,7 @@ setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
 prefix=ev tbnet=""
-calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 algos="" tuned_only=""
+calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 replace=0 algos="" tuned_only=""
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -100,6 +105,7 @@ while [ $# -gt 0 ]; do
     --tuned-algos) tuned_only=" ${2//,/ } " && shift ;;
     --report-only) report_only=1 ;;
     --append) append=1 ;;
+    --replace) append=1 replace=1 ;;
     --out) out=$2 && shift ;;
     --data) data=$2 && shift ;;
     --prefix) prefix=$2 && shift ;;
@@ -147,6 +153,17 @@ if [ $report_only = 1 ]; then
 elif [ $append = 1 ] && [ -s "$times" ] && [ -s "$predicted" ]; then
     mkdir -p "$logs"
     echo "$cmdline" >>"$runs"
+    if [ $replace = 1 ]; then
+        # drop the rows of every setup@rate and primitive this run measures
+        keys=""
+        for s in $setups; do
+            for p in $prims; do keys+="${s%@*},${s#*@},$p "; done
+        done
+        for f in "$times" "$predicted"; do
+            awk -F, -v keys=" $keys" 'NR == 1 || index(keys, " " $1 "," $2 "," $3 " ") == 0' "$f" >"$f.new" &&
+                mv "$f.new" "$f"
+        done
+    fi
 else
     rm -rf "$logs"
     mkdir -p "$logs"
