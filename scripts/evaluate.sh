@@ -369,7 +369,8 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
     echo
     if [ "$run_no" -gt 1 ]; then
         echo "Written by these runs of \`scripts/evaluate.sh\`, each adding to the data of the last"
-        echo "(\`--append\`; the configurations of a primitive are interleaved within one run):"
+        echo "(\`--append\`; a run with \`--replace\` measured its setups' primitives again, in place of"
+        echo "the earlier runs' data of them; the configurations of a primitive are interleaved within one run):"
         echo
         while read -r c; do echo "    bash scripts/evaluate.sh $c"; done <"$runs"
         echo
