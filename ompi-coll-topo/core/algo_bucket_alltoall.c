@@ -109,10 +109,14 @@ static int relay_slot(const a2a_t *a, int k, int dir, int h)
     return a->relay + ((dir > 0 ? 0 : d) + h - 1) * per;
 }
 
-/* Append the relay slots of (dir, h): p/d consecutive blocks. */
-static void relay_range(const a2a_t *a, int k, int dir, int h)
+/* Append the relay slots of (dir, h) for h = h0 .. h1: p/d consecutive
+ * blocks each, those of h + 1 right after those of h, so one range (as
+ * the explicit emission merges them); nothing where h1 < h0. */
+static void relay_ranges(const a2a_t *a, int k, int dir, int h0, int h1)
 {
-    topo_sched_range(a->s, relay_slot(a, k, dir, h), a->p / a->t->dims[k]);
+    if (h1 >= h0) {
+        topo_sched_range(a->s, relay_slot(a, k, dir, h0), (h1 - h0 + 1) * (a->p / a->t->dims[k]));
+    }
 }
 
 static void phase(const a2a_t *a, int k, int from, int to)
@@ -138,12 +142,12 @@ static void phase(const a2a_t *a, int k, int from, int to)
             const int hs = reach(t, k, o, dir);
             if (right >= 0 && hs >= s) {
                 topo_sched_send(a->s, right, 0, 0);
-                for (int h = s; h <= hs; h++) {
-                    if (1 == s) {
+                if (1 == s) {
+                    for (int h = s; h <= hs; h++) {
                         bundle_ranges(a, from, k, wrap(t, k, o + dir * h));
-                    } else {
-                        relay_range(a, k, dir, h);
                     }
+                } else {
+                    relay_ranges(a, k, dir, s, hs);
                 }
             }
             /* receive: bundles from origin o2 = c - dir s */
@@ -152,9 +156,7 @@ static void phase(const a2a_t *a, int k, int from, int to)
             if (left >= 0 && hr >= s) {
                 topo_sched_recv(a->s, left, TOPO_XFER_RECV_COPY, 0, 0);
                 bundle_ranges(a, to, k, o2); /* h = s: arrived here */
-                for (int h = s + 1; h <= hr; h++) {
-                    relay_range(a, k, dir, h);
-                }
+                relay_ranges(a, k, dir, s + 1, hr);
             }
         }
     }
