@@ -92,6 +92,7 @@
  */
 #include "algo.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,21 +260,30 @@ static int send_multiset(ring_t *g, int x, int t)
  * *n on: keep-latest (the blocks of S(c,t) that are in no S(c,t'),
  * t' > t), and never c's own block (see the header); from the last step
  * down, so that the blocks of the later steps are marked once. */
-static void canon_sets(ring_t *g, int c, int *n)
+static int canon_sets(ring_t *g, int c, int *n)
 {
-    g->stamp_id++;
+    /* the nodes seen: one bit each (the multisets visit them in no order;
+     * a bitmap stays in the cache where stamps would not) */
+    uint64_t *seen = calloc((size_t)g->m / 64 + 1, sizeof(*seen));
+    if (NULL == seen) {
+        return TOPO_ENOMEM;
+    }
+    seen[c / 64] |= (uint64_t)1 << (c % 64); /* never c's own block */
     for (int t = g->L - 1; t >= 0; t--) {
         const int nm = send_multiset(g, c, t);
         g->cs0[c][t] = *n;
         for (int i = 0; i < nm; i++) {
             const int b = g->buf[i];
-            if (g->stamp[b] != g->stamp_id && b != c) {
-                g->stamp[b] = g->stamp_id; /* also drops repeats within S(c,t) */
+            const uint64_t bit = (uint64_t)1 << (b % 64);
+            if (!(seen[b / 64] & bit)) {
+                seen[b / 64] |= bit; /* also drops repeats within S(c,t) */
                 g->canon[(*n)++] = b;
             }
         }
         g->csn[c][t] = *n - g->cs0[c][t];
     }
+    free(seen);
+    return TOPO_OK;
 }
 
 /* Core node x's send set at step t, as positions in out: node x % 2's
@@ -357,7 +367,9 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
         memcpy(g->csn, like->csn, sizeof(g->csn));
     } else {
         for (int c = 0, nc = 0; c < 2 && c < m; c++) {
-            canon_sets(g, c, &nc);
+            if (TOPO_OK != canon_sets(g, c, &nc)) {
+                return TOPO_ENOMEM;
+            }
         }
         int n = 0;
         for (int c = 0; c < d; c++) {
@@ -389,6 +401,18 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     }
     /* Work as the plain node phi(a); peers are mapped back by phi. */
     const int me = (mirror && a != x) ? (m - a) % m : a;
+    /* a core node's own send sets as positions, the last step's first:
+     * mine[at[t] .. at[t] + len[t]); those of the steps after t are then
+     * mine[0 .. at[t]) (the live sets below); in buf, which only the
+     * send sets' multisets above need */
+    int at[64], len[64], *mine = g->buf;
+    if (me != x && L > 0) {
+        for (int t = L - 1, k = 0; t >= 0; t--) {
+            at[t] = k;
+            len[t] = send_set(g, me, t, mine + k);
+            k += len[t];
+        }
+    }
 #define PHI(c) ((mirror && (c) != x) ? (m - (c)) % m : (c))
     for (int t = 0; t < L && !g->err; t++) {
         g->xf0[t] = g->nxf;
@@ -404,7 +428,8 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
             continue;
         }
         int q = swing_peer(m, me, t, 1);
-        add_xfer(g, PHI(q), 0, send_set(g, me, t, g->tmp));
+        memcpy(g->tmp, mine + at[t], sizeof(int) * (size_t)len[t]); /* add_runs sorts it */
+        add_xfer(g, PHI(q), 0, len[t]);
         add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
         if (x >= 0 && g->sx[me] == t) {
             g->tmp[0] = g->pos[x];
@@ -420,10 +445,12 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     for (int t = -1; t < L && !g->err; t++) {
         g->lv0[t + 1] = g->nruns;
         int k = 0;
-        if (t < 0) {
-            for (int c = 0; c < d; c++) {
-                g->tmp[k++] = c;
+        if (t < 0) { /* every position: one run */
+            g->runs = grow(g, g->runs, g->nruns, &g->capruns, sizeof(*g->runs));
+            if (!g->err) {
+                g->runs[g->nruns++] = (topo_range_t){0, d};
             }
+            continue;
         } else if (me == x) {
             g->tmp[k++] = g->pos[x];
             for (int c = 0; c < m; c++) {
@@ -436,8 +463,9 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
             if (x >= 0 && g->sx[me] > t) {
                 g->tmp[k++] = g->pos[x];
             }
-            for (int u = t + 1; u < L; u++) {
-                k += send_set(g, me, u, g->tmp + k);
+            if (t + 1 < L) {
+                memcpy(g->tmp + k, mine, sizeof(int) * (size_t)at[t]);
+                k += at[t];
             }
         }
         add_runs(g, g->tmp, k);
