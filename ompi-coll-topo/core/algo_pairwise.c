@@ -36,7 +36,7 @@ static int direct_send(topo_sched_t *s, const topo_gen_args_t *a, int at_once)
         topo_sched_recv(s, (r - 1 + p) % p, TOPO_XFER_RECV_COPY, p + (r - 1 + p) % p, 1);
     }
     if (p > 2) {
-        const topo_shift_t sh[2] = {{1, 1, 0, p, 1}, {-1, -1, p, p, 1}};
+        const topo_shift_t sh[2] = {{1, 1, 0, p, 1, 0, 0}, {-1, -1, p, p, 1, 0, 0}};
         if (at_once) {
             topo_sched_repeat_xfers(s, 2, p - 2, sh);
         } else {

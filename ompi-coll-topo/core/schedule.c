@@ -426,6 +426,43 @@ static int32_t peer_moved(int32_t size, int32_t peer, const topo_shift_t *sh, in
     return (int32_t)(p < 0 ? p + size : p);
 }
 
+/* Whether the ranges outside the windows move (dout, dcount). */
+static int outside_moves(const topo_shift_t *sh)
+{
+    return 0 != sh->dout || 0 != sh->dcount;
+}
+
+/* Range r in repetition j (d = shift_by(sh, j)): moved in its window, *wrap
+ * set to the blocks past the window's end; or, outside the windows, dout
+ * and dcount j times. */
+static topo_range_t moved_range(const topo_shift_t *sh, const topo_range_t *r, int64_t j, int32_t d,
+                                int32_t *wrap)
+{
+    if (in_window(sh, r)) {
+        return (topo_range_t){moved_first(sh, r, d, wrap), r->count};
+    }
+    *wrap = 0;
+    return (topo_range_t){(int32_t)(r->first + j * sh->dout), (int32_t)(r->count + j * sh->dcount)};
+}
+
+/* The blocks range r can cover over repetitions 0..k: its window where it
+ * moves in one, its span over the repetitions outside, else itself. */
+static void cover(const topo_shift_t *sh, const topo_range_t *r, int k, int32_t *lo, int32_t *hi)
+{
+    if (0 != shift_by(sh, 1) && in_window(sh, r)) {
+        *lo = tile_of(sh, r->first);
+        *hi = *lo + sh->wlen;
+    } else if (!in_window(sh, r) && outside_moves(sh)) {
+        const int64_t f = r->first + (int64_t)k * sh->dout;
+        const int64_t e = f + r->count + (int64_t)k * sh->dcount;
+        *lo = (int32_t)(f < r->first ? f : r->first);
+        *hi = (int32_t)(e > r->first + r->count ? e : r->first + r->count);
+    } else {
+        *lo = r->first;
+        *hi = r->first + r->count;
+    }
+}
+
 /* The peer of x in repetition j. */
 static int32_t moved_peer(const topo_sched_t *s, const topo_xfer_t *x, const topo_shift_t *sh,
                           int64_t j)
@@ -441,26 +478,59 @@ static void xfer_side(const topo_xfer_t *x, int side, int32_t *r0, int32_t *nr)
     *nr = side ? (x->kind == TOPO_XFER_COPY ? x->nsrc : 0) : x->nranges;
 }
 
-/* Whether ranges a (shift sa) and b (shift sb) meet in the same way in
- * every repetition: both stay, or both move alike in one window, or what
- * each can ever cover (its window if it moves) is apart from the other. */
-static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo_range_t *b,
-                       const topo_shift_t *sb)
+/* The first blocks of range r's copies 1, 2, ... under shift h, one by
+ * one without a division (r whole in its window, or outside every
+ * window: then it stays; the walk does not apply dout). */
+typedef struct {
+    int32_t w, off, d1, wlen;
+} copy_walk_t;
+
+static void walk_init(copy_walk_t *c, const topo_shift_t *h, const topo_range_t *r)
 {
-    const int ma = 0 != shift_by(sa, 1) && in_window(sa, a);
-    const int mb = 0 != shift_by(sb, 1) && in_window(sb, b);
+    const int moves = 0 != shift_by(h, 1) && in_window(h, r);
+    c->w = moves ? tile_of(h, r->first) : r->first;
+    c->off = 0;
+    c->d1 = moves ? shift_by(h, 1) : 0;
+    c->wlen = h->wlen;
+    if (moves) {
+        c->off = r->first - c->w;
+    }
+}
+
+/* The next copy's first block. */
+static inline int32_t walk_next(copy_walk_t *c)
+{
+    c->off += c->d1;
+    c->off -= c->off >= c->wlen ? c->wlen : 0;
+    return c->w + c->off;
+}
+
+/* Whether ranges a (shift sa) and b (shift sb) meet in the same way in
+ * repetitions 0..k: both stay, or both move alike in one window, or what
+ * each can ever cover (cover) is apart from the other. */
+static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo_range_t *b,
+                       const topo_shift_t *sb, int k)
+{
+    const int ia = in_window(sa, a), ib = in_window(sb, b);
+    const int ma = ia ? 0 != shift_by(sa, 1) : outside_moves(sa);
+    const int mb = ib ? 0 != shift_by(sb, 1) : outside_moves(sb);
     if (!ma && !mb) {
         return 1;
     }
-    if (ma && mb && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen && sa->wtiles == sb->wtiles &&
-        shift_by(sa, 1) == shift_by(sb, 1)) {
+    if (ma && mb && ia && ib && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen &&
+        sa->wtiles == sb->wtiles && shift_by(sa, 1) == shift_by(sb, 1)) {
         return 1;
     }
-    const int32_t a0 = ma ? tile_of(sa, a->first) : a->first;
-    const int32_t a1 = ma ? a0 + sa->wlen : a->first + a->count;
-    const int32_t b0 = mb ? tile_of(sb, b->first) : b->first;
-    const int32_t b1 = mb ? b0 + sb->wlen : b->first + b->count;
+    int32_t a0, a1, b0, b1;
+    cover(sa, a, k, &a0, &a1);
+    cover(sb, b, k, &b0, &b1);
     return a1 <= b0 || b1 <= a0;
+}
+
+/* Whether x is a receive that could be direct (topo_sched_finish). */
+static int direct_candidate(const topo_xfer_t *x)
+{
+    return x->kind == TOPO_XFER_RECV_COPY && 1 == x->nranges;
 }
 
 /* Whether the template steps [st0, st0 + n) of s, with shifts sh (one per
@@ -480,6 +550,9 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
             const topo_xfer_t *x = &s->xfers[xi];
             const topo_shift_t *h = &sh[xi - x0];
             nr += x->nranges + (x->kind == TOPO_XFER_COPY ? x->nsrc : 0);
+            if (x->kind == TOPO_XFER_COPY && outside_moves(h)) {
+                return 0; /* a copy's sides keep their counts */
+            }
             if (0 != h->dpeer % s->size) { /* no peer may meet the rank */
                 if (x->kind == TOPO_XFER_COPY) {
                     return 0;
@@ -512,13 +585,36 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                 /* no range may wrap, nor meet the next (the explicit form
                  * would merge them) */
                 const int32_t d1 = shift_by(h, 1);
-                for (int32_t q = 0; d1 && q < cnt; q++) {
+                const int lin = outside_moves(h);
+                for (int32_t q = 0; (d1 || lin) && q < cnt; q++) {
                     const topo_range_t *r = &s->ranges[r0 + q];
                     const topo_range_t *nx = q + 1 < cnt ? &s->ranges[r0 + q + 1] : NULL;
-                    if (NULL != nx && in_window(h, r) != in_window(h, nx)) {
-                        return 0;
+                    if (lin && !in_window(h, r)) { /* inside the blocks, never empty */
+                        const int64_t f = r->first + (int64_t)k * h->dout;
+                        const int64_t c = r->count + (int64_t)k * h->dcount;
+                        if (f < 0 || c < 1 || f + c > s->nblocks) {
+                            return 0;
+                        }
                     }
-                    if (!in_window(h, r)) {
+                    if (NULL != nx && (lin || in_window(h, r) != in_window(h, nx))) {
+                        if (!lin) {
+                            return 0;
+                        }
+                        /* ranges that move apart: each repetition's */
+                        const int rin = in_window(h, r), nin = in_window(h, nx);
+                        copy_walk_t wr, wn;
+                        walk_init(&wr, h, r);
+                        walk_init(&wn, h, nx);
+                        for (int64_t j = 1; j <= k; j++) {
+                            const int64_t fr = rin ? walk_next(&wr) : r->first + j * h->dout;
+                            const int64_t cr = rin ? r->count : r->count + j * h->dcount;
+                            const int64_t fn = nin ? walk_next(&wn) : nx->first + j * h->dout;
+                            if (fr + cr == fn) {
+                                return 0;
+                            }
+                        }
+                    }
+                    if (!in_window(h, r) || 0 == d1) {
                         continue;
                     }
                     /* r and nx move alike but for a wrap of either: the
@@ -548,16 +644,19 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
          * alike in every repetition (at once where every transfer of the
          * step moves alike: one permutation of the blocks) */
         int alike = 1;
-        for (int i = 1; i < step->nxfers && alike; i++) {
+        for (int i = 0; i < step->nxfers && alike; i++) {
             const topo_shift_t *a = &sh[step->xfer0 - x0], *b = &sh[step->xfer0 + i - x0];
             alike = a->dblk == b->dblk && a->wfirst == b->wfirst && a->wlen == b->wlen &&
-                    a->wtiles == b->wtiles;
+                    a->wtiles == b->wtiles && !outside_moves(b);
         }
         for (int i = 0; i < step->nxfers && !alike; i++) {
             for (int i2 = i; i2 < step->nxfers; i2++) {
                 const topo_xfer_t *a = &s->xfers[step->xfer0 + i], *b = &s->xfers[step->xfer0 + i2];
                 const topo_shift_t *ha = &sh[step->xfer0 + i - x0],
                                    *hb = &sh[step->xfer0 + i2 - x0];
+                if (!direct_candidate(a) && !direct_candidate(b)) {
+                    continue; /* only a direct receive's neighbours matter */
+                }
                 for (int sa = 0; sa < 2; sa++) {
                     for (int sb = 0; sb < 2; sb++) {
                         int32_t a0, na, b0, nb;
@@ -565,8 +664,8 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                         xfer_side(b, sb, &b0, &nb);
                         for (int32_t qa = 0; qa < na; qa++) {
                             for (int32_t qb = 0; qb < nb; qb++) {
-                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb],
-                                                 hb)) {
+                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb], hb,
+                                                 k)) {
                                     return 0;
                                 }
                             }
@@ -606,8 +705,8 @@ static void emit_one(topo_sched_t *s, int32_t xi, const topo_shift_t h, int64_t 
             }
             const topo_range_t r = {run.first + c * run.stride, run.count};
             int32_t wrap;
-            const int32_t f = moved_first(&h, &r, d, &wrap);
-            const int32_t piece[2][2] = {{f, r.count - wrap}, {tile_of(&h, r.first), wrap}};
+            const topo_range_t mr = moved_range(&h, &r, j, d, &wrap);
+            const int32_t piece[2][2] = {{mr.first, mr.count - wrap}, {tile_of(&h, r.first), wrap}};
             for (int pc = 0; pc < 2; pc++) {
                 if (pc && 0 == wrap) {
                     break;
@@ -712,33 +811,6 @@ void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *s
     g->shift0 = sh0;
     s->sealed = 1;
     ln->nsteps += k * nsteps;
-}
-
-/* The first blocks of range r's copies 1, 2, ... under shift h, one by
- * one without a division (r whole in its window, or outside every
- * window: then it stays). */
-typedef struct {
-    int32_t w, off, d1, wlen;
-} copy_walk_t;
-
-static void walk_init(copy_walk_t *c, const topo_shift_t *h, const topo_range_t *r)
-{
-    const int moves = 0 != shift_by(h, 1) && in_window(h, r);
-    c->w = moves ? tile_of(h, r->first) : r->first;
-    c->off = 0;
-    c->d1 = moves ? shift_by(h, 1) : 0;
-    c->wlen = h->wlen;
-    if (moves) {
-        c->off = r->first - c->w;
-    }
-}
-
-/* The next copy's first block. */
-static inline int32_t walk_next(copy_walk_t *c)
-{
-    c->off += c->d1;
-    c->off -= c->off >= c->wlen ? c->wlen : 0;
-    return c->w + c->off;
 }
 
 /* Whether copies 1..k of the group xfers[g0, g0 + n) (shifts sh) are
@@ -889,7 +961,7 @@ void topo_sched_repeat_xfers(topo_sched_t *s, int n, int k, const topo_shift_t *
             s->err = TOPO_EINVAL;
             return;
         }
-        stored = stored && x->nranges <= TOPO_VIEW_GROUP_RANGES;
+        stored = stored && x->nranges <= TOPO_VIEW_GROUP_RANGES && !outside_moves(&shift[i]);
         for (int32_t q = 0; stored && q < x->nranges; q++) {
             stored = s->ranges[x->range0 + q].count >= 0; /* no strided run */
         }
@@ -981,7 +1053,11 @@ void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_vie
             for (int32_t q = 0; q < cnt; q++) {
                 int32_t wrap;
                 const topo_range_t *r = &s->ranges[r0 + q];
-                v->rbuf[nr++] = (topo_range_t){moved_first(h, r, d, &wrap), r->count};
+                v->rbuf[nr] = moved_range(h, r, j, d, &wrap);
+                if (!side && outside_moves(h)) {
+                    y->nblk += v->rbuf[nr].count - r->count;
+                }
+                nr++;
             }
         }
     }

@@ -136,15 +136,18 @@ typedef struct {
  * copy's sources) by dblk within its window, one of the wtiles windows of
  * wlen blocks from wfirst on (w = wfirst + i wlen, i < wtiles):
  * b -> w + (b - w + dblk) mod wlen.  A range not wholly inside one window
- * stays where it is; one that a shift carries past its window's end goes
- * on at the window's start (two ranges: the repetitions are then stored
- * explicitly, topo_sched_repeat). */
+ * starts dout blocks later and holds dcount blocks more (a relay's
+ * shrinking tail: dout 1, dcount -1); one that a shift carries past its
+ * window's end goes on at the window's start (two ranges: the repetitions
+ * are then stored explicitly, topo_sched_repeat). */
 typedef struct {
     int32_t dpeer;
     int32_t dblk;
     int32_t wfirst;
     int32_t wlen;
     int32_t wtiles;
+    int32_t dout;
+    int32_t dcount;
 } topo_shift_t;
 
 typedef struct {
@@ -258,7 +261,8 @@ void topo_sched_idle(topo_sched_t *s, int n);
  * times by shift[i] (topo_shift_t).  The logical steps are those of the
  * explicit emission of the same steps (topo_sched_range's merging
  * included); they are stored once when every repetition keeps each range
- * whole inside its window, keeps the peers valid, keeps the ranges apart
+ * whole inside its window (or, outside the windows, non-empty inside the
+ * blocks), keeps the peers valid, keeps the ranges apart
  * that the explicit form would not merge and the receives' `direct` as the
  * template's, and the template has at most TOPO_VIEW_XFERS transfers and
  * TOPO_VIEW_RANGES ranges per step; otherwise the repetitions are stored
