@@ -712,18 +712,19 @@ static int dump(const plan_t *pl, const char *name, int only)
                 }
                 printf("  rank %d lane %d:", sch->rank, l);
                 for (int x = 0; x < v.nxfers; x++) {
-                    const topo_xfer_t *t = &v.xfers[x];
+                    const topo_range_t *rg;
+                    const topo_xfer_t *t = topo_step_xfer(&v, x, &rg);
                     printf("%s %s", x ? ";" : "", kind_name(t->kind));
                     if (t->kind == TOPO_XFER_COPY) {
                         printf(" ");
-                        print_ranges(v.ranges, t, 1);
+                        print_ranges(rg, t, 1);
                         printf(" ->");
                     } else {
                         printf(" %d", t->peer);
                     }
                     printf(" ");
-                    print_ranges(v.ranges, t, 0);
-                    printf(" %zu B", range_bytes(v.ranges, off[i], t, elem));
+                    print_ranges(rg, t, 0);
+                    printf(" %zu B", range_bytes(rg, off[i], t, elem));
                     if (t->kind != TOPO_XFER_COPY) {
                         int h = topo_topology_hops(&pl->topo, sch->rank, t->peer);
                         printf(" %d hop%s", h, 1 == h ? "" : "s");

@@ -501,11 +501,12 @@ void plan_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r, uint
             Step &o = lane.steps[(size_t)k];
             o = Step{out.sends.size(), 0, out.recvs.size(), 0, 0, 0};
             for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 if (x->kind == TOPO_XFER_COPY) {
                     continue; /* local copies: not modelled */
                 }
-                const uint64_t b = range_bytes(v.ranges, off, x);
+                const uint64_t b = range_bytes(rg, off, x);
                 if (0 == b && !s.sync) {
                     continue; /* skipped by both ends, as the executor does */
                 }
@@ -720,14 +721,15 @@ void shape_rank(const topo_algo_t *algo, const topo_gen_args_t *args, int r,
             topo_sched_step_at(&s, l, k, &v);
             const size_t x0 = out.x.size();
             for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 if (x->kind == TOPO_XFER_COPY) {
                     continue;
                 }
                 const bool reduce = x->kind == TOPO_XFER_RECV_REDUCE || x->kind == TOPO_XFER_RECV_REDUCE_POST;
                 out.x.push_back(SymXfer{x->peer, (uint8_t)(x->kind == TOPO_XFER_SEND), (uint8_t)reduce});
                 for (size_t m = 0; m < nm; m++) {
-                    out.bytes.push_back(range_bytes(v.ranges, offs[m], x));
+                    out.bytes.push_back(range_bytes(rg, offs[m], x));
                 }
             }
             out.lanes[(size_t)l].push_back({x0, out.x.size()});

@@ -154,10 +154,11 @@ static int ring_phase(const bucket_t *b, int dim, int dir, int lo, int stride, i
         rstride *= b->t->dims[i];
     }
     const int wu = d * rstride * b->nparts; /* blocks of such a run */
-    const topo_shift_t sh = !b->units
-                                ? (topo_shift_t){0, -stride, lo, d * stride, 1}
-                                : (topo_shift_t){0, (dir > 0 ? -rstride : rstride) * b->nparts, 0,
-                                                 wu, b->s->nblocks / wu};
+    const topo_shift_t sh =
+        !b->units
+            ? (topo_shift_t){0, -stride, lo, d * stride, 1, 0, 0}
+            : (topo_shift_t){
+                  0, (dir > 0 ? -rstride : rstride) * b->nparts, 0, wu, b->s->nblocks / wu, 0, 0};
     const topo_shift_t shs[2] = {sh, sh};
     const int t = 1;
     topo_sched_step(b->s);

@@ -109,10 +109,14 @@ static int relay_slot(const a2a_t *a, int k, int dir, int h)
     return a->relay + ((dir > 0 ? 0 : d) + h - 1) * per;
 }
 
-/* Append the relay slots of (dir, h): p/d consecutive blocks. */
-static void relay_range(const a2a_t *a, int k, int dir, int h)
+/* Append the relay slots of (dir, h) for h = h0 .. h1: p/d consecutive
+ * blocks each, those of h + 1 right after those of h, so one range (as
+ * the explicit emission merges them); nothing where h1 < h0. */
+static void relay_ranges(const a2a_t *a, int k, int dir, int h0, int h1)
 {
-    topo_sched_range(a->s, relay_slot(a, k, dir, h), a->p / a->t->dims[k]);
+    if (h1 >= h0) {
+        topo_sched_range(a->s, relay_slot(a, k, dir, h0), (h1 - h0 + 1) * (a->p / a->t->dims[k]));
+    }
 }
 
 static void phase(const a2a_t *a, int k, int from, int to)
@@ -120,7 +124,27 @@ static void phase(const a2a_t *a, int k, int from, int to)
     const topo_topology_t *t = a->t;
     const int d = t->dims[k], c = a->c[k];
     const int nsteps = t->periodic[k] ? d / 2 : d - 1;
+    /* On a ring, steps 2 .. h - 1 (h the shorter way's reach, so every
+     * transfer keeps a relay range) are step 2 with the arriving bundles
+     * one coordinate on (from the left: one back) and every relay range
+     * starting one relay slot later, one slot shorter: step 2 repeated
+     * (topo_sched_repeat), where a bundle is one range (the first
+     * dimension's: the builder stores no strided run once). */
+    int outer, inner;
+    slot_runs(a, k, &outer, &inner);
+    const int h = t->periodic[k] && 1 == outer ? d - 1 - d / 2 : 0, reps = h - 3;
+    const int per = a->p / d;
+    const topo_shift_t relay = {0, 0, 0, 0, 0, per, -per};
+    const topo_shift_t sh[4] = {relay,
+                                {0, -inner, to, d * inner, outer, per, -per},
+                                relay,
+                                {0, inner, to, d * inner, outer, per, -per}};
     for (int s = 1; s <= nsteps; s++) {
+        if (3 == s && reps > 0) {
+            topo_sched_repeat(a->s, 1, reps, sh, 4);
+            s += reps - 1;
+            continue;
+        }
         topo_sched_step(a->s);
         if (1 == s) { /* the own bundle stays, from one state to the next */
             int outer, inner;
@@ -138,12 +162,15 @@ static void phase(const a2a_t *a, int k, int from, int to)
             const int hs = reach(t, k, o, dir);
             if (right >= 0 && hs >= s) {
                 topo_sched_send(a->s, right, 0, 0);
-                for (int h = s; h <= hs; h++) {
-                    if (1 == s) {
+                if (1 == s && 1 == outer) { /* one range per bundle, on the ring of d */
+                    topo_sched_ranges_mod(a->s, from, d * inner, wrap(t, k, o + dir) * inner, inner,
+                                          dir * inner, hs);
+                } else if (1 == s) {
+                    for (int h = s; h <= hs; h++) {
                         bundle_ranges(a, from, k, wrap(t, k, o + dir * h));
-                    } else {
-                        relay_range(a, k, dir, h);
                     }
+                } else {
+                    relay_ranges(a, k, dir, s, hs);
                 }
             }
             /* receive: bundles from origin o2 = c - dir s */
@@ -152,9 +179,7 @@ static void phase(const a2a_t *a, int k, int from, int to)
             if (left >= 0 && hr >= s) {
                 topo_sched_recv(a->s, left, TOPO_XFER_RECV_COPY, 0, 0);
                 bundle_ranges(a, to, k, o2); /* h = s: arrived here */
-                for (int h = s + 1; h <= hr; h++) {
-                    relay_range(a, k, dir, h);
-                }
+                relay_ranges(a, k, dir, s + 1, hr);
             }
         }
     }

@@ -204,7 +204,7 @@ static int pipeline(topo_sched_t *s, const tree_t *tr, int S, const int at[2],
     }
     topo_shift_t sh[2 * TOPO_MAX_DIMS + 1];
     for (int i = 0; i < 2 * TOPO_MAX_DIMS + 1; i++) {
-        sh[i] = (topo_shift_t){0, 1, 0, S, 1};
+        sh[i] = (topo_shift_t){0, 1, 0, S, 1, 0, 0};
     }
     for (int i = 0; i + 1 < n; i++) {
         if (cut[i] < cut[i + 1]) {

@@ -24,19 +24,24 @@ static int direct_send(topo_sched_t *s, const topo_gen_args_t *a, int at_once)
     s->uniform = 1;
     topo_sched_step(s);
     topo_sched_copy(s, r, p + r, 1);
-    /* pairwise: step t is step 1 with the send's peer and block t - 1
+    /* exchange t is exchange 1 with the send's peer and block t - 1
      * forward in the send region, the receive's t - 1 back in the receive
-     * region (topo_sched_repeat) */
-    for (int t = 1; t < (at_once ? p : (p > 1 ? 2 : 1)); t++) {
+     * region: pairwise's step t (topo_sched_repeat), linear's transfers
+     * 2t - 1 and 2t after the copy (topo_sched_repeat_xfers) */
+    if (p > 1) {
         if (!at_once) {
             topo_sched_step(s);
         }
-        topo_sched_send(s, (r + t) % p, (r + t) % p, 1);
-        topo_sched_recv(s, (r - t + p) % p, TOPO_XFER_RECV_COPY, p + (r - t + p) % p, 1);
+        topo_sched_send(s, (r + 1) % p, (r + 1) % p, 1);
+        topo_sched_recv(s, (r - 1 + p) % p, TOPO_XFER_RECV_COPY, p + (r - 1 + p) % p, 1);
     }
-    if (!at_once && p > 2) {
-        const topo_shift_t sh[2] = {{1, 1, 0, p, 1}, {-1, -1, p, p, 1}};
-        topo_sched_repeat(s, 1, p - 2, sh, 2);
+    if (p > 2) {
+        const topo_shift_t sh[2] = {{1, 1, 0, p, 1, 0, 0}, {-1, -1, p, p, 1, 0, 0}};
+        if (at_once) {
+            topo_sched_repeat_xfers(s, 2, p - 2, sh);
+        } else {
+            topo_sched_repeat(s, 1, p - 2, sh, 2);
+        }
     }
     return topo_sched_finish(s);
 }

@@ -17,7 +17,7 @@ void topo_ring_reduce_scatter(topo_sched_t *s, int shift)
     if (p < 2) {
         return;
     }
-    const topo_shift_t back = {0, -1, 0, p, 1};
+    const topo_shift_t back = {0, -1, 0, p, 1, 0, 0};
     const topo_shift_t sh[2] = {back, back};
     topo_sched_step(s);
     topo_sched_send(s, (r + 1) % p, (r - 1 + shift + 2 * p) % p, 1);
@@ -31,7 +31,7 @@ void topo_ring_allgather(topo_sched_t *s, int v, int shift, int right, int left)
     if (p < 2) {
         return;
     }
-    const topo_shift_t back = {0, -1, 0, p, 1};
+    const topo_shift_t back = {0, -1, 0, p, 1, 0, 0};
     const topo_shift_t sh[2] = {back, back};
     topo_sched_step(s);
     if (right >= 0) {

@@ -92,6 +92,7 @@
  */
 #include "algo.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,10 @@ typedef struct {
     int *lv0; /* live set after t steps: runs lv0[t] .. lv0[t+1] */
     topo_range_t *runs;
     int nruns, capruns;
+    /* the send sets of core nodes 0 and 1 (send_set): parity c's at step t
+     * is canon[cs0[c][t] .. cs0[c][t] + csn[c][t]), as ring nodes */
+    int *canon;
+    int cs0[2][64], csn[2][64];
     /* scratch */
     int *buf, *stamp, *sx, *tmp, stamp_id;
     int dist[64]; /* rho(s) mod m (C's sign), s <= L: ring_peer's */
@@ -175,12 +180,22 @@ static int add_runs(ring_t *g, int *v, int n)
             v[j + 1] = e;
         }
     } else { /* long sets: mark and sweep the span */
-        g->stamp_id++;
         int lo = g->d, hi = -1;
         for (int i = 0; i < n; i++) {
-            g->stamp[v[i]] = g->stamp_id;
             lo = v[i] < lo ? v[i] : lo;
             hi = v[i] > hi ? v[i] : hi;
+        }
+        if (hi - lo + 1 == n) { /* distinct: the whole span, one run */
+            g->runs = grow(g, g->runs, g->nruns, &g->capruns, sizeof(*g->runs));
+            if (g->err) {
+                return 0;
+            }
+            g->runs[g->nruns++] = (topo_range_t){lo, n};
+            return 1;
+        }
+        g->stamp_id++;
+        for (int i = 0; i < n; i++) {
+            g->stamp[v[i]] = g->stamp_id;
         }
         n = 0;
         for (int e = lo; e <= hi; e++) {
@@ -241,27 +256,47 @@ static int send_multiset(ring_t *g, int x, int t)
     return n;
 }
 
-/* Core node x's deduplicated send set at step t, as positions in out:
- * keep-latest (the blocks of S(x,t) that are in no S(x,t'), t' > t), and
- * never x's own block (see the header). */
+/* Core node c's deduplicated send sets, every step, into g->canon from
+ * *n on: keep-latest (the blocks of S(c,t) that are in no S(c,t'),
+ * t' > t), and never c's own block (see the header); from the last step
+ * down, so that the blocks of the later steps are marked once. */
+static int canon_sets(ring_t *g, int c, int *n)
+{
+    /* the nodes seen: one bit each (the multisets visit them in no order;
+     * a bitmap stays in the cache where stamps would not) */
+    uint64_t *seen = calloc((size_t)g->m / 64 + 1, sizeof(*seen));
+    if (NULL == seen) {
+        return TOPO_ENOMEM;
+    }
+    seen[c / 64] |= (uint64_t)1 << (c % 64); /* never c's own block */
+    for (int t = g->L - 1; t >= 0; t--) {
+        const int nm = send_multiset(g, c, t);
+        g->cs0[c][t] = *n;
+        for (int i = 0; i < nm; i++) {
+            const int b = g->buf[i];
+            const uint64_t bit = (uint64_t)1 << (b % 64);
+            if (!(seen[b / 64] & bit)) {
+                seen[b / 64] |= bit; /* also drops repeats within S(c,t) */
+                g->canon[(*n)++] = b;
+            }
+        }
+        g->csn[c][t] = *n - g->cs0[c][t];
+    }
+    free(seen);
+    return TOPO_OK;
+}
+
+/* Core node x's send set at step t, as positions in out: node x % 2's
+ * moved by x - x % 2 (nodes of one parity are translates: ring_peer
+ * moves with them, so do their reach and the sets). */
 static int send_set(ring_t *g, int x, int t, int *out)
 {
-    g->stamp_id++;
-    for (int u = t + 1; u < g->L; u++) {
-        int n = send_multiset(g, x, u);
-        for (int i = 0; i < n; i++) {
-            g->stamp[g->buf[i]] = g->stamp_id;
-        }
+    const int c = x % 2, by = x - c, *set = &g->canon[g->cs0[c][t]];
+    for (int i = 0; i < g->csn[c][t]; i++) {
+        const int b = set[i] + by;
+        out[i] = g->pos[b >= g->m ? b - g->m : b];
     }
-    int n = send_multiset(g, x, t), k = 0;
-    for (int i = 0; i < n; i++) {
-        int b = g->buf[i];
-        if (g->stamp[b] != g->stamp_id && b != x) {
-            g->stamp[b] = g->stamp_id; /* also drops repeats within S(x,t) */
-            out[k++] = g->pos[b];
-        }
-    }
-    return k;
+    return g->csn[c][t];
 }
 
 /* The block order: the step tree of node 0 (laminar for powers
@@ -283,6 +318,7 @@ static void ring_free(ring_t *g)
 {
     free(g->order);
     free(g->pos);
+    free(g->canon);
     free(g->xf0);
     free(g->xf);
     free(g->lv0);
@@ -295,8 +331,10 @@ static void ring_free(ring_t *g)
 }
 
 /* Build node a's 1-D reduce-scatter on a ring of d nodes; mirror conjugates
- * the plain algorithm by the reflection phi(c) = -c mod m of the core. */
-static int ring_build(ring_t *g, int d, int a, int mirror)
+ * the plain algorithm by the reflection phi(c) = -c mod m of the core.
+ * like: NULL, or a ring built before on d nodes, whose block order, send
+ * sets and contact steps (which depend on d alone) are copied. */
+static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
 {
     memset(g, 0, sizeof(*g));
     g->d = d;
@@ -315,25 +353,41 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
     g->stamp = calloc((size_t)d, sizeof(int));
     g->sx = malloc(sizeof(int) * (size_t)d);
     g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
-    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || !g->stamp || !g->sx || !g->tmp) {
+    g->canon = malloc(sizeof(int) * (size_t)(2 * m + 1));
+    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || !g->stamp || !g->sx || !g->tmp ||
+        !g->canon) {
         return TOPO_ENOMEM;
     }
-    int n = 0;
-    for (int c = 0; c < d; c++) {
-        g->pos[c] = -1;
-    }
-    tree_order(g, 0, -1, &n);
-    for (int c = 0; c < d; c++) { /* the extra node, and any node missed */
-        if (g->pos[c] < 0) {
-            g->pos[c] = n;
-            g->order[n++] = c;
+    if (NULL != like && like->d == d) {
+        memcpy(g->order, like->order, sizeof(int) * (size_t)d);
+        memcpy(g->pos, like->pos, sizeof(int) * (size_t)d);
+        memcpy(g->sx, like->sx, sizeof(int) * (size_t)d);
+        memcpy(g->canon, like->canon, sizeof(int) * (size_t)(2 * m + 1));
+        memcpy(g->cs0, like->cs0, sizeof(g->cs0));
+        memcpy(g->csn, like->csn, sizeof(g->csn));
+    } else {
+        for (int c = 0, nc = 0; c < 2 && c < m; c++) {
+            if (TOPO_OK != canon_sets(g, c, &nc)) {
+                return TOPO_ENOMEM;
+            }
+        }
+        int n = 0;
+        for (int c = 0; c < d; c++) {
+            g->pos[c] = -1;
+        }
+        tree_order(g, 0, -1, &n);
+        for (int c = 0; c < d; c++) { /* the extra node, and any node missed */
+            if (g->pos[c] < 0) {
+                g->pos[c] = n;
+                g->order[n++] = c;
+            }
         }
     }
     /* The extra node's contact step with each core node, nearest first:
      * at step t as many as a core node sends blocks at step t (node 0's
      * count; all core nodes send alike), the last step the rest (one more),
      * so x sends no more than a contacted core node in any step. */
-    if (x >= 0) {
+    if (x >= 0 && (NULL == like || like->d != d)) {
         for (int k = 0, t = 0, now = 0, quota = L > 1 ? send_set(g, 0, 0, g->tmp) : m; k < m; k++) {
             int c = k % 2 ? m - 1 - k / 2 : k / 2;
             while (now == quota) {
@@ -347,6 +401,18 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
     }
     /* Work as the plain node phi(a); peers are mapped back by phi. */
     const int me = (mirror && a != x) ? (m - a) % m : a;
+    /* a core node's own send sets as positions, the last step's first:
+     * mine[at[t] .. at[t] + len[t]); those of the steps after t are then
+     * mine[0 .. at[t]) (the live sets below); in buf, which only the
+     * send sets' multisets above need */
+    int at[64], len[64], *mine = g->buf;
+    if (me != x && L > 0) {
+        for (int t = L - 1, k = 0; t >= 0; t--) {
+            at[t] = k;
+            len[t] = send_set(g, me, t, mine + k);
+            k += len[t];
+        }
+    }
 #define PHI(c) ((mirror && (c) != x) ? (m - (c)) % m : (c))
     for (int t = 0; t < L && !g->err; t++) {
         g->xf0[t] = g->nxf;
@@ -362,7 +428,8 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
             continue;
         }
         int q = swing_peer(m, me, t, 1);
-        add_xfer(g, PHI(q), 0, send_set(g, me, t, g->tmp));
+        memcpy(g->tmp, mine + at[t], sizeof(int) * (size_t)len[t]); /* add_runs sorts it */
+        add_xfer(g, PHI(q), 0, len[t]);
         add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
         if (x >= 0 && g->sx[me] == t) {
             g->tmp[0] = g->pos[x];
@@ -378,10 +445,12 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
     for (int t = -1; t < L && !g->err; t++) {
         g->lv0[t + 1] = g->nruns;
         int k = 0;
-        if (t < 0) {
-            for (int c = 0; c < d; c++) {
-                g->tmp[k++] = c;
+        if (t < 0) { /* every position: one run */
+            g->runs = grow(g, g->runs, g->nruns, &g->capruns, sizeof(*g->runs));
+            if (!g->err) {
+                g->runs[g->nruns++] = (topo_range_t){0, d};
             }
+            continue;
         } else if (me == x) {
             g->tmp[k++] = g->pos[x];
             for (int c = 0; c < m; c++) {
@@ -394,8 +463,9 @@ static int ring_build(ring_t *g, int d, int a, int mirror)
             if (x >= 0 && g->sx[me] > t) {
                 g->tmp[k++] = g->pos[x];
             }
-            for (int u = t + 1; u < L; u++) {
-                k += send_set(g, me, u, g->tmp + k);
+            if (t + 1 < L) {
+                memcpy(g->tmp + k, mine, sizeof(int) * (size_t)at[t]);
+                k += at[t];
             }
         }
         add_runs(g, g->tmp, k);
@@ -556,7 +626,8 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     }
     for (int o = 0; o < 2 && nl > 0; o++) {
         for (int k = 0; k < g.nd; k++) {
-            int e = ring_build(&rg[o][k], g.dims[k], g.coords[k], o);
+            int e = ring_build(&rg[o][k], g.dims[k], g.coords[k], o,
+                               o && TOPO_OK == rc ? &rg[0][k] : NULL);
             rc = rc ? rc : e;
             steps[k] = rg[o][k].L;
         }

@@ -289,7 +289,8 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
             rank_step_t *o = &u[l]; /* the lane's own */
             topo_sched_step_at(s, l, st, &v);
             for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 double bytes = x->nblk * share;
                 /* Local copies are not on the wire, but take the rank's
                  * time, as the executor does them (pack.h): a COPY, a send
@@ -317,8 +318,7 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
                     if (x->kind == TOPO_XFER_SEND) {
                         t.intra_send += bytes;
                         if (NULL != written) {
-                            t.intra_written +=
-                                count_written(v.ranges, x, written) * share;
+                            t.intra_written += count_written(rg, x, written) * share;
                         }
                     } else {
                         t.intra_recv += bytes;
@@ -360,9 +360,10 @@ static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *a
             }
             topo_sched_step_at(s, l, st, &v);
             for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 if (x->kind != TOPO_XFER_SEND) {
-                    mark_written(v.ranges, x, written);
+                    mark_written(rg, x, written);
                 }
             }
         }

@@ -250,7 +250,8 @@ void topo_link_acc_add(topo_link_acc_t *acc, const topo_sched_t *s)
             }
             topo_sched_step_at(s, l, st, &v);
             for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 if (x->kind != TOPO_XFER_SEND) {
                     continue;
                 }

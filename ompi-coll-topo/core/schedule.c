@@ -416,15 +416,58 @@ static int32_t moved_first(const topo_shift_t *sh, const topo_range_t *r, int32_
     return w + off;
 }
 
+/* Peer `peer` of `size` ranks moved j times by sh. */
+static int32_t peer_moved(int32_t size, int32_t peer, const topo_shift_t *sh, int64_t j)
+{
+    if (0 == sh->dpeer || size < 1) {
+        return peer;
+    }
+    int64_t p = (peer + j * (int64_t)sh->dpeer) % size;
+    return (int32_t)(p < 0 ? p + size : p);
+}
+
+/* Whether the ranges outside the windows move (dout, dcount). */
+static int outside_moves(const topo_shift_t *sh)
+{
+    return 0 != sh->dout || 0 != sh->dcount;
+}
+
+/* Range r in repetition j (d = shift_by(sh, j)): moved in its window, *wrap
+ * set to the blocks past the window's end; or, outside the windows, dout
+ * and dcount j times. */
+static topo_range_t moved_range(const topo_shift_t *sh, const topo_range_t *r, int64_t j, int32_t d,
+                                int32_t *wrap)
+{
+    if (in_window(sh, r)) {
+        return (topo_range_t){moved_first(sh, r, d, wrap), r->count};
+    }
+    *wrap = 0;
+    return (topo_range_t){(int32_t)(r->first + j * sh->dout), (int32_t)(r->count + j * sh->dcount)};
+}
+
+/* The blocks range r can cover over repetitions 0..k: its window where it
+ * moves in one, its span over the repetitions outside, else itself. */
+static void cover(const topo_shift_t *sh, const topo_range_t *r, int k, int32_t *lo, int32_t *hi)
+{
+    if (0 != shift_by(sh, 1) && in_window(sh, r)) {
+        *lo = tile_of(sh, r->first);
+        *hi = *lo + sh->wlen;
+    } else if (!in_window(sh, r) && outside_moves(sh)) {
+        const int64_t f = r->first + (int64_t)k * sh->dout;
+        const int64_t e = f + r->count + (int64_t)k * sh->dcount;
+        *lo = (int32_t)(f < r->first ? f : r->first);
+        *hi = (int32_t)(e > r->first + r->count ? e : r->first + r->count);
+    } else {
+        *lo = r->first;
+        *hi = r->first + r->count;
+    }
+}
+
 /* The peer of x in repetition j. */
 static int32_t moved_peer(const topo_sched_t *s, const topo_xfer_t *x, const topo_shift_t *sh,
                           int64_t j)
 {
-    if (0 == sh->dpeer || s->size < 1) {
-        return x->peer;
-    }
-    int64_t p = (x->peer + j * (int64_t)sh->dpeer) % s->size;
-    return (int32_t)(p < 0 ? p + s->size : p);
+    return peer_moved(s->size, x->peer, sh, j);
 }
 
 /* The ranges a transfer touches, on each side: [first, count) of side 0
@@ -435,26 +478,59 @@ static void xfer_side(const topo_xfer_t *x, int side, int32_t *r0, int32_t *nr)
     *nr = side ? (x->kind == TOPO_XFER_COPY ? x->nsrc : 0) : x->nranges;
 }
 
-/* Whether ranges a (shift sa) and b (shift sb) meet in the same way in
- * every repetition: both stay, or both move alike in one window, or what
- * each can ever cover (its window if it moves) is apart from the other. */
-static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo_range_t *b,
-                       const topo_shift_t *sb)
+/* The first blocks of range r's copies 1, 2, ... under shift h, one by
+ * one without a division (r whole in its window, or outside every
+ * window: then it stays; the walk does not apply dout). */
+typedef struct {
+    int32_t w, off, d1, wlen;
+} copy_walk_t;
+
+static void walk_init(copy_walk_t *c, const topo_shift_t *h, const topo_range_t *r)
 {
-    const int ma = 0 != shift_by(sa, 1) && in_window(sa, a);
-    const int mb = 0 != shift_by(sb, 1) && in_window(sb, b);
+    const int moves = 0 != shift_by(h, 1) && in_window(h, r);
+    c->w = moves ? tile_of(h, r->first) : r->first;
+    c->off = 0;
+    c->d1 = moves ? shift_by(h, 1) : 0;
+    c->wlen = h->wlen;
+    if (moves) {
+        c->off = r->first - c->w;
+    }
+}
+
+/* The next copy's first block. */
+static inline int32_t walk_next(copy_walk_t *c)
+{
+    c->off += c->d1;
+    c->off -= c->off >= c->wlen ? c->wlen : 0;
+    return c->w + c->off;
+}
+
+/* Whether ranges a (shift sa) and b (shift sb) meet in the same way in
+ * repetitions 0..k: both stay, or both move alike in one window, or what
+ * each can ever cover (cover) is apart from the other. */
+static int apart_alike(const topo_range_t *a, const topo_shift_t *sa, const topo_range_t *b,
+                       const topo_shift_t *sb, int k)
+{
+    const int ia = in_window(sa, a), ib = in_window(sb, b);
+    const int ma = ia ? 0 != shift_by(sa, 1) : outside_moves(sa);
+    const int mb = ib ? 0 != shift_by(sb, 1) : outside_moves(sb);
     if (!ma && !mb) {
         return 1;
     }
-    if (ma && mb && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen && sa->wtiles == sb->wtiles &&
-        shift_by(sa, 1) == shift_by(sb, 1)) {
+    if (ma && mb && ia && ib && sa->wfirst == sb->wfirst && sa->wlen == sb->wlen &&
+        sa->wtiles == sb->wtiles && shift_by(sa, 1) == shift_by(sb, 1)) {
         return 1;
     }
-    const int32_t a0 = ma ? tile_of(sa, a->first) : a->first;
-    const int32_t a1 = ma ? a0 + sa->wlen : a->first + a->count;
-    const int32_t b0 = mb ? tile_of(sb, b->first) : b->first;
-    const int32_t b1 = mb ? b0 + sb->wlen : b->first + b->count;
+    int32_t a0, a1, b0, b1;
+    cover(sa, a, k, &a0, &a1);
+    cover(sb, b, k, &b0, &b1);
     return a1 <= b0 || b1 <= a0;
+}
+
+/* Whether x is a receive that could be direct (topo_sched_finish). */
+static int direct_candidate(const topo_xfer_t *x)
+{
+    return x->kind == TOPO_XFER_RECV_COPY && 1 == x->nranges;
 }
 
 /* Whether the template steps [st0, st0 + n) of s, with shifts sh (one per
@@ -474,6 +550,9 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
             const topo_xfer_t *x = &s->xfers[xi];
             const topo_shift_t *h = &sh[xi - x0];
             nr += x->nranges + (x->kind == TOPO_XFER_COPY ? x->nsrc : 0);
+            if (x->kind == TOPO_XFER_COPY && outside_moves(h)) {
+                return 0; /* a copy's sides keep their counts */
+            }
             if (0 != h->dpeer % s->size) { /* no peer may meet the rank */
                 if (x->kind == TOPO_XFER_COPY) {
                     return 0;
@@ -506,13 +585,36 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                 /* no range may wrap, nor meet the next (the explicit form
                  * would merge them) */
                 const int32_t d1 = shift_by(h, 1);
-                for (int32_t q = 0; d1 && q < cnt; q++) {
+                const int lin = outside_moves(h);
+                for (int32_t q = 0; (d1 || lin) && q < cnt; q++) {
                     const topo_range_t *r = &s->ranges[r0 + q];
                     const topo_range_t *nx = q + 1 < cnt ? &s->ranges[r0 + q + 1] : NULL;
-                    if (NULL != nx && in_window(h, r) != in_window(h, nx)) {
-                        return 0;
+                    if (lin && !in_window(h, r)) { /* inside the blocks, never empty */
+                        const int64_t f = r->first + (int64_t)k * h->dout;
+                        const int64_t c = r->count + (int64_t)k * h->dcount;
+                        if (f < 0 || c < 1 || f + c > s->nblocks) {
+                            return 0;
+                        }
                     }
-                    if (!in_window(h, r)) {
+                    if (NULL != nx && (lin || in_window(h, r) != in_window(h, nx))) {
+                        if (!lin) {
+                            return 0;
+                        }
+                        /* ranges that move apart: each repetition's */
+                        const int rin = in_window(h, r), nin = in_window(h, nx);
+                        copy_walk_t wr, wn;
+                        walk_init(&wr, h, r);
+                        walk_init(&wn, h, nx);
+                        for (int64_t j = 1; j <= k; j++) {
+                            const int64_t fr = rin ? walk_next(&wr) : r->first + j * h->dout;
+                            const int64_t cr = rin ? r->count : r->count + j * h->dcount;
+                            const int64_t fn = nin ? walk_next(&wn) : nx->first + j * h->dout;
+                            if (fr + cr == fn) {
+                                return 0;
+                            }
+                        }
+                    }
+                    if (!in_window(h, r) || 0 == d1) {
                         continue;
                     }
                     /* r and nx move alike but for a wrap of either: the
@@ -542,16 +644,19 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
          * alike in every repetition (at once where every transfer of the
          * step moves alike: one permutation of the blocks) */
         int alike = 1;
-        for (int i = 1; i < step->nxfers && alike; i++) {
+        for (int i = 0; i < step->nxfers && alike; i++) {
             const topo_shift_t *a = &sh[step->xfer0 - x0], *b = &sh[step->xfer0 + i - x0];
             alike = a->dblk == b->dblk && a->wfirst == b->wfirst && a->wlen == b->wlen &&
-                    a->wtiles == b->wtiles;
+                    a->wtiles == b->wtiles && !outside_moves(b);
         }
         for (int i = 0; i < step->nxfers && !alike; i++) {
             for (int i2 = i; i2 < step->nxfers; i2++) {
                 const topo_xfer_t *a = &s->xfers[step->xfer0 + i], *b = &s->xfers[step->xfer0 + i2];
                 const topo_shift_t *ha = &sh[step->xfer0 + i - x0],
                                    *hb = &sh[step->xfer0 + i2 - x0];
+                if (!direct_candidate(a) && !direct_candidate(b)) {
+                    continue; /* only a direct receive's neighbours matter */
+                }
                 for (int sa = 0; sa < 2; sa++) {
                     for (int sb = 0; sb < 2; sb++) {
                         int32_t a0, na, b0, nb;
@@ -559,8 +664,8 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
                         xfer_side(b, sb, &b0, &nb);
                         for (int32_t qa = 0; qa < na; qa++) {
                             for (int32_t qb = 0; qb < nb; qb++) {
-                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb],
-                                                 hb)) {
+                                if (!apart_alike(&s->ranges[a0 + qa], ha, &s->ranges[b0 + qb], hb,
+                                                 k)) {
                                     return 0;
                                 }
                             }
@@ -573,6 +678,55 @@ static int compactable(const topo_sched_t *s, int st0, int n, int k, const topo_
     return 1;
 }
 
+/* Append stored transfer xi moved j times by h to the current step
+ * explicitly, as the builder calls would have emitted it. */
+static void emit_one(topo_sched_t *s, int32_t xi, const topo_shift_t h, int64_t j)
+{
+    const topo_xfer_t x = s->xfers[xi];
+    const int32_t d = shift_by(&h, j);
+    topo_xfer_t *y = add_xfer(s, moved_peer(s, &x, &h, j), (topo_xfer_kind_t)x.kind);
+    if (NULL == y) {
+        return;
+    }
+    const int32_t yi = s->nxfers - 1;
+    for (int side = x.kind == TOPO_XFER_COPY ? 1 : 0; side >= 0; side--) {
+        int32_t r0, cnt;
+        xfer_side(&x, side, &r0, &cnt);
+        if (x.kind == TOPO_XFER_COPY) {
+            s->xfers[yi].nranges = 0;
+            s->xfers[yi].nblk = 0;
+            s->xfers[yi].range0 = s->nranges;
+        }
+        topo_run_t run = {0, 0, 0, 0};
+        for (int32_t q = 0, c = 0; (c < run.reps || q < cnt) && !s->err; c++) {
+            if (c >= run.reps) { /* the next stored run (its copies one by one) */
+                q += topo_run_at(s->ranges, r0 + q, r0 + cnt, &run);
+                c = 0;
+            }
+            const topo_range_t r = {run.first + c * run.stride, run.count};
+            int32_t wrap;
+            const topo_range_t mr = moved_range(&h, &r, j, d, &wrap);
+            const int32_t piece[2][2] = {{mr.first, mr.count - wrap}, {tile_of(&h, r.first), wrap}};
+            for (int pc = 0; pc < 2; pc++) {
+                if (pc && 0 == wrap) {
+                    break;
+                }
+                if (x.kind == TOPO_XFER_COPY) {
+                    add_range(s, piece[pc][0], piece[pc][1]);
+                    s->xfers[yi].nranges += !s->err;
+                    s->xfers[yi].nblk += s->err ? 0 : piece[pc][1];
+                } else {
+                    topo_sched_range(s, piece[pc][0], piece[pc][1]);
+                }
+            }
+        }
+        if (x.kind == TOPO_XFER_COPY && 1 == side) {
+            s->xfers[yi].src0 = s->xfers[yi].range0;
+            s->xfers[yi].nsrc = s->xfers[yi].nranges;
+        }
+    }
+}
+
 /* Append repetition j of stored step st (shifts sh from transfer x0 on)
  * explicitly, as the builder calls would have emitted it. */
 static void emit_moved(topo_sched_t *s, int st, int32_t x0, int32_t sh0, int64_t j)
@@ -581,51 +735,16 @@ static void emit_moved(topo_sched_t *s, int st, int32_t x0, int32_t sh0, int64_t
     const int32_t nx = s->err ? 0 : s->steps[st].nxfers;
     for (int32_t i = 0; i < nx && !s->err; i++) {
         const int32_t xi = s->steps[st].xfer0 + i;
-        const topo_xfer_t x = s->xfers[xi];
-        const topo_shift_t h = s->shifts[sh0 + xi - x0];
-        const int32_t d = shift_by(&h, j);
-        topo_xfer_t *y = add_xfer(s, moved_peer(s, &x, &h, j), (topo_xfer_kind_t)x.kind);
-        if (NULL == y) {
-            return;
-        }
-        const int32_t yi = s->nxfers - 1;
-        for (int side = x.kind == TOPO_XFER_COPY ? 1 : 0; side >= 0; side--) {
-            int32_t r0, cnt;
-            xfer_side(&x, side, &r0, &cnt);
-            if (x.kind == TOPO_XFER_COPY) {
-                s->xfers[yi].nranges = 0;
-                s->xfers[yi].nblk = 0;
-                s->xfers[yi].range0 = s->nranges;
-            }
-            topo_run_t run = {0, 0, 0, 0};
-            for (int32_t q = 0, c = 0; (c < run.reps || q < cnt) && !s->err; c++) {
-                if (c >= run.reps) { /* the next stored run (its copies one by one) */
-                    q += topo_run_at(s->ranges, r0 + q, r0 + cnt, &run);
-                    c = 0;
-                }
-                const topo_range_t r = {run.first + c * run.stride, run.count};
-                int32_t wrap;
-                const int32_t f = moved_first(&h, &r, d, &wrap);
-                const int32_t piece[2][2] = {{f, r.count - wrap}, {tile_of(&h, r.first), wrap}};
-                for (int pc = 0; pc < 2; pc++) {
-                    if (pc && 0 == wrap) {
-                        break;
-                    }
-                    if (x.kind == TOPO_XFER_COPY) {
-                        add_range(s, piece[pc][0], piece[pc][1]);
-                        s->xfers[yi].nranges += !s->err;
-                        s->xfers[yi].nblk += s->err ? 0 : piece[pc][1];
-                    } else {
-                        topo_sched_range(s, piece[pc][0], piece[pc][1]);
-                    }
-                }
-            }
-            if (x.kind == TOPO_XFER_COPY && 1 == side) {
-                s->xfers[yi].src0 = s->xfers[yi].range0;
-                s->xfers[yi].nsrc = s->xfers[yi].nranges;
-            }
-        }
+        emit_one(s, xi, s->shifts[sh0 + xi - x0], j);
     }
+}
+
+/* Whether shift h is valid on s (its windows inside the blocks). */
+static int shift_valid(const topo_sched_t *s, const topo_shift_t *h)
+{
+    return !(h->wlen < 0 || h->wtiles < 0 || h->wfirst < 0 ||
+             (int64_t)h->wlen * h->wtiles > s->nblocks - h->wfirst ||
+             ((0 == h->wlen || 0 == h->wtiles) && 0 != h->dblk));
 }
 
 void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *shift, int nshift)
@@ -646,11 +765,14 @@ void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *s
         return;
     }
     for (int i = 0; i < nshift; i++) {
-        const topo_shift_t *h = &shift[i];
-        if (h->wlen < 0 || h->wtiles < 0 || h->wfirst < 0 ||
-            (int64_t)h->wlen * h->wtiles > s->nblocks - h->wfirst ||
-            ((0 == h->wlen || 0 == h->wtiles) && 0 != h->dblk)) {
+        if (!shift_valid(s, &shift[i])) {
             s->err = TOPO_EINVAL;
+            return;
+        }
+    }
+    for (int32_t xi = x0; xi < s->nxfers; xi++) {
+        if (s->xfers[xi].kind == TOPO_XFER_REPEAT) {
+            s->err = TOPO_EINVAL; /* a group repeated within a step: no template */
             return;
         }
     }
@@ -691,6 +813,186 @@ void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *s
     ln->nsteps += k * nsteps;
 }
 
+/* Whether copies 1..k of the group xfers[g0, g0 + n) (shifts sh) are
+ * what the explicit emission would hold: every peer off the rank, every
+ * range whole inside its window or outside every window, no two
+ * consecutive ranges of a transfer adjacent (they would merge). */
+static int group_fits(const topo_sched_t *s, int32_t g0, int n, int k, const topo_shift_t *sh)
+{
+    for (int i = 0; i < n; i++) {
+        const topo_xfer_t *x = &s->xfers[g0 + i];
+        const topo_shift_t *h = &sh[i];
+        if (0 != h->dpeer % s->size) {
+            const int32_t dp = peer_moved(s->size, 0, h, 1);
+            for (int32_t j = 1, pr = x->peer; j <= k; j++) {
+                pr += dp;
+                pr -= pr >= s->size ? s->size : 0;
+                if (pr == s->rank) {
+                    return 0;
+                }
+            }
+        }
+        const topo_range_t *rs = &s->ranges[x->range0];
+        for (int32_t q = 0; q < x->nranges; q++) {
+            if (h->wlen > 0 && !in_window(h, &rs[q]) &&
+                rs[q].first < h->wfirst + h->wlen * h->wtiles &&
+                rs[q].first + rs[q].count > h->wfirst) {
+                return 0; /* partly in the windows: it would split */
+            }
+        }
+        /* a copy of more than one block may pass its window's end */
+        for (int32_t q = 0; q < x->nranges; q++) {
+            copy_walk_t c;
+            walk_init(&c, h, &rs[q]);
+            for (int32_t j = 1; rs[q].count > 1 && c.d1 && j <= k; j++) {
+                if (walk_next(&c) - c.w + rs[q].count > c.wlen) {
+                    return 0;
+                }
+            }
+        }
+        /* consecutive ranges that move apart may meet */
+        const int32_t d1 = shift_by(h, 1);
+        for (int32_t j = 1, d = d1; x->nranges > 1 && d1 && j <= k; j++) {
+            int32_t prev_end = -1;
+            for (int32_t q = 0; q < x->nranges; q++) {
+                int32_t wrap;
+                const int32_t f = moved_first(h, &rs[q], d, &wrap);
+                if (q > 0 && f == prev_end) {
+                    return 0;
+                }
+                prev_end = f + rs[q].count;
+            }
+            d += d1;
+            d -= d >= h->wlen ? h->wlen : 0;
+        }
+    }
+    return 1;
+}
+
+/* The direct receives of the step `st` whose group xfers[g0, g0 + n)
+ * runs k more times (shifts sh), as mark_direct would find them in the
+ * explicit form: a RECV_COPY of one range that no other range of the step
+ * touches, counted over the step's blocks (a difference array, so
+ * O(nblocks + ranges)).  Sets the stored transfers' flags and returns 1
+ * where every copy of a group receive would be as direct as the group's
+ * own; 0 otherwise (or out of memory: s->err). */
+static int group_direct(topo_sched_t *s, const topo_step_t *st, int32_t g0, int n, int k,
+                        const topo_shift_t *sh)
+{
+    int32_t *cov = calloc((size_t)s->nblocks + 1, sizeof(*cov));
+    if (NULL == cov) {
+        s->err = TOPO_ENOMEM;
+        return 0;
+    }
+    for (int32_t xi = st->xfer0; xi < st->xfer0 + st->nxfers; xi++) {
+        const topo_xfer_t *x = &s->xfers[xi];
+        for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
+            topo_range_iter_t it;
+            topo_range_t r;
+            for (topo_range_iter(&it, s->ranges, x, side); topo_range_next(&it, &r);) {
+                cov[r.first]++;
+                cov[r.first + r.count]--;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const topo_xfer_t *x = &s->xfers[g0 + i];
+        for (int32_t q = 0; q < x->nranges; q++) {
+            const topo_range_t *r = &s->ranges[x->range0 + q];
+            copy_walk_t c;
+            walk_init(&c, &sh[i], r);
+            for (int32_t j = 1; j <= k; j++) {
+                const int32_t f = walk_next(&c);
+                cov[f]++;
+                cov[f + r->count]--;
+            }
+        }
+    }
+    /* cov[b]: the blocks before b that two ranges or more touch */
+    for (int32_t b = 0, run = 0, shared = 0; b <= s->nblocks; b++) {
+        run += cov[b];
+        cov[b] = shared;
+        shared += run >= 2;
+    }
+    int same = 1;
+    for (int32_t xi = st->xfer0; xi < st->xfer0 + st->nxfers; xi++) {
+        topo_xfer_t *x = &s->xfers[xi];
+        x->direct = 0;
+        if (x->kind != TOPO_XFER_RECV_COPY || 1 != x->nranges) {
+            continue;
+        }
+        const topo_range_t *r = &s->ranges[x->range0];
+        x->direct = cov[r->first + r->count] == cov[r->first];
+        if (xi < g0) {
+            continue;
+        }
+        copy_walk_t c;
+        walk_init(&c, &sh[xi - g0], r);
+        for (int32_t j = 1; same && j <= k; j++) {
+            const int32_t f = walk_next(&c);
+            same = (cov[f + r->count] == cov[f]) == x->direct;
+        }
+    }
+    free(cov);
+    return same;
+}
+
+void topo_sched_repeat_xfers(topo_sched_t *s, int n, int k, const topo_shift_t *shift)
+{
+    if (s->err || 0 == k || 0 == n) {
+        return;
+    }
+    if (k < 0 || n < 0 || NULL == shift || 0 == s->nsteps || s->sealed ||
+        s->steps[s->nsteps - 1].nxfers < n) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    const topo_step_t *st = &s->steps[s->nsteps - 1];
+    const int32_t g0 = s->nxfers - n;
+    if ((int64_t)st->nxfers + (int64_t)n * k > INT32_MAX) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    int stored = 1;
+    for (int i = 0; i < n; i++) {
+        const topo_xfer_t *x = &s->xfers[g0 + i];
+        if (!shift_valid(s, &shift[i]) || x->kind == TOPO_XFER_COPY ||
+            x->kind == TOPO_XFER_REPEAT) {
+            s->err = TOPO_EINVAL;
+            return;
+        }
+        stored = stored && x->nranges <= TOPO_VIEW_GROUP_RANGES && !outside_moves(&shift[i]);
+        for (int32_t q = 0; stored && q < x->nranges; q++) {
+            stored = s->ranges[x->range0 + q].count >= 0; /* no strided run */
+        }
+    }
+    stored = stored && group_fits(s, g0, n, k, shift) && group_direct(s, st, g0, n, k, shift);
+    if (s->err) {
+        return;
+    }
+    if (!stored) {
+        for (int64_t j = 1; j <= k && !s->err; j++) {
+            for (int i = 0; i < n && !s->err; i++) {
+                emit_one(s, g0 + i, shift[i], j);
+            }
+        }
+        return;
+    }
+    const int32_t sh0 = s->nshifts;
+    for (int i = 0; i < n; i++) {
+        if (!grow(s, (void **)&s->shifts, s->nshifts, &s->cap_shifts, sizeof(*s->shifts))) {
+            return;
+        }
+        s->shifts[s->nshifts++] = shift[i];
+    }
+    topo_xfer_t *m = add_xfer(s, k, TOPO_XFER_REPEAT);
+    if (NULL != m) {
+        m->nblk = n;
+        m->src0 = sh0;
+        s->sealed = 1;
+    }
+}
+
 void topo_sched_idle(topo_sched_t *s, int n)
 {
     if (n > 0) {
@@ -715,9 +1017,20 @@ void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_vie
     const int rel = step - g->at, j = rel / g->nsteps;
     const topo_step_t *st = &s->steps[g->step0 + rel % g->nsteps];
     v->nxfers = st->nxfers;
+    v->nstored = st->nxfers;
+    v->gfirst = 0;
+    v->size = s->size;
+    v->gshift = NULL;
     if (0 == j) {
         v->xfers = &s->xfers[st->xfer0];
         v->ranges = s->ranges;
+        const topo_xfer_t *m = st->nxfers > 0 ? &v->xfers[st->nxfers - 1] : NULL;
+        if (NULL != m && m->kind == TOPO_XFER_REPEAT) { /* a group repeated within */
+            v->nstored = st->nxfers - 1;
+            v->gfirst = v->nstored - m->nblk;
+            v->nxfers = v->nstored + m->nblk * m->peer;
+            v->gshift = &s->shifts[m->src0];
+        }
         return;
     }
     const int32_t x0 = s->steps[g->step0].xfer0;
@@ -740,7 +1053,11 @@ void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_vie
             for (int32_t q = 0; q < cnt; q++) {
                 int32_t wrap;
                 const topo_range_t *r = &s->ranges[r0 + q];
-                v->rbuf[nr++] = (topo_range_t){moved_first(h, r, d, &wrap), r->count};
+                v->rbuf[nr] = moved_range(h, r, j, d, &wrap);
+                if (!side && outside_moves(h)) {
+                    y->nblk += v->rbuf[nr].count - r->count;
+                }
+                nr++;
             }
         }
     }
@@ -748,8 +1065,32 @@ void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_vie
     v->ranges = v->rbuf;
 }
 
+const topo_xfer_t *topo_step_xfer_copy(topo_step_view_t *v, int i, const topo_range_t **ranges)
+{
+    const int32_t n = v->nstored - v->gfirst, c = i - v->nstored;
+    const int32_t j = c / n + 1, g = c % n;
+    const topo_xfer_t *x = &v->xfers[v->gfirst + g];
+    const topo_shift_t *h = &v->gshift[g];
+    const int32_t d = shift_by(h, j);
+    v->xone = *x;
+    v->xone.peer = peer_moved(v->size, x->peer, h, j);
+    v->xone.range0 = 0;
+    for (int32_t q = 0; q < x->nranges; q++) {
+        int32_t wrap;
+        const topo_range_t *r = &v->ranges[x->range0 + q];
+        v->rone[q] = (topo_range_t){moved_first(h, r, d, &wrap), r->count};
+    }
+    *ranges = v->rone;
+    return &v->xone;
+}
+
 int topo_sched_compact(const topo_sched_t *s)
 {
+    for (int32_t i = 0; i < s->nxfers; i++) {
+        if (s->xfers[i].kind == TOPO_XFER_REPEAT) {
+            return 1;
+        }
+    }
     for (int i = 0; i < s->nsegs; i++) {
         if (s->segs[i].reps > 1) {
             return 1;
@@ -790,6 +1131,21 @@ void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size
         st += (size_t)g->nsteps * (size_t)g->reps;
         x += (size_t)(x1 - x0) * (size_t)g->reps;
         r += logical_ranges(s->ranges, r0, r1 - r0) * (size_t)g->reps;
+        for (int k = g->step0; 1 == g->reps && k < g->step0 + g->nsteps; k++) {
+            const topo_step_t *sk = &s->steps[k];
+            const topo_xfer_t *m = sk->nxfers > 0 ? &s->xfers[sk->xfer0 + sk->nxfers - 1] : NULL;
+            if (NULL == m || m->kind != TOPO_XFER_REPEAT) {
+                continue;
+            }
+            /* the entry is no transfer; the group's copies are */
+            size_t gr = 0;
+            for (int32_t q = sk->xfer0 + sk->nxfers - 1 - m->nblk; q < sk->xfer0 + sk->nxfers - 1;
+                 q++) {
+                gr += (size_t)s->xfers[q].nranges;
+            }
+            x += (size_t)m->nblk * (size_t)m->peer - 1;
+            r += gr * (size_t)m->peer;
+        }
     }
     *steps = st;
     *xfers = x;
@@ -818,7 +1174,8 @@ int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out)
             topo_sched_step_at(s, l, st, &v);
             topo_sched_step(out);
             for (int i = 0; i < v.nxfers && !out->err; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 topo_xfer_t *y = add_xfer(out, x->peer, (topo_xfer_kind_t)x->kind);
                 if (NULL == y) {
                     break;
@@ -830,7 +1187,7 @@ int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out)
                     topo_range_iter_t it;
                     topo_range_t r;
                     const int32_t at = out->nranges;
-                    for (topo_range_iter(&it, v.ranges, &keep, side); topo_range_next(&it, &r);) {
+                    for (topo_range_iter(&it, rg, &keep, side); topo_range_next(&it, &r);) {
                         add_range(out, r.first, r.count);
                     }
                     if (side) {
@@ -945,6 +1302,12 @@ static void mark_direct(topo_sched_t *s, const topo_step_t *step, span_t *sp, sp
     }
 }
 
+/* Whether step's stored entries end with a group repeated within it. */
+static int step_grouped(const topo_sched_t *s, const topo_step_t *step)
+{
+    return step->nxfers > 0 && s->xfers[step->xfer0 + step->nxfers - 1].kind == TOPO_XFER_REPEAT;
+}
+
 /* Shrink an array to its n elements where more than 1/17 of it is
  * unused (the builder's doubling leaves up to half); kept as it is where
  * realloc fails. */
@@ -977,14 +1340,22 @@ int topo_sched_finish(topo_sched_t *s)
     for (int st = 0; st < s->nsteps; st++) {
         const topo_step_t *step = &s->steps[st];
         size_t nr = 0;
+        /* a step whose group repeats within it has its direct receives
+         * from topo_sched_repeat_xfers (group_direct) */
+        const int grouped = step_grouped(s, step);
         for (int i = 0; i < step->nxfers; i++) {
             topo_xfer_t *x = &s->xfers[step->xfer0 + i];
+            if (x->kind == TOPO_XFER_REPEAT && i + 1 == step->nxfers) {
+                continue;
+            }
             if (x->kind > TOPO_XFER_COPY) {
                 return s->err = TOPO_EINVAL;
             }
-            x->direct = 0;
-            nr += logical_ranges(s->ranges, x->range0, x->nranges) +
-                  (x->kind == TOPO_XFER_COPY ? (size_t)x->nsrc : 0);
+            if (!grouped) {
+                x->direct = 0;
+                nr += logical_ranges(s->ranges, x->range0, x->nranges) +
+                      (x->kind == TOPO_XFER_COPY ? (size_t)x->nsrc : 0);
+            }
             if (x->kind == TOPO_XFER_COPY) {
                 if (x->peer != s->rank) {
                     return s->err = TOPO_EINVAL;
@@ -1002,7 +1373,9 @@ int topo_sched_finish(topo_sched_t *s)
         return s->err = TOPO_ENOMEM;
     }
     for (int st = 0; st < s->nsteps; st++) {
-        mark_direct(s, &s->steps[st], sp, sp + most);
+        if (!step_grouped(s, &s->steps[st])) {
+            mark_direct(s, &s->steps[st], sp, sp + most);
+        }
     }
     free(sp);
     return TOPO_OK;
@@ -1094,16 +1467,17 @@ void topo_sched_print(const topo_sched_t *s, void *file)
             topo_sched_step_at(s, l, st, &v);
             fprintf(f, "  lane %d step %d:", l, st);
             for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
+                const topo_range_t *rg;
+                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
                 fprintf(f, " %s", kind_name(x->kind));
                 if (x->kind == TOPO_XFER_COPY) {
                     fputc(' ', f);
-                    print_ranges(v.ranges, f, x, 1);
+                    print_ranges(rg, f, x, 1);
                     fputs("->", f);
                 } else {
                     fprintf(f, " %s %d ", x->kind == TOPO_XFER_SEND ? "to" : "from", x->peer);
                 }
-                print_ranges(v.ranges, f, x, 0);
+                print_ranges(rg, f, x, 0);
                 fputc(i + 1 < v.nxfers ? ';' : ' ', f);
             }
             fputc('\n', f);

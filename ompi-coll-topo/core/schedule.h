@@ -64,17 +64,21 @@ int topo_prim_set_parse(const char *str, unsigned *set, char *err, size_t errlen
 
 /* What a transfer does. */
 typedef enum {
-    TOPO_XFER_SEND = 0,     /* send the blocks to peer */
-    TOPO_XFER_RECV_COPY,    /* receive, overwrite the local blocks */
-    TOPO_XFER_RECV_REDUCE,  /* receive, local = incoming (op) local:
-                               the incoming data covers lower ranks */
+    TOPO_XFER_SEND = 0,         /* send the blocks to peer */
+    TOPO_XFER_RECV_COPY,        /* receive, overwrite the local blocks */
+    TOPO_XFER_RECV_REDUCE,      /* receive, local = incoming (op) local:
+                                   the incoming data covers lower ranks */
     TOPO_XFER_RECV_REDUCE_POST, /* receive, local = local (op) incoming:
                                    the incoming data covers higher ranks */
-    TOPO_XFER_COPY          /* local copy inside the work buffer: the
-                               ranges of `src` are copied, in order, onto
-                               the ranges of the transfer (same total
-                               block count; the blocks must be equal-sized,
-                               see topo_sched_t.uniform) */
+    TOPO_XFER_COPY,             /* local copy inside the work buffer: the
+                                   ranges of `src` are copied, in order, onto
+                                   the ranges of the transfer (same total
+                                   block count; the blocks must be equal-sized,
+                                   see topo_sched_t.uniform) */
+    /* stored only, never a transfer a reader sees: the last entry of a
+     * step whose group of transfers repeats within it
+     * (topo_sched_repeat_xfers; see Storage) */
+    TOPO_XFER_REPEAT
 } topo_xfer_kind_t;
 
 /* A contiguous run of blocks [first, first + count). */
@@ -111,7 +115,7 @@ typedef struct {
 
 typedef struct {
     int32_t xfer0;
-    int32_t nxfers;
+    int32_t nxfers; /* stored entries (a TOPO_XFER_REPEAT entry counted) */
 } topo_step_t;
 
 /* A run of a lane's logical steps over stored steps (topo_sched_t.segs):
@@ -132,15 +136,18 @@ typedef struct {
  * copy's sources) by dblk within its window, one of the wtiles windows of
  * wlen blocks from wfirst on (w = wfirst + i wlen, i < wtiles):
  * b -> w + (b - w + dblk) mod wlen.  A range not wholly inside one window
- * stays where it is; one that a shift carries past its window's end goes
- * on at the window's start (two ranges: the repetitions are then stored
- * explicitly, topo_sched_repeat). */
+ * starts dout blocks later and holds dcount blocks more (a relay's
+ * shrinking tail: dout 1, dcount -1); one that a shift carries past its
+ * window's end goes on at the window's start (two ranges: the repetitions
+ * are then stored explicitly, topo_sched_repeat). */
 typedef struct {
     int32_t dpeer;
     int32_t dblk;
     int32_t wfirst;
     int32_t wlen;
     int32_t wtiles;
+    int32_t dout;
+    int32_t dcount;
 } topo_shift_t;
 
 typedef struct {
@@ -169,6 +176,14 @@ typedef struct {
  * ranges of a transfer through topo_range_iter / topo_range_next (or whole
  * runs, topo_run_next); the explicit form (topo_sched_expand) has no
  * strided entries, so there x->nranges entries are x's ranges.
+ *
+ * Transfers that repeat within a step (topo_sched_repeat_xfers: linear
+ * alltoall's p - 1 exchanges) are stored once: the step's stored entries
+ * end with a TOPO_XFER_REPEAT entry {peer: k, nblk: n, src0: shift0}
+ * after the n transfers of the group; the step's logical transfers are its
+ * stored ones, then copies 1..k of the group, copy j of its i-th transfer
+ * shifted j times by s->shifts[shift0 + i].  Read a step's transfers only
+ * through topo_step_xfer.
  */
 typedef struct topo_sched {
     int32_t size;    /* communicator size */
@@ -246,36 +261,75 @@ void topo_sched_idle(topo_sched_t *s, int n);
  * times by shift[i] (topo_shift_t).  The logical steps are those of the
  * explicit emission of the same steps (topo_sched_range's merging
  * included); they are stored once when every repetition keeps each range
- * whole inside its window, keeps the peers valid, keeps the ranges apart
+ * whole inside its window (or, outside the windows, non-empty inside the
+ * blocks), keeps the peers valid, keeps the ranges apart
  * that the explicit form would not merge and the receives' `direct` as the
  * template's, and the template has at most TOPO_VIEW_XFERS transfers and
  * TOPO_VIEW_RANGES ranges per step; otherwise the repetitions are stored
  * explicitly.  k = 0 or nsteps = 0 adds nothing.  No transfer may be added
  * to the template's steps afterwards (the next step opens a new one). */
 void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *shift, int nshift);
+/* The last `n` transfers of the current step (its group: sends and
+ * receives of at most TOPO_VIEW_GROUP_RANGES plain ranges each) run `k`
+ * more times in the same step: copy j (1..k) is the group with its i-th
+ * transfer shifted j times by shift[i] (topo_shift_t), appended in order.
+ * The logical transfers are those of the explicit emission of the copies;
+ * they are stored once (see Storage) when every copy keeps each range
+ * whole inside its window, keeps its peer off the rank, keeps its ranges
+ * apart that the explicit form would not merge, and keeps each receive's
+ * `direct` as the group's; otherwise the copies are stored explicitly.
+ * k = 0 or n = 0 adds nothing.  The step is closed afterwards (the next
+ * transfer needs a new step), and a step holding a stored group may not be
+ * the template of topo_sched_repeat (TOPO_EINVAL). */
+void topo_sched_repeat_xfers(topo_sched_t *s, int n, int k, const topo_shift_t *shift);
 /* Validate the structure and derive the per-transfer fields.  Returns
  * TOPO_OK or the first error (builder errors are sticky). */
 int topo_sched_finish(topo_sched_t *s);
 
 /* --- reading ----------------------------------------------------------- */
 
-/* The most transfers and ranges a stored template step may have. */
+/* The most transfers and ranges a stored template step may have, and the
+ * most ranges a transfer of a group repeated within a step may have. */
 #define TOPO_VIEW_XFERS 8
 #define TOPO_VIEW_RANGES 1024
+#define TOPO_VIEW_GROUP_RANGES 16
 
-/* One logical step as it runs: its transfers xfers[0..nxfers), whose
- * range0/src0 index `ranges`.  Filled by topo_sched_step_at; it may point
- * into its own buffers, so it is not copied by value. */
+/* One logical step as it runs: its nxfers transfers, read through
+ * topo_step_xfer.  Filled by topo_sched_step_at; it may point into its own
+ * buffers, so it is not copied by value. */
 typedef struct {
-    int32_t nxfers;
+    int32_t nxfers;  /* logical transfers */
+    int32_t nstored; /* xfers[0..nstored): the stored ones, their range0
+                        and src0 indexing `ranges`; the rest copies of the
+                        group xfers[gfirst..nstored) */
     const topo_xfer_t *xfers;
     const topo_range_t *ranges;
+    int32_t gfirst, size;
+    const topo_shift_t *gshift; /* the group's shifts */
+    topo_xfer_t xone;           /* the copy topo_step_xfer made last */
+    topo_range_t rone[TOPO_VIEW_GROUP_RANGES];
     topo_xfer_t xbuf[TOPO_VIEW_XFERS];
     topo_range_t rbuf[TOPO_VIEW_RANGES];
 } topo_step_view_t;
 
 /* The one way to read a step: step `step` (logical) of lane `lane`. */
 void topo_sched_step_at(const topo_sched_t *s, int lane, int step, topo_step_view_t *v);
+
+const topo_xfer_t *topo_step_xfer_copy(topo_step_view_t *v, int i, const topo_range_t **ranges);
+
+/* The one way to read a step's transfers: transfer i (< v->nxfers) of the
+ * view, *ranges set to the array its range0 and src0 index.  The transfer
+ * and its ranges may lie in the view's buffer, valid until the next call
+ * on v. */
+static inline const topo_xfer_t *topo_step_xfer(topo_step_view_t *v, int i,
+                                                const topo_range_t **ranges)
+{
+    if (i < v->nstored) {
+        *ranges = v->ranges;
+        return &v->xfers[i];
+    }
+    return topo_step_xfer_copy(v, i, ranges);
+}
 
 /* The stored run at entry q of `ranges`, whose entries end at `end`;
  * returns the entries it takes (1, or 2 for a strided run). */
@@ -348,8 +402,8 @@ static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s,
  * transfers and ranges); returns TOPO_OK or TOPO_ENOMEM (*out then
  * empty, safe to free). */
 int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out);
-/* Whether s stores some step once for several logical steps, or some
- * ranges as a strided run. */
+/* Whether s stores some step once for several logical steps, some
+ * transfers once for several of a step, or some ranges as a strided run. */
 int topo_sched_compact(const topo_sched_t *s);
 /* The logical steps, transfers and ranges of s (every repetition counted;
  * as s->nsteps, nxfers and nranges count them in the explicit form). */

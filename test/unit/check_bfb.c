@@ -359,8 +359,10 @@ START_TEST(test_bfb_translated)
                     topo_sched_step_at(&s[1], 0, st, &v1);
                     ck_assert_int_eq(v0.nxfers, v1.nxfers);
                     for (int i = 0; i < v0.nxfers; i++) {
-                        ck_assert(v0.xfers[i].direct == v1.xfers[i].direct &&
-                                  v0.xfers[i].nblk == v1.xfers[i].nblk);
+                        const topo_range_t *g0, *g1;
+                        const topo_xfer_t *x0 = topo_step_xfer(&v0, i, &g0),
+                                          *x1 = topo_step_xfer(&v1, i, &g1);
+                        ck_assert(x0->direct == x1->direct && x0->nblk == x1->nblk);
                     }
                 }
                 topo_sched_free(&s[0]);

@@ -129,7 +129,9 @@ static int share_block(const topo_range_t *ranges, const topo_xfer_t *a, const t
 /* Every catalog schedule's direct receives, against their definition
  * compared pair by pair: a RECV_COPY of one range that shares no block
  * with another transfer of its step; every logical step, repeated ones
- * (topo_sched_repeat) included. */
+ * (topo_sched_repeat, topo_sched_repeat_xfers) included, read in the
+ * explicit form (topo_sched_expand keeps the flags the steps' views
+ * give). */
 START_TEST(test_direct_receives_catalog)
 {
     static const struct {
@@ -152,12 +154,15 @@ START_TEST(test_direct_receives_catalog)
                         continue;
                     }
                     for (a.rank = 0; a.rank < p; a.rank++) {
-                        topo_sched_t s;
-                        ck_assert_int_eq(topo_algo_generate(&cat[i], &a, &s), TOPO_OK);
+                        topo_sched_t g, s;
+                        ck_assert_int_eq(topo_algo_generate(&cat[i], &a, &g), TOPO_OK);
+                        ck_assert_int_eq(topo_sched_expand(&g, &s), TOPO_OK);
+                        topo_sched_free(&g);
                         topo_step_view_t v;
                         for (int l = 0; l < s.nlanes; l++) {
                             for (int st = 0; st < s.lanes[l].nsteps; st++) {
                                 topo_sched_step_at(&s, l, st, &v);
+                                ck_assert_int_eq(v.nstored, v.nxfers);
                                 for (int x = 0; x < v.nxfers; x++) {
                                     const topo_xfer_t *tx = &v.xfers[x];
                                     int alone = tx->kind == TOPO_XFER_RECV_COPY && tx->nranges == 1;
@@ -295,7 +300,9 @@ static void expect_same(const topo_sched_t *a, const topo_sched_t *b, const char
             topo_sched_step_at(b, l, st, &vb);
             ck_assert_msg(va.nxfers == vb.nxfers, "%s: step %d transfers", what, st);
             for (int i = 0; i < va.nxfers; i++) {
-                const topo_xfer_t *x = &va.xfers[i], *y = &vb.xfers[i];
+                const topo_range_t *ga, *gb;
+                const topo_xfer_t *x = topo_step_xfer(&va, i, &ga),
+                                  *y = topo_step_xfer(&vb, i, &gb);
                 ck_assert_msg(x->peer == y->peer && x->kind == y->kind && x->direct == y->direct &&
                                   x->nblk == y->nblk &&
                                   (x->kind != TOPO_XFER_COPY || x->nsrc == y->nsrc),
@@ -306,8 +313,8 @@ static void expect_same(const topo_sched_t *a, const topo_sched_t *b, const char
                 for (int side = 0; side < (x->kind == TOPO_XFER_COPY ? 2 : 1); side++) {
                     topo_range_iter_t ia, ib;
                     topo_range_t ra, rb;
-                    topo_range_iter(&ia, va.ranges, x, side);
-                    topo_range_iter(&ib, vb.ranges, y, side);
+                    topo_range_iter(&ia, ga, x, side);
+                    topo_range_iter(&ib, gb, y, side);
                     for (int k = 0;; k++) {
                         const int more = topo_range_next(&ia, &ra);
                         ck_assert_msg(more == topo_range_next(&ib, &rb),
@@ -366,11 +373,11 @@ START_TEST(test_repeat_equals_explicit)
                  * 3p + 1, turning in their window; three blocks moving by
                  * dr in [3p + 2, 3p + 8) (by 1 they wrap: stored
                  * explicitly) */
-                const topo_shift_t sh[5] = {{0, -1, 0, p, 1},
-                                            {1, 1, p, p, 1},
-                                            {-1, -1, 2 * p, p, 1},
-                                            {0, 1, 3 * p, 2, 1},
-                                            {0, dr, 3 * p + 2, 6, 1}};
+                const topo_shift_t sh[5] = {{0, -1, 0, p, 1, 0, 0},
+                                            {1, 1, p, p, 1, 0, 0},
+                                            {-1, -1, 2 * p, p, 1, 0, 0},
+                                            {0, 1, 3 * p, 2, 1, 0, 0},
+                                            {0, dr, 3 * p + 2, 6, 1, 0, 0}};
                 for (int form = 0; form < 2; form++) {
                     topo_sched_t *s = form ? &e : &c;
                     topo_sched_init(s, p, r, nb);
@@ -425,11 +432,79 @@ START_TEST(test_repeat_equals_explicit)
 }
 END_TEST
 
+/* A relay's step (bucket alltoall's): ranges outside the windows that
+ * start one block later and hold one block fewer each repetition (dout,
+ * dcount), beside a bundle that turns in its window; form 0 repeats the
+ * template (topo_sched_repeat), form 1 emits every step.  variant 1: the
+ * relays run empty at the last repetition (stored explicitly); 2: a
+ * receive inside what a relay covers, so whether it lands in place could
+ * change (stored explicitly); 3: two growing ranges of one send that meet
+ * at the third repetition (the explicit form merges them). */
+static int relay_steps(topo_sched_t *s, int p, int k, int variant, int form)
+{
+    const int r = p / 2;
+    topo_sched_init(s, p, r, 4 * p + 16);
+    s->uniform = 1;
+    const topo_shift_t sh[4] = {{0, 0, 0, 0, 0, 1, -1},
+                                {0, -1, p, p, 1, 1, -1},
+                                {0, 0, 0, 0, 0, 0, 0},
+                                {0, 0, 0, 0, 0, 0, 1}};
+    for (int j = 0; j <= (form ? k : 0); j++) {
+        topo_sched_step(s);
+        topo_sched_send(s, (r + 1) % p, 2 * p + 1 + j, p - 2 - j);
+        topo_sched_recv(s, (r - 1 + p) % p, TOPO_XFER_RECV_COPY, p + moved(r, j, -1, 0, p), 1);
+        topo_sched_range(s, 3 * p + 1 + j, p - 2 - j);
+        topo_sched_recv(s, (r + 1) % p, TOPO_XFER_RECV_COPY, 2 == variant ? 2 * p + 3 : 2 * p, 1);
+        if (3 == variant) {
+            topo_sched_send(s, (r + 1) % p, 3 * p, 2 + j);
+            topo_sched_range(s, 3 * p + 5, 1 + j);
+        }
+    }
+    if (!form) {
+        topo_sched_repeat(s, 1, k, sh, 3 == variant ? 4 : 3);
+    }
+    return topo_sched_finish(s);
+}
+
+START_TEST(test_repeat_relay_equals_explicit)
+{
+    for (int p = 3; p <= 12; p++) {
+        for (int variant = 0; variant <= 3; variant++) {
+            for (int k = 1 == variant ? p - 2 : 0; k <= p - (1 == variant ? 2 : 3); k++) {
+                topo_sched_t c, e;
+                char what[64];
+                snprintf(what, sizeof(what), "p=%d variant %d k=%d", p, variant, k);
+                ck_assert_msg(relay_steps(&c, p, k, variant, 0) == TOPO_OK, "%s: stored", what);
+                ck_assert_msg(relay_steps(&e, p, k, variant, 1) == TOPO_OK, "%s: explicit", what);
+                const int once =
+                    k > 0 && 1 != variant && (2 != variant || p <= 4) && (3 != variant || k < 3);
+                ck_assert_msg(topo_sched_compact(&c) == once, "%s: compact %d", what,
+                              topo_sched_compact(&c));
+                ck_assert_msg(!once || 1 == c.nsteps, "%s: %d steps stored", what, c.nsteps);
+                expect_same(&c, &e, what);
+                topo_sched_t x;
+                ck_assert_int_eq(topo_sched_expand(&c, &x), TOPO_OK);
+                expect_same(&x, &e, what);
+                size_t ns, nx, nr;
+                topo_sched_totals(&c, &ns, &nx, &nr);
+                ck_assert_msg(ns == (size_t)e.nsteps && nx == (size_t)e.nxfers &&
+                                  nr == (size_t)e.nranges,
+                              "%s: totals %zu %zu %zu, explicit %d %d %d", what, ns, nx, nr,
+                              e.nsteps, e.nxfers, e.nranges);
+                topo_sched_free(&x);
+                topo_sched_free(&c);
+                topo_sched_free(&e);
+            }
+        }
+    }
+}
+END_TEST
+
 /* What is stored: a ring's steps once; a range that would wrap, every
  * repetition (the same logical steps either way). */
 START_TEST(test_repeat_storage)
 {
-    const topo_shift_t ring[2] = {{0, -1, 0, 16, 1}, {0, -1, 0, 16, 1}};
+    const topo_shift_t ring[2] = {{0, -1, 0, 16, 1, 0, 0}, {0, -1, 0, 16, 1, 0, 0}};
     topo_sched_t s;
     topo_sched_init(&s, 16, 3, 16);
     topo_sched_step(&s);
@@ -447,7 +522,7 @@ START_TEST(test_repeat_storage)
     ck_assert_int_eq(v.xfers[0].peer, 4);
     topo_sched_free(&s);
     /* two blocks moving one forward in [0, 4): [2,4) then [3,4)+[0,1) */
-    const topo_shift_t one = {0, 1, 0, 4, 1};
+    const topo_shift_t one = {0, 1, 0, 4, 1, 0, 0};
     topo_sched_init(&s, 2, 0, 4);
     topo_sched_step(&s);
     topo_sched_send(&s, 1, 2, 2);
@@ -469,7 +544,7 @@ END_TEST
 /* Repeating nothing adds nothing; idle runs; what the builder refuses. */
 START_TEST(test_repeat_edges)
 {
-    const topo_shift_t sh = {0, 1, 0, 4, 1};
+    const topo_shift_t sh = {0, 1, 0, 4, 1, 0, 0};
     topo_sched_t s;
     topo_sched_init(&s, 2, 0, 4);
     topo_sched_idle(&s, 0);
@@ -498,7 +573,7 @@ START_TEST(test_repeat_edges)
         topo_sched_init(&s, 2, 0, 4);
         topo_sched_step(&s);
         topo_sched_send(&s, 1, 0, 1);
-        const topo_shift_t far = {0, 1, 2, 4, 1};
+        const topo_shift_t far = {0, 1, 2, 4, 1, 0, 0};
         topo_sched_repeat(&s, bad == 3 ? 2 : 1, 2, 2 == bad ? &far : &sh, 1 == bad ? 2 : 1);
         if (0 == bad) {
             topo_sched_send(&s, 1, 1, 1);
@@ -540,6 +615,185 @@ START_TEST(test_repeating_generators_compact)
                 topo_sched_free(&s);
             }
         }
+    }
+}
+END_TEST
+
+/* One step of linear alltoall's shape: a local copy, then a group (a send
+ * to r + 1 + j of block r + 1 + j, a receive from r - 1 - j into block
+ * p + r - 1 - j) run k more times in the step, stored once
+ * (topo_sched_repeat_xfers, form 0) or emitted copy by copy (form 1);
+ * returns topo_sched_finish's code.  variant 1: k = p - 1, so the send's
+ * last peer is the rank (no schedule, in either form); 2: a third transfer sending two blocks that
+ * pass their window's end from the fourth copy on; 3: a send before the group of the block the
+ * receive's second copy lands on (that copy is not direct: stored explicitly); 4: a third transfer
+ * whose moving range meets the next one, which stays, at the second copy (the explicit form merges
+ * them). */
+static int group_step(topo_sched_t *s, int p, int k, int variant, int form)
+{
+    const int r = p / 2, w = 2 * p;
+    topo_sched_init(s, p, r, 2 * p + 13);
+    s->uniform = 1;
+    topo_sched_step(s);
+    topo_sched_copy(s, r, p + r, 1);
+    if (3 == variant) {
+        topo_sched_send(s, (r + 1) % p, p + (r - 3 + 3 * p) % p, 1);
+    }
+    const int n = 2 == variant || 4 == variant ? 3 : 2;
+    const topo_shift_t sh[3] = {
+        {1, 1, 0, p, 1, 0, 0}, {-1, -1, p, p, 1, 0, 0}, {0, 1, w, 6, 2, 0, 0}};
+    for (int j = 0; j <= (form ? k : 0); j++) {
+        topo_sched_send(s, (r + 1 + j) % p, moved((r + 1) % p, j, 1, 0, p), 1);
+        topo_sched_recv(s, ((r - 1 - j) % p + p) % p, TOPO_XFER_RECV_COPY,
+                        moved(p + (r - 1 + p) % p, j, -1, p, p), 1);
+        if (2 == variant) {
+            topo_sched_send(s, (r + 1) % p, 0, 0);
+            moved_range(s, w + 1, 2, j, 1, w, 6);
+            topo_sched_range(s, moved(w + 8, j, 1, w, 6), 1);
+        } else if (4 == variant) {
+            topo_sched_send(s, (r + 1) % p, moved(w + 9, j, 1, w, 6), 1);
+            topo_sched_range(s, w + 12, 1);
+        }
+    }
+    if (!form) {
+        topo_sched_repeat_xfers(s, n, k, sh);
+    }
+    return topo_sched_finish(s);
+}
+
+/* The group form equals the explicit emission, through the step's view,
+ * the expansion and the totals; it is stored once exactly where every copy
+ * is what the explicit form holds. */
+START_TEST(test_repeat_xfers_equals_explicit)
+{
+    for (int p = 2; p <= 12; p++) {
+        for (int variant = 0; variant <= 4; variant++) {
+            for (int k = 1 == variant ? p - 1 : 0; k <= p - (1 == variant ? 1 : 2); k++) {
+                topo_sched_t c, e;
+                const int want = 1 == variant ? TOPO_EINVAL : TOPO_OK;
+                char what[64];
+                snprintf(what, sizeof(what), "p=%d variant %d k=%d", p, variant, k);
+                ck_assert_msg(group_step(&c, p, k, variant, 0) == want, "%s: stored", what);
+                ck_assert_msg(group_step(&e, p, k, variant, 1) == want, "%s: explicit", what);
+                if (1 == variant) {
+                    topo_sched_free(&c);
+                    topo_sched_free(&e);
+                    continue;
+                }
+                const int once = k > 0 && (2 != variant || k < 4) && (4 != variant || k < 2) &&
+                                 (3 != variant || p < 4 || k < 2);
+                ck_assert_msg(topo_sched_compact(&c) == once, "%s: compact %d", what,
+                              topo_sched_compact(&c));
+                ck_assert_msg(!once || c.nxfers <= 5, "%s: %d transfers stored", what, c.nxfers);
+                expect_same(&c, &e, what);
+                topo_sched_t x;
+                ck_assert_int_eq(topo_sched_expand(&c, &x), TOPO_OK);
+                ck_assert(!topo_sched_compact(&x));
+                expect_same(&x, &e, what);
+                ck_assert_int_eq(x.nxfers, e.nxfers);
+                size_t ns, nx, nr;
+                topo_sched_totals(&c, &ns, &nx, &nr);
+                ck_assert_msg(ns == (size_t)e.nsteps && nx == (size_t)e.nxfers &&
+                                  nr == (size_t)e.nranges,
+                              "%s: totals %zu %zu %zu, explicit %d %d %d", what, ns, nx, nr,
+                              e.nsteps, e.nxfers, e.nranges);
+                topo_sched_free(&x);
+                topo_sched_free(&c);
+                topo_sched_free(&e);
+            }
+        }
+    }
+}
+END_TEST
+
+/* A group's copies through the view; what the builder refuses: a local
+ * copy in the group, a group larger than the step, a transfer after the
+ * group, a group in a template of topo_sched_repeat, a window beyond the
+ * blocks. */
+START_TEST(test_repeat_xfers_edges)
+{
+    const topo_shift_t sh[2] = {{1, 1, 0, 8, 1, 0, 0}, {-1, -1, 8, 8, 1, 0, 0}};
+    topo_sched_t s;
+    ck_assert_int_eq(group_step(&s, 8, 6, 0, 0), TOPO_OK);
+    topo_step_view_t v;
+    topo_sched_step_at(&s, 0, 0, &v);
+    ck_assert_int_eq(v.nxfers, 1 + 2 * 7);
+    ck_assert_int_eq(v.nstored, 3);
+    const topo_range_t *rg;
+    const topo_xfer_t *x = topo_step_xfer(&v, 1 + 2 * 6 + 1, &rg); /* copy 6's receive */
+    ck_assert_int_eq(x->kind, TOPO_XFER_RECV_COPY);
+    ck_assert_int_eq(x->peer, (4 - 7 + 8) % 8);
+    ck_assert_int_eq(x->direct, 1);
+    ck_assert_int_eq(rg[x->range0].first, 8 + (4 - 7 + 8) % 8);
+    x = topo_step_xfer(&v, 3, &rg); /* copy 1's send */
+    ck_assert_int_eq(x->peer, 6);
+    ck_assert_int_eq(rg[x->range0].first, 6);
+    topo_sched_free(&s);
+    for (int bad = 0; bad < 5; bad++) {
+        topo_sched_init(&s, 8, 4, 16);
+        topo_sched_step(&s);
+        if (0 == bad) {
+            topo_sched_copy(&s, 0, 1, 1);
+        }
+        topo_sched_send(&s, 5, 5, 1);
+        topo_sched_recv(&s, 3, TOPO_XFER_RECV_COPY, 11, 1);
+        const topo_shift_t far[2] = {{1, 1, 9, 8, 1, 0, 0}, sh[1]}, three[3] = {{0}, sh[0], sh[1]};
+        topo_sched_repeat_xfers(&s, bad < 2 ? 3 : 2, 3, bad < 2 ? three : 4 == bad ? far : sh);
+        if (2 == bad) {
+            topo_sched_send(&s, 6, 6, 1);
+        } else if (3 == bad) {
+            topo_sched_repeat(&s, 1, 2, (const topo_shift_t[3]){{0}}, 3);
+        }
+        ck_assert_msg(topo_sched_finish(&s) == TOPO_EINVAL, "bad %d", bad);
+        topo_sched_free(&s);
+    }
+    /* k = 0 or an empty group adds nothing */
+    topo_sched_init(&s, 8, 4, 16);
+    topo_sched_step(&s);
+    topo_sched_send(&s, 5, 5, 1);
+    topo_sched_repeat_xfers(&s, 1, 0, sh);
+    topo_sched_repeat_xfers(&s, 0, 3, sh);
+    topo_sched_send(&s, 6, 6, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert(!topo_sched_compact(&s));
+    ck_assert_int_eq(s.nxfers, 2);
+    topo_sched_free(&s);
+}
+END_TEST
+
+/* linear alltoall's p - 1 exchanges are one group, bucket's relay steps
+ * one repeated step: a few entries at any size, on every rank. */
+START_TEST(test_alltoall_generators_compact)
+{
+    static const char *topos[] = {"torus:4096", "torus:64x64"};
+    for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
+        topo_topology_t t = ut_topo(topos[k]);
+        for (int rank = 0; rank < 4096; rank += 1365) {
+            topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, 4096, rank, 0, &t};
+            topo_sched_t s;
+            ck_assert_int_eq(topo_algo_generate(ut_algo(TOPO_PRIM_ALLTOALL, "linear"), &a, &s),
+                             TOPO_OK);
+            size_t ns, nx, nr;
+            topo_sched_totals(&s, &ns, &nx, &nr);
+            ck_assert_msg(topo_sched_compact(&s) && topo_sched_bytes(&s) <= 1024 &&
+                              nx == 2 * 4096 - 1 && ns == 1,
+                          "linear on %s rank %d: %zu bytes, %zu transfers", topos[k], rank,
+                          topo_sched_bytes(&s), nx);
+            topo_sched_free(&s);
+        }
+    }
+    /* bucket's relay on a ring: one step stored for 2043 of its 2048 */
+    topo_topology_t t = ut_topo("torus:4096");
+    for (int rank = 0; rank < 4096; rank += 1365) {
+        topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, 4096, rank, 0, &t};
+        topo_sched_t s;
+        ck_assert_int_eq(topo_algo_generate(ut_algo(TOPO_PRIM_ALLTOALL, "bucket"), &a, &s),
+                         TOPO_OK);
+        ck_assert_msg(topo_sched_compact(&s) && topo_sched_bytes(&s) <= 2048 &&
+                          s.lanes[0].nsteps == 2048 && s.nsteps <= 6,
+                      "bucket on a ring of 4096, rank %d: %zu bytes, %d steps stored of %d", rank,
+                      topo_sched_bytes(&s), s.nsteps, s.lanes[0].nsteps);
+        topo_sched_free(&s);
     }
 }
 END_TEST
@@ -625,7 +879,7 @@ END_TEST
  * them one range at a time. */
 START_TEST(test_strided_repeat)
 {
-    const topo_shift_t sh = {1, 1, 0, 16, 1};
+    const topo_shift_t sh = {1, 1, 0, 16, 1, 0, 0};
     topo_sched_t c, x;
     topo_sched_init(&c, 8, 0, 16);
     topo_sched_step(&c);
@@ -744,9 +998,13 @@ int main(void)
     tcase_add_test(tc, test_layout_units);
     tcase_add_test(tc, test_prim_set_parse);
     tcase_add_test(tc, test_repeat_equals_explicit);
+    tcase_add_test(tc, test_repeat_relay_equals_explicit);
     tcase_add_test(tc, test_repeat_storage);
     tcase_add_test(tc, test_repeat_edges);
     tcase_add_test(tc, test_repeating_generators_compact);
+    tcase_add_test(tc, test_repeat_xfers_equals_explicit);
+    tcase_add_test(tc, test_repeat_xfers_edges);
+    tcase_add_test(tc, test_alltoall_generators_compact);
     tcase_add_test(tc, test_strided_equals_explicit);
     tcase_add_test(tc, test_strided_mod);
     tcase_add_test(tc, test_strided_repeat);
