@@ -58,6 +58,15 @@ int topo_cost_force_sampling(int on)
     return old;
 }
 
+static int repeat_runs = 1;
+
+int topo_cost_repeat_runs(int on)
+{
+    int old = repeat_runs;
+    repeat_runs = on;
+    return old;
+}
+
 size_t topo_cost_link_budget(size_t doubles)
 {
     size_t old = link_budget;
@@ -107,9 +116,18 @@ typedef struct {
     int routed; /* some message is not direct */
 } pass1_t;
 
-/* Pass 1's result: depth steps, nlanes lanes. */
+/* Pass 1's result: depth steps, nlanes lanes.  While pass 1 runs, the
+ * entries are runs of steps (start != NULL): entry k stands for every
+ * step of [start[k], start[k + 1]) (start[nruns] = depth), all of which
+ * hold the same terms.  A rank's schedule whose steps repeat (a segment
+ * of topo_sched_repeat whose peers stay: a ring's, a pipeline's) adds the
+ * same terms to each of its steps, so it is priced once per run it
+ * covers instead of once per step; the runs split where a rank's terms
+ * may change (p1_refine).  The same additions in the same order as step
+ * by step: every step's terms are the same, bit for bit.  p1_expand
+ * makes the steps' entries for what follows pass 1. */
 typedef struct {
-    pass1_t *step; /* [depth] */
+    pass1_t *step; /* [depth] (runs: [nruns]) */
     lane1_t *lane; /* [depth * nlanes]: step st of lane l at st * nlanes + l */
     int *nsteps;   /* [nlanes]: the steps of each lane (the most of a rank) */
     /* For the sampled pricing (ctx_t.ncls > 0), per step and link class
@@ -120,6 +138,8 @@ typedef struct {
     double *cls;
     int ncls;
     int depth, nlanes;
+    int *start; /* [nruns + 1]: the runs' first steps (NULL: expanded) */
+    int nruns;
 } p1_t;
 
 static void p1_free(p1_t *p)
@@ -128,11 +148,65 @@ static void p1_free(p1_t *p)
     free(p->lane);
     free(p->nsteps);
     free(p->cls);
+    free(p->start);
     memset(p, 0, sizeof(*p));
 }
 
+/* Entries for n runs of nl lanes: each array at least one entry (no
+ * allocation of 0 bytes), zeroed.  Returns 0 without memory (p's arrays
+ * untouched). */
+static int p1_alloc(const p1_t *p, int n, int nl, pass1_t **st, lane1_t **ln, double **cl,
+                    int **start)
+{
+    const size_t m = n > 0 ? (size_t)n : 1;
+    *st = calloc(m, sizeof(**st));
+    *ln = calloc(m * (size_t)(nl > 0 ? nl : 1), sizeof(**ln));
+    *cl = p->ncls > 0 ? calloc(m * (size_t)p->ncls, sizeof(**cl)) : NULL;
+    int *sp = NULL != start ? malloc(sizeof(int) * (m + 1)) : NULL;
+    if (NULL == *st || NULL == *ln || (p->ncls > 0 && NULL == *cl) ||
+        (NULL != start && NULL == sp)) {
+        free(*st);
+        free(*ln);
+        free(*cl);
+        free(sp);
+        return 0;
+    }
+    if (NULL != start) {
+        *start = sp;
+    }
+    return 1;
+}
+
+/* Copy entry `from` of p (nlanes lanes) to entry `to` of the arrays of
+ * nl >= p->nlanes lanes (lanes past p's zero). */
+static void p1_copy(const p1_t *p, int from, pass1_t *st, lane1_t *ln, double *cl, int to, int nl)
+{
+    st[to] = p->step[from];
+    memcpy(ln + (size_t)to * (size_t)nl, p->lane + (size_t)from * (size_t)p->nlanes,
+           sizeof(*ln) * (size_t)p->nlanes);
+    if (p->ncls > 0) {
+        memcpy(cl + (size_t)to * (size_t)p->ncls, p->cls + (size_t)from * (size_t)p->ncls,
+               sizeof(*cl) * (size_t)p->ncls);
+    }
+}
+
+/* Replace p's entries (runs) with st, ln, cl and start (n runs, nl lanes). */
+static void p1_set(p1_t *p, pass1_t *st, lane1_t *ln, double *cl, int *start, int n, int nl)
+{
+    free(p->step);
+    free(p->lane);
+    free(p->cls);
+    free(p->start);
+    p->step = st;
+    p->lane = ln;
+    p->cls = cl;
+    p->start = start;
+    p->nruns = n;
+    p->nlanes = nl;
+}
+
 /* Room for d steps of nl lanes (at least the present ones), new entries
- * zeroed. */
+ * zeroed: steps past the present depth one run more. */
 static int p1_grow(p1_t *p, int d, int nl)
 {
     d = d > p->depth ? d : p->depth;
@@ -140,42 +214,93 @@ static int p1_grow(p1_t *p, int d, int nl)
     if (d == p->depth && nl == p->nlanes) {
         return TOPO_OK;
     }
-    /* at least one entry each: no allocation of 0 bytes */
-    pass1_t *ns = realloc(p->step, sizeof(*ns) * (size_t)(d > 0 ? d : 1));
-    if (NULL == ns) {
-        return TOPO_ENOMEM;
-    }
-    memset(ns + p->depth, 0, sizeof(*ns) * (size_t)(d - p->depth));
-    p->step = ns;
-    if (p->ncls > 0) {
-        const size_t nc = (size_t)p->ncls;
-        double *cl = realloc(p->cls, sizeof(*cl) * nc * (size_t)(d > 0 ? d : 1));
-        if (NULL == cl) {
-            return TOPO_ENOMEM;
-        }
-        memset(cl + nc * (size_t)p->depth, 0, sizeof(*cl) * nc * (size_t)(d - p->depth));
-        p->cls = cl;
-    }
     int *nn = realloc(p->nsteps, sizeof(*nn) * (size_t)(nl > 0 ? nl : 1));
     if (NULL == nn) {
         return TOPO_ENOMEM;
     }
     memset(nn + p->nlanes, 0, sizeof(*nn) * (size_t)(nl - p->nlanes));
     p->nsteps = nn;
-    lane1_t *nl1 = calloc(d > 0 && nl > 0 ? (size_t)d * (size_t)nl : 1, sizeof(*nl1));
-    if (NULL == nl1) {
+    const int n = p->nruns + (d > p->depth);
+    pass1_t *st;
+    lane1_t *ln;
+    double *cl;
+    int *start;
+    if (!p1_alloc(p, n, nl, &st, &ln, &cl, &start)) {
         return TOPO_ENOMEM;
     }
-    for (int st = 0; st < p->depth; st++) {
-        for (int l = 0; l < p->nlanes; l++) {
-            nl1[(size_t)st * (size_t)nl + (size_t)l] =
-                p->lane[(size_t)st * (size_t)p->nlanes + (size_t)l];
+    for (int k = 0; k < p->nruns; k++) {
+        p1_copy(p, k, st, ln, cl, k, nl);
+        start[k] = p->start[k];
+    }
+    if (d > p->depth) {
+        start[p->nruns] = p->depth;
+    }
+    start[n] = d;
+    p1_set(p, st, ln, cl, start, n, nl);
+    p->depth = d;
+    return TOPO_OK;
+}
+
+/* Runs that start at each of cuts[0 .. n) (ascending, each within
+ * [0, depth)): a run cut in two holds the same terms on both sides. */
+static int p1_refine(p1_t *p, const int *cuts, int n)
+{
+    int add = 0;
+    for (int i = 0, k = 0; i < n; i++) { /* the cuts no run starts at */
+        while (k < p->nruns && p->start[k] < cuts[i]) {
+            k++;
+        }
+        add += k >= p->nruns || p->start[k] != cuts[i];
+    }
+    if (0 == add) {
+        return TOPO_OK;
+    }
+    const int m = p->nruns + add;
+    pass1_t *st;
+    lane1_t *ln;
+    double *cl;
+    int *start;
+    if (!p1_alloc(p, m, p->nlanes, &st, &ln, &cl, &start)) {
+        return TOPO_ENOMEM;
+    }
+    int j = 0;
+    for (int k = 0, i = 0; k < p->nruns; k++) {
+        while (i < n && cuts[i] < p->start[k]) {
+            i++;
+        }
+        if (i < n && cuts[i] == p->start[k]) {
+            i++;
+        }
+        p1_copy(p, k, st, ln, cl, j, p->nlanes);
+        start[j++] = p->start[k];
+        for (; i < n && cuts[i] < p->start[k + 1]; i++) { /* the run's cuts */
+            p1_copy(p, k, st, ln, cl, j, p->nlanes);
+            start[j++] = cuts[i];
         }
     }
-    free(p->lane);
-    p->lane = nl1;
-    p->depth = d;
-    p->nlanes = nl;
+    start[m] = p->depth;
+    p1_set(p, st, ln, cl, start, m, p->nlanes);
+    return TOPO_OK;
+}
+
+/* Pass 1's runs as one entry per step. */
+static int p1_expand(p1_t *p)
+{
+    if (NULL == p->start) {
+        return TOPO_OK;
+    }
+    pass1_t *st;
+    lane1_t *ln;
+    double *cl;
+    if (!p1_alloc(p, p->depth, p->nlanes, &st, &ln, &cl, NULL)) {
+        return TOPO_ENOMEM;
+    }
+    for (int k = 0; k < p->nruns; k++) {
+        for (int s = p->start[k]; s < p->start[k + 1]; s++) {
+            p1_copy(p, k, st, ln, cl, s, p->nlanes);
+        }
+    }
+    p1_set(p, st, ln, cl, NULL, p->depth, p->nlanes);
     return TOPO_OK;
 }
 
@@ -264,141 +389,233 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
     fl->f[fl->n++] = (flow_t){step, rank, peer, w};
 }
 
-/* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
+/* Step st of s into entry k of acc (a step, or a run of steps whose terms
+ * s repeats: pass 1's runs), and its sends recorded for each step of
+ * [st, end) (end: the run of s's repeated steps st is the first of).
+ * `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
  * has written (received or copied into) in the steps before the current
  * one, for the intra-host sends of such blocks (ctx_t.written).  `u`: room
- * for s->nlanes entries.  acc has room for depth steps of s->nlanes lanes
- * (at least). */
-static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *acc,
+ * for s->nlanes entries.  acc has room for s's steps and lanes. */
+static void price_step(const topo_sched_t *s, const ctx_t *c, int st, int end, int k, p1_t *acc,
                        unsigned char *written, rank_step_t *u)
 {
     const double share = topo_sched_block_share(s);
     topo_step_view_t v;
-    for (int st = 0; st < depth; st++) {
-        rank_step_t t; /* the rank's, all lanes together */
-        double first[2 * TOPO_MAX_DIMS];
-        int routed = 0;
-        memset(&t, 0, sizeof(t));
-        memset(u, 0, sizeof(*u) * (size_t)s->nlanes);
-        memset(first, 0, sizeof(first));
-        pass1_t *a = &acc->step[st];
-        for (int l = 0; l < s->nlanes; l++) {
-            if (st >= s->lanes[l].nsteps) {
+    rank_step_t t; /* the rank's, all lanes together */
+    double first[2 * TOPO_MAX_DIMS];
+    int routed = 0;
+    memset(&t, 0, sizeof(t));
+    memset(u, 0, sizeof(*u) * (size_t)s->nlanes);
+    memset(first, 0, sizeof(first));
+    pass1_t *a = &acc->step[k];
+    for (int l = 0; l < s->nlanes; l++) {
+        if (st >= s->lanes[l].nsteps) {
+            continue;
+        }
+        rank_step_t *o = &u[l]; /* the lane's own */
+        topo_sched_step_at(s, l, st, &v);
+        for (int i = 0; i < v.nxfers; i++) {
+            const topo_xfer_t *x = &v.xfers[i];
+            double bytes = x->nblk * share;
+            /* Local copies are not on the wire, but take the rank's
+             * time, as the executor does them (pack.h): a COPY, a send
+             * of several ranges packed, a receive of several ranges (or
+             * not received in place) unpacked. */
+            if (topo_pack_copies(x)) {
+                t.copied += bytes;
+            }
+            o->active = o->active || x->kind != TOPO_XFER_COPY;
+            o->busy = 1;
+            if (x->kind == TOPO_XFER_COPY) {
                 continue;
             }
-            rank_step_t *o = &u[l]; /* the lane's own */
-            topo_sched_step_at(s, l, st, &v);
-            for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
-                double bytes = x->nblk * share;
-                /* Local copies are not on the wire, but take the rank's
-                 * time, as the executor does them (pack.h): a COPY, a send
-                 * of several ranges packed, a receive of several ranges (or
-                 * not received in place) unpacked. */
-                if (topo_pack_copies(x)) {
-                    t.copied += bytes;
-                }
-                o->active = o->active || x->kind != TOPO_XFER_COPY;
-                o->busy = 1;
-                if (x->kind == TOPO_XFER_COPY) {
-                    continue;
-                }
-                if (x->kind == TOPO_XFER_SEND && NULL != c->rec) {
-                    record(c->rec, st, s->rank, x->peer, bytes);
-                }
-                o->msgs++;
-                t.msgs++;
-                /* a peer on this rank's node: shared memory, no ports (with
-                 * or without link sharing: the class is not a link) */
-                if (c->placed && x->peer != s->rank &&
-                    0 == topo_topology_hops(c->t, s->rank, x->peer)) {
-                    o->intra = 1;
-                    o->intra_max = dmax(o->intra_max, bytes);
-                    if (x->kind == TOPO_XFER_SEND) {
-                        t.intra_send += bytes;
-                        if (NULL != written) {
-                            t.intra_written +=
-                                count_written(v.ranges, x, written) * share;
-                        }
-                    } else {
-                        t.intra_recv += bytes;
-                        t.reduce += x->kind != TOPO_XFER_RECV_COPY ? bytes : 0.0;
-                    }
-                    continue;
-                }
-                o->net = 1;
+            for (int q = st; q < end && x->kind == TOPO_XFER_SEND && NULL != c->rec; q++) {
+                record(c->rec, q, s->rank, x->peer, bytes);
+            }
+            o->msgs++;
+            t.msgs++;
+            /* a peer on this rank's node: shared memory, no ports (with
+             * or without link sharing: the class is not a link) */
+            if (c->placed && x->peer != s->rank &&
+                0 == topo_topology_hops(c->t, s->rank, x->peer)) {
+                o->intra = 1;
+                o->intra_max = dmax(o->intra_max, bytes);
                 if (x->kind == TOPO_XFER_SEND) {
-                    t.send_sum += bytes;
-                    o->send_max = dmax(bytes, o->send_max);
-                    /* where links are modelled, the route's length is
-                     * topo_topology_hops' (a peer of this node: 0, and
-                     * nothing on links) */
-                    int h = x->peer != s->rank, direct = 1;
-                    if (c->links) {
-                        direct = topo_link_classes(
-                            c->t, s->rank, x->peer, bytes, first,
-                            c->ncls > 0 ? &acc->cls[(size_t)st * (size_t)c->ncls] : NULL, &h);
+                    t.intra_send += bytes;
+                    if (NULL != written) {
+                        t.intra_written += count_written(v.ranges, x, written) * share;
                     }
-                    o->hops = h > o->hops ? h : o->hops;
-                    if (h > 0 && !direct) {
-                        routed = 1;
-                    }
-                } else if (x->kind != TOPO_XFER_COPY) {
-                    t.recv_sum += bytes;
-                    o->recv_max = dmax(bytes, o->recv_max);
-                    if (x->kind != TOPO_XFER_RECV_COPY) {
-                        t.reduce += bytes;
-                    }
+                } else {
+                    t.intra_recv += bytes;
+                    t.reduce += x->kind != TOPO_XFER_RECV_COPY ? bytes : 0.0;
+                }
+                continue;
+            }
+            o->net = 1;
+            if (x->kind == TOPO_XFER_SEND) {
+                t.send_sum += bytes;
+                o->send_max = dmax(bytes, o->send_max);
+                /* where links are modelled, the route's length is
+                 * topo_topology_hops' (a peer of this node: 0, and
+                 * nothing on links) */
+                int h = x->peer != s->rank, direct = 1;
+                if (c->links) {
+                    direct = topo_link_classes(
+                        c->t, s->rank, x->peer, bytes, first,
+                        c->ncls > 0 ? &acc->cls[(size_t)k * (size_t)c->ncls] : NULL, &h);
+                }
+                o->hops = h > o->hops ? h : o->hops;
+                if (h > 0 && !direct) {
+                    routed = 1;
+                }
+            } else if (x->kind != TOPO_XFER_COPY) {
+                t.recv_sum += bytes;
+                o->recv_max = dmax(bytes, o->recv_max);
+                if (x->kind != TOPO_XFER_RECV_COPY) {
+                    t.reduce += bytes;
                 }
             }
         }
-        /* what this step receives or copies counts from the next step on
-         * (a step's sends read the blocks as they were at its start) */
-        for (int l = 0; NULL != written && l < s->nlanes; l++) {
-            if (st >= s->lanes[l].nsteps) {
-                continue;
-            }
-            topo_sched_step_at(s, l, st, &v);
-            for (int i = 0; i < v.nxfers; i++) {
-                const topo_xfer_t *x = &v.xfers[i];
-                if (x->kind != TOPO_XFER_SEND) {
-                    mark_written(v.ranges, x, written);
-                }
-            }
-        }
-        /* the rank's shared terms: its bytes over its ports, its shared
-         * memory, its core */
-        const int ports = c->ports;
-        const double intra =
-            dmax(c->intra_beta * (t.intra_send - t.intra_written) + c->written * t.intra_written,
-                 c->intra_beta * t.intra_recv);
-        const double local = c->p->gamma * t.reduce + c->copy * t.copied;
-        for (int l = 0; l < s->nlanes; l++) {
-            const rank_step_t *o = &u[l];
-            if (!o->busy) { /* the lane waits for nothing in this step */
-                continue;
-            }
-            lane1_t *e = &acc->lane[(size_t)st * (size_t)acc->nlanes + (size_t)l];
-            double out = dmax(t.send_sum / ports, o->send_max);
-            double in = dmax(t.recv_sum / ports, o->recv_max);
-            e->port = dmax(e->port, dmax(out, in));
-            e->msg = dmax(e->msg, dmax(dmax(o->send_max, o->recv_max), o->intra_max));
-            e->port_time = dmax(e->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
-            e->reduce = dmax(e->reduce, local);
-            e->hops = o->hops > e->hops ? o->hops : e->hops;
-            e->active = e->active || o->active;
-            e->busy = 1;
-            e->net = e->net || o->net;
-            e->intra = e->intra || o->intra;
-            e->msgs = o->msgs > e->msgs ? o->msgs : e->msgs;
-            e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
-            a->busy = 1;
-        }
-        for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
-            a->first = dmax(a->first, first[d]);
-        }
-        a->routed = a->routed || routed;
     }
+    /* the rank's shared terms: its bytes over its ports, its shared
+     * memory, its core */
+    const int ports = c->ports;
+    const double intra =
+        dmax(c->intra_beta * (t.intra_send - t.intra_written) + c->written * t.intra_written,
+             c->intra_beta * t.intra_recv);
+    const double local = c->p->gamma * t.reduce + c->copy * t.copied;
+    for (int l = 0; l < s->nlanes; l++) {
+        const rank_step_t *o = &u[l];
+        if (!o->busy) { /* the lane waits for nothing in this step */
+            continue;
+        }
+        lane1_t *e = &acc->lane[(size_t)k * (size_t)acc->nlanes + (size_t)l];
+        double out = dmax(t.send_sum / ports, o->send_max);
+        double in = dmax(t.recv_sum / ports, o->recv_max);
+        e->port = dmax(e->port, dmax(out, in));
+        e->msg = dmax(e->msg, dmax(dmax(o->send_max, o->recv_max), o->intra_max));
+        e->port_time = dmax(e->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
+        e->reduce = dmax(e->reduce, local);
+        e->hops = o->hops > e->hops ? o->hops : e->hops;
+        e->active = e->active || o->active;
+        e->busy = 1;
+        e->net = e->net || o->net;
+        e->intra = e->intra || o->intra;
+        e->msgs = o->msgs > e->msgs ? o->msgs : e->msgs;
+        e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
+        a->busy = 1;
+    }
+    for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
+        a->first = dmax(a->first, first[d]);
+    }
+    a->routed = a->routed || routed;
+}
+
+/* What step st of s receives or copies into `written` (it counts from
+ * the next step on: a step's sends read the blocks as they were at its
+ * start). */
+static void mark_step(const topo_sched_t *s, int st, unsigned char *written)
+{
+    topo_step_view_t v;
+    for (int l = 0; l < s->nlanes; l++) {
+        if (st >= s->lanes[l].nsteps) {
+            continue;
+        }
+        topo_sched_step_at(s, l, st, &v);
+        for (int i = 0; i < v.nxfers; i++) {
+            const topo_xfer_t *x = &v.xfers[i];
+            if (x->kind != TOPO_XFER_SEND) {
+                mark_written(v.ranges, x, written);
+            }
+        }
+    }
+}
+
+/* Does every step of g (a segment of s) add the same terms as its first:
+ * one stored step repeated with the peers where they are (a ring's
+ * blocks moving, a pipeline's segment after segment)?  Its repetitions
+ * then keep each transfer's kind, block count, ranges and `direct` (the
+ * repeat stores them once only so, schedule.h), and so its sizes, copies
+ * and routes; only the blocks' places move, which the written-block
+ * tracking alone reads. */
+static int seg_same(const topo_sched_t *s, const topo_seg_t *g)
+{
+    if (g->reps < 2 || 1 != g->nsteps) {
+        return 0;
+    }
+    for (int32_t i = 0; i < s->steps[g->step0].nxfers; i++) {
+        if (0 != s->shifts[g->shift0 + i].dpeer) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The end of the steps from x on (x < the lane's steps) over which lane
+ * l of s adds the same terms: its segment's end where the segment repeats
+ * one step with its peers (seg_same), else x + 1.  *g: the segment to
+ * search from (advanced, for the next x). */
+static int lane_same_until(const topo_sched_t *s, int l, int x, int *g, int same)
+{
+    const topo_lane_t *ln = &s->lanes[l];
+    while (*g < ln->nsegs - 1 && s->segs[ln->seg0 + *g + 1].at <= x) {
+        (*g)++;
+    }
+    const topo_seg_t *sg = &s->segs[ln->seg0 + *g];
+    const int end = sg->at + sg->nsteps * sg->reps;
+    return same && sg->at <= x && x < end && seg_same(s, sg) ? end : x + 1;
+}
+
+/* One rank's schedule s into acc (pass 1's runs, room for s's depth
+ * `depth` and lanes): s's steps cut where its terms may change (every
+ * step, but a repeated segment of seg_same as one), acc's runs cut
+ * there too (p1_refine), and each of acc's runs priced from the first
+ * step of s's that covers it.  written, u: as price_step's. */
+static int price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *acc,
+                      unsigned char *written, rank_step_t *u)
+{
+    int *seg = calloc((size_t)(s->nlanes > 0 ? s->nlanes : 1), sizeof(int));
+    int *cuts = NULL, n = 0, cap = 0, rc = NULL == seg ? TOPO_ENOMEM : TOPO_OK;
+    for (int x = 0; x < depth && TOPO_OK == rc;) {
+        int y = depth;
+        for (int l = 0; l < s->nlanes; l++) {
+            if (x < s->lanes[l].nsteps) {
+                const int e = lane_same_until(s, l, x, &seg[l], repeat_runs && NULL == written);
+                y = e < y ? e : y;
+            }
+        }
+        if (n + 1 >= cap) {
+            cap = cap ? 2 * cap : 64;
+            int *nc = realloc(cuts, sizeof(*nc) * (size_t)cap);
+            rc = NULL == nc ? TOPO_ENOMEM : TOPO_OK;
+            cuts = NULL == nc ? cuts : nc;
+        }
+        if (TOPO_OK == rc) {
+            cuts[n++] = x;
+        }
+        x = y;
+    }
+    if (TOPO_OK == rc && depth < acc->depth) { /* the steps past s's stay */
+        cuts[n] = depth;
+        rc = p1_refine(acc, cuts, n + 1);
+    } else if (TOPO_OK == rc) {
+        rc = p1_refine(acc, cuts, n);
+    }
+    for (int i = 0, k = 0; i < n && TOPO_OK == rc; i++) {
+        const int x = cuts[i], y = i + 1 < n ? cuts[i + 1] : depth;
+        while (acc->start[k] < x) {
+            k++;
+        }
+        for (int first = 1; k < acc->nruns && acc->start[k] < y; k++, first = 0) {
+            price_step(s, c, x, first ? y : x, k, acc, written, u);
+        }
+        if (NULL != written) { /* every step apart: what x wrote, for x + 1 on */
+            mark_step(s, x, written);
+        }
+    }
+    free(seg);
+    free(cuts);
+    return rc;
 }
 
 /* Generate the schedules of all ranks again and accumulate the link loads
@@ -486,7 +703,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
             rc = TOPO_ENOMEM;
         }
         if (TOPO_OK == rc) {
-            price_rank(&s, c, d, acc, written, u);
+            rc = price_rank(&s, c, d, acc, written, u);
+        }
+        if (TOPO_OK == rc) {
             for (int l = 0; l < s.nlanes; l++) {
                 const int k = s.lanes[l].nsteps;
                 acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
@@ -504,6 +723,9 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         topo_sched_free(&s);
     }
     free(u);
+    if (TOPO_OK == rc) {
+        rc = p1_expand(acc);
+    }
     const int depth = acc->depth;
     double *link = NULL;
     if (TOPO_OK == rc && depth > 0 && NULL == (link = calloc((size_t)depth, sizeof(double)))) {

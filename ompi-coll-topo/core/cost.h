@@ -147,6 +147,13 @@ typedef struct {
  * threshold says.  Returns the previous setting.  Not thread-safe. */
 int topo_cost_force_sampling(int on);
 
+/* Tests: 0 prices every step of every rank's schedule on its own, as if
+ * no step repeated (1, the default: a segment of topo_sched_repeat that
+ * repeats one step with its peers where they are is priced once per run
+ * of steps that every rank priced so far prices alike; the same prices,
+ * bit for bit).  Returns the previous setting.  Not thread-safe. */
+int topo_cost_repeat_runs(int on);
+
 /* The ranks a communicator of `size` is priced on with price_ranks `k`
  * (k < size; otherwise every rank): with q = k/5, up to q ranks next to
  * the powers of two from both ends (inner nodes of binary trees, a fold's
