@@ -283,27 +283,6 @@ static int p1_refine(p1_t *p, const int *cuts, int n)
     return TOPO_OK;
 }
 
-/* Pass 1's runs as one entry per step. */
-static int p1_expand(p1_t *p)
-{
-    if (NULL == p->start) {
-        return TOPO_OK;
-    }
-    pass1_t *st;
-    lane1_t *ln;
-    double *cl;
-    if (!p1_alloc(p, p->depth, p->nlanes, &st, &ln, &cl, NULL)) {
-        return TOPO_ENOMEM;
-    }
-    for (int k = 0; k < p->nruns; k++) {
-        for (int s = p->start[k]; s < p->start[k + 1]; s++) {
-            p1_copy(p, k, st, ln, cl, s, p->nlanes);
-        }
-    }
-    p1_set(p, st, ln, cl, NULL, p->depth, p->nlanes);
-    return TOPO_OK;
-}
-
 typedef struct {
     const topo_topology_t *t;
     const topo_cost_params_t *p;
@@ -318,6 +297,7 @@ typedef struct {
     double written;    /* the same for blocks the sender wrote in the call */
     double copy;       /* seconds per byte copied locally */
     struct flows *rec; /* the sampled pricing: the priced ranks' sends */
+    int nfirst;        /* the entries of topo_link_classes' first[] it may fill */
 } ctx_t;
 
 static double dmax(double a, double b)
@@ -396,17 +376,21 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
  * has written (received or copied into) in the steps before the current
  * one, for the intra-host sends of such blocks (ctx_t.written).  `u`: room
  * for s->nlanes entries.  acc has room for s's steps and lanes. */
-static void price_step(const topo_sched_t *s, const ctx_t *c, int st, int end, int k, p1_t *acc,
-                       unsigned char *written, rank_step_t *u)
+static void price_step(const topo_sched_t *s, const ctx_t *c, double share, int st, int end, int k,
+                       p1_t *acc, unsigned char *written, rank_step_t *u)
 {
-    const double share = topo_sched_block_share(s);
     topo_step_view_t v;
-    rank_step_t t; /* the rank's, all lanes together */
+    rank_step_t t = {0}; /* the rank's, all lanes together */
     double first[2 * TOPO_MAX_DIMS];
     int routed = 0;
-    memset(&t, 0, sizeof(t));
-    memset(u, 0, sizeof(*u) * (size_t)s->nlanes);
-    memset(first, 0, sizeof(first));
+    for (int l = 0; l < s->nlanes; l++) {
+        u[l] = (rank_step_t){0};
+    }
+    /* the classes topo_link_classes fills (the rest stays 0 and adds
+     * nothing to the step's maximum) */
+    for (int d = 0; d < c->nfirst; d++) {
+        first[d] = 0.0;
+    }
     pass1_t *a = &acc->step[k];
     for (int l = 0; l < s->nlanes; l++) {
         if (st >= s->lanes[l].nsteps) {
@@ -505,7 +489,7 @@ static void price_step(const topo_sched_t *s, const ctx_t *c, int st, int end, i
         e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
         a->busy = 1;
     }
-    for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
+    for (int d = 0; d < c->nfirst; d++) {
         a->first = dmax(a->first, first[d]);
     }
     a->routed = a->routed || routed;
@@ -574,6 +558,7 @@ static int lane_same_until(const topo_sched_t *s, int l, int x, int *g, int same
 static int price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *acc,
                       unsigned char *written, rank_step_t *u)
 {
+    const double share = topo_sched_block_share(s);
     int *seg = calloc((size_t)(s->nlanes > 0 ? s->nlanes : 1), sizeof(int));
     int *cuts = NULL, n = 0, cap = 0, rc = NULL == seg ? TOPO_ENOMEM : TOPO_OK;
     for (int x = 0; x < depth && TOPO_OK == rc;) {
@@ -607,7 +592,7 @@ static int price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *ac
             k++;
         }
         for (int first = 1; k < acc->nruns && acc->start[k] < y; k++, first = 0) {
-            price_step(s, c, x, first ? y : x, k, acc, written, u);
+            price_step(s, c, share, x, first ? y : x, k, acc, written, u);
         }
         if (NULL != written) { /* every step apart: what x wrote, for x + 1 on */
             mark_step(s, x, written);
@@ -723,9 +708,6 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
         topo_sched_free(&s);
     }
     free(u);
-    if (TOPO_OK == rc) {
-        rc = p1_expand(acc);
-    }
     const int depth = acc->depth;
     double *link = NULL;
     if (TOPO_OK == rc && depth > 0 && NULL == (link = calloc((size_t)depth, sizeof(double)))) {
@@ -795,22 +777,37 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
             break;
         }
         free(link);
-        /* one probe's terms at a time (a ring's are 200 bytes a step):
-         * compared by their FNV-1a hash, bit for bit with one chance in
-         * 2^64 of a false agreement */
+        /* one probe's terms at a time: its steps as runs of equal terms,
+         * adjacent runs that hold the same terms merged (so that equal
+         * steps make equal runs, however pass 1 cut them), each run's
+         * terms and length compared by their FNV-1a hash, bit for bit
+         * with one chance in 2^64 of a false agreement */
         uint64_t h = 14695981039346656037ull;
-        const unsigned char *b = (const unsigned char *)acc.step;
-        for (size_t j = 0; j < sizeof(*acc.step) * (size_t)acc.depth; j++) {
-            h = (h ^ b[j]) * 1099511628211ull;
-        }
-        b = (const unsigned char *)acc.cls;
-        for (size_t j = 0; NULL != b && j < sizeof(*acc.cls) * (size_t)acc.depth * (size_t)acc.ncls;
-             j++) {
-            h = (h ^ b[j]) * 1099511628211ull;
-        }
-        b = (const unsigned char *)acc.lane;
-        for (size_t j = 0; j < sizeof(*acc.lane) * (size_t)acc.depth * (size_t)acc.nlanes; j++) {
-            h = (h ^ b[j]) * 1099511628211ull;
+        const size_t ls = sizeof(*acc.lane) * (size_t)acc.nlanes;
+        const size_t cs = sizeof(*acc.cls) * (size_t)acc.ncls;
+        for (int k = 0; k < acc.nruns;) {
+            int e = k + 1;
+            while (e < acc.nruns && 0 == memcmp(&acc.step[e], &acc.step[k], sizeof(*acc.step)) &&
+                   0 == memcmp(acc.lane + (size_t)e * acc.nlanes,
+                               acc.lane + (size_t)k * acc.nlanes, ls) &&
+                   (0 == cs || 0 == memcmp(acc.cls + (size_t)e * acc.ncls,
+                                           acc.cls + (size_t)k * acc.ncls, cs))) {
+                e++;
+            }
+            const int len = acc.start[e] - acc.start[k];
+            const unsigned char *b[4] = {(const unsigned char *)&acc.step[k],
+                                         (const unsigned char *)(acc.lane + (size_t)k * acc.nlanes),
+                                         NULL != acc.cls ? (const unsigned char *)(acc.cls +
+                                                                          (size_t)k * acc.ncls)
+                                                         : NULL,
+                                         (const unsigned char *)&len};
+            const size_t nb[4] = {sizeof(*acc.step), ls, NULL != acc.cls ? cs : 0, sizeof(len)};
+            for (int q = 0; q < 4; q++) {
+                for (size_t j = 0; j < nb[q]; j++) {
+                    h = (h ^ b[q][j]) * 1099511628211ull;
+                }
+            }
+            k = e;
         }
         const int d = acc.depth, nl = acc.nlanes;
         p1_free(&acc);
@@ -846,53 +843,104 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size
     return per_rank * (size_t)a->size;
 }
 
+static int cmp_int(const void *a, const void *b);
+
 /* The sampled pricing: a step in which no priced rank transfers or copies
  * is one in which others do (a pipeline's front passing between the
  * ranks priced: the chain's step s is rank s's), priced as the nearest
- * step in which a priced rank does (the earlier one of two as near). */
-static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int depth, double *extra,
-                      size_t nextra)
+ * step in which a priced rank does (the earlier one of two as near).
+ * On pass 1's runs (start, nruns; entry k at base + k stride, its busy
+ * flag at offset `busy`), over the steps before lim: with `cuts`, only
+ * the steps where a run must start for the idle runs to take one source
+ * each (the half-way point of each idle stretch between two busy steps,
+ * and lim), appended at cuts[*ncuts]; without, the idle runs filled. */
+static void fill_idle(const int *start, int nruns, void *base, size_t size, size_t stride,
+                      size_t busy, int lim, double *extra, size_t nextra, int *cuts, int *ncuts)
 {
-#define AT(st) ((char *)base + (size_t)(st) * stride)
-#define BUSY(st) (*(const int *)(AT(st) + busy))
-    int prev = -1;
-    for (int st = 0; st < depth; st++) {
-        if (BUSY(st)) {
-            prev = st;
+#define AT(k) ((char *)base + (size_t)(k) * stride)
+#define BUSY(k) (*(const int *)(AT(k) + busy))
+    if (NULL != cuts) {
+        cuts[(*ncuts)++] = lim;
+    }
+    for (int k = 0; k < nruns && start[k] < lim; k++) {
+        if (BUSY(k)) {
             continue;
         }
-        int next = st + 1;
-        while (next < depth && !BUSY(next)) {
-            next++;
+        int kb = k + 1; /* the next busy run */
+        while (kb < nruns && start[kb] < lim && !BUSY(kb)) {
+            kb++;
         }
-        for (; st < next; st++) {
-            const int from = prev < 0                 ? next
-                             : next >= depth          ? prev
-                             : st - prev <= next - st ? prev
-                                                      : next;
-            if (from >= 0 && from < depth) {
-                memcpy(AT(st), AT(from), size);
+        const int prev = start[k] - 1, next = kb < nruns && start[kb] < lim ? start[kb] : lim;
+        /* from prev up to half way, from next after (st - prev <= next - st) */
+        const int half = prev < 0 ? -1 : next >= lim ? lim : (prev + next) / 2;
+        if (NULL != cuts) {
+            if (half + 1 > start[k] && half + 1 < next) {
+                cuts[(*ncuts)++] = half + 1;
+            }
+            k = kb - 1;
+            continue;
+        }
+        for (; k < kb; k++) {
+            const int from = start[k] <= half ? k - 1 : next < lim ? kb : -1;
+            if (from >= 0) {
+                memcpy(AT(k), AT(from), size);
                 if (NULL != extra) { /* the step's row of `nextra` more */
-                    memcpy(extra + (size_t)st * nextra, extra + (size_t)from * nextra,
+                    memcpy(extra + (size_t)k * nextra, extra + (size_t)from * nextra,
                            sizeof(*extra) * nextra);
                 }
             }
         }
-        st = next - 1;
+        k = kb - 1;
     }
 #undef BUSY
 #undef AT
 }
 
-/* fill_idle for every step, and for every lane over its own steps. */
-static void fill_idle_all(p1_t *acc)
+/* fill_idle for every step, and for every lane over its own steps: the
+ * runs cut where the filled steps need it, then filled. */
+static int fill_idle_all(p1_t *acc)
 {
-    fill_idle(acc->step, sizeof(*acc->step), sizeof(*acc->step), offsetof(pass1_t, busy),
-              acc->depth, acc->ncls > 0 ? acc->cls : NULL, (size_t)acc->ncls);
-    for (int l = 0; l < acc->nlanes; l++) {
-        fill_idle(acc->lane + l, sizeof(*acc->lane), sizeof(*acc->lane) * (size_t)acc->nlanes,
-                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0);
+    const size_t ls = sizeof(*acc->lane) * (size_t)acc->nlanes;
+    int *cuts = malloc(sizeof(int) * ((size_t)acc->nlanes + 1) * ((size_t)acc->nruns + 1)), n = 0;
+    if (NULL == cuts) {
+        return TOPO_ENOMEM;
     }
+    fill_idle(acc->start, acc->nruns, acc->step, sizeof(*acc->step), sizeof(*acc->step),
+              offsetof(pass1_t, busy), acc->depth, NULL, 0, cuts, &n);
+    for (int l = 0; l < acc->nlanes; l++) {
+        fill_idle(acc->start, acc->nruns, acc->lane + l, sizeof(*acc->lane), ls,
+                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0, cuts, &n);
+    }
+    qsort(cuts, (size_t)n, sizeof(int), cmp_int);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (cuts[i] > 0 && cuts[i] < acc->depth && (0 == m || cuts[i] != cuts[m - 1])) {
+            cuts[m++] = cuts[i];
+        }
+    }
+    const int rc = p1_refine(acc, cuts, m);
+    free(cuts);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    fill_idle(acc->start, acc->nruns, acc->step, sizeof(*acc->step), sizeof(*acc->step),
+              offsetof(pass1_t, busy), acc->depth, acc->ncls > 0 ? acc->cls : NULL,
+              (size_t)acc->ncls, NULL, NULL);
+    for (int l = 0; l < acc->nlanes; l++) {
+        fill_idle(acc->start, acc->nruns, acc->lane + l, sizeof(*acc->lane), ls,
+                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0, NULL, NULL);
+    }
+    return TOPO_OK;
+}
+
+/* The run of pass 1's acc that holds step st, searched from *k on (steps
+ * asked in ascending order). */
+static int run_at(const p1_t *acc, int st, int *k)
+{
+    while (acc->start[*k + 1] <= st) {
+        (*k)++;
+    }
+    return *k;
 }
 
 /* The sampled pricing's link loads: a class (dim * 2 + dir) of the grid
@@ -1089,8 +1137,10 @@ static int cmp_flow(const void *a, const void *b)
 }
 
 static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
-                       struct flows *fl, const pass1_t *p1, int depth, double *link)
+                       struct flows *fl, const p1_t *p1, double *link)
 {
+    const int depth = p1->depth;
+    int run = 0; /* p1's run of the step (run_at) */
     const size_t n = fl->n;
     const size_t budget =
         fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM : EXTRAP_WORK;
@@ -1134,7 +1184,7 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
         /* a step whose messages each cross one link of their sender's
          * node alone (p1's `routed` unset) has its busiest link among
          * the priced ranks' own (pass1_t.first) */
-        if (0 == len || j != len || !p1[st].routed) {
+        if (0 == len || j != len || !p1->step[run_at(p1, st, &run)].routed) {
             continue;
         }
         for (h = 0; h < (int)(sizeof(hyps) / sizeof(hyps[0])); h++) {
@@ -1242,9 +1292,9 @@ static int price_lanes(const p1_t *acc, const double *link, const topo_cost_para
         return TOPO_ENOMEM;
     }
     for (int l = 0; l < nl && depth > 0; l++) {
-        for (int st = 0; st < depth; st++) {
+        for (int st = 0, k = 0; st < depth; st++) {
             topo_cost_step_t *o = &out[(size_t)l * (size_t)depth + (size_t)st];
-            step_price(o, &acc->lane[(size_t)st * (size_t)nl + (size_t)l],
+            step_price(o, &acc->lane[(size_t)run_at(acc, st, &k) * (size_t)nl + (size_t)l],
                        NULL != link ? link[st] : 0.0, p, net);
             o->lane = l;
         }
@@ -1270,7 +1320,10 @@ static ctx_t ctx_of(const topo_gen_args_t *a, const topo_cost_params_t *p,
                    .placed = topo_topology_placed(t, a->size),
                    .intra_beta = ibeta,
                    .written = wbeta,
-                   .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
+                   .copy = NULL != net && net->copy > 0 ? net->copy : 0.0,
+                   .nfirst = TOPO_NET_TORUS == t->kind || TOPO_NET_MESH == t->kind
+                                 ? 2 * t->ndims
+                                 : 2 * TOPO_MAX_DIMS};
 }
 
 int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
@@ -1316,19 +1369,22 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         return rc;
     }
     if (sampled) {
-        fill_idle_all(&acc);
+        rc = fill_idle_all(&acc);
     }
-    if (c.estimate) {
+    if (c.estimate && TOPO_OK == rc) {
         double per_link[2 * TOPO_MAX_DIMS] = {0};
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
-        for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc.step[st].first;
+        for (int k = 0; k < acc.nruns && TOPO_OK == rc; k++) { /* a run's steps alike */
+            double l = acc.step[k].first;
             for (int d = 0; d < acc.ncls; d++) {
-                link[st] = dmax(link[st], acc.cls[(size_t)st * (size_t)acc.ncls + d] * per_link[d]);
+                l = dmax(l, acc.cls[(size_t)k * (size_t)acc.ncls + d] * per_link[d]);
+            }
+            for (int st = acc.start[k]; st < acc.start[k + 1]; st++) {
+                link[st] = l;
             }
         }
         if (TOPO_OK == rc && !fl.full) {
-            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, acc.step, depth, link);
+            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, &acc, link);
         }
     } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
@@ -1337,9 +1393,10 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         size_t w = link_budget / topo_link_count(t, a->size);
         w = w < 1 ? 1 : w;
         rc = NULL == routed ? TOPO_ENOMEM : TOPO_OK;
-        for (int st = done; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc.step[st].first;
-            if (acc.step[st].routed) {
+        for (int st = done, k = 0; st < depth && TOPO_OK == rc; st++) {
+            const pass1_t *e = &acc.step[run_at(&acc, st, &k)];
+            link[st] = e->first;
+            if (e->routed) {
                 routed[n++] = st;
             }
         }
@@ -1395,8 +1452,8 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     rc = TOPO_ENOMEM;
     double *first = acc.depth > 0 ? malloc(sizeof(double) * (size_t)acc.depth) : NULL;
     if (0 == acc.depth || NULL != first) {
-        for (int st = 0; st < acc.depth; st++) {
-            first[st] = acc.step[st].first;
+        for (int st = 0, k = 0; st < acc.depth; st++) {
+            first[st] = acc.step[run_at(&acc, st, &k)].first;
         }
         rc = price_lanes(&acc, links ? first : NULL, p, net, stepsp, depthp);
     }
