@@ -332,33 +332,39 @@ static void mark_written(const topo_range_t *ranges, const topo_xfer_t *x, unsig
 
 /* The sampled pricing's sends (ctx_t.rec): every send of every priced
  * rank, in the order priced (ranks ascending, steps ascending), for the
- * extrapolation of the link loads (extrapolate).  At most FLOWS_MAX of
- * them: a sample that sends more is estimated without (full = 1). */
+ * extrapolation of the link loads (extrapolate); a send that pass 1's
+ * runs price once for `count` steps is one entry, the send of each of
+ * those steps.  At most FLOWS_MAX sends, counted step by step: a sample
+ * that sends more is estimated without (full = 1). */
 typedef struct {
-    int32_t step, rank, peer;
+    int32_t step, count, rank, peer;
     double w;
 } flow_t;
 
 struct flows {
     flow_t *f;
     size_t n, cap;
-    size_t work; /* steps, transfers, ranges and blocks of the priced
-                    ranks' schedules: what the routing may spend, times
-                    EXTRAP_PER_ITEM */
-    int full;    /* over FLOWS_MAX, or out of memory: not extrapolated */
+    size_t sends; /* the sends the entries stand for */
+    size_t work;  /* steps, transfers, ranges and blocks of the priced
+                     ranks' schedules: what the routing may spend, times
+                     EXTRAP_PER_ITEM */
+    int full;     /* over FLOWS_MAX, or out of memory: not extrapolated */
 };
 
 #define FLOWS_MAX ((size_t)1 << 20)
 
-static void record(struct flows *fl, int step, int rank, int peer, double w)
+static void record(struct flows *fl, int step, int count, int rank, int peer, double w)
 {
-    if (fl->full) {
+    fl->sends += (size_t)count;
+    if (fl->full || fl->sends > FLOWS_MAX) { /* not extrapolated: the memory back at once */
+        free(fl->f);
+        *fl = (struct flows){.full = 1};
         return;
     }
     if (fl->n == fl->cap) {
         size_t ncap = fl->cap ? fl->cap * 2 : 1024;
-        flow_t *nf = ncap <= FLOWS_MAX ? realloc(fl->f, sizeof(*nf) * ncap) : NULL;
-        if (NULL == nf) { /* not extrapolated: the memory back at once */
+        flow_t *nf = realloc(fl->f, sizeof(*nf) * ncap);
+        if (NULL == nf) {
             free(fl->f);
             *fl = (struct flows){.full = 1};
             return;
@@ -366,7 +372,7 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
         fl->f = nf;
         fl->cap = ncap;
     }
-    fl->f[fl->n++] = (flow_t){step, rank, peer, w};
+    fl->f[fl->n++] = (flow_t){step, count, rank, peer, w};
 }
 
 /* Step st of s into entry k of acc (a step, or a run of steps whose terms
@@ -413,8 +419,8 @@ static void price_step(const topo_sched_t *s, const ctx_t *c, double share, int 
             if (x->kind == TOPO_XFER_COPY) {
                 continue;
             }
-            for (int q = st; q < end && x->kind == TOPO_XFER_SEND && NULL != c->rec; q++) {
-                record(c->rec, q, s->rank, x->peer, bytes);
+            if (x->kind == TOPO_XFER_SEND && NULL != c->rec && end > st) {
+                record(c->rec, st, end - st, s->rank, x->peer, bytes);
             }
             o->msgs++;
             t.msgs++;
@@ -1058,37 +1064,40 @@ static int torus_at(const topo_topology_t *t, int r, int64_t key)
 #define EXTRAP_WORK ((size_t)1 << 20)
 #define EXTRAP_PER_ITEM 8
 
-/* Does hypothesis h hold for the priced ranks' sends `f` of one step (in
- * rank order, seg[i] .. seg[i + 1] the sends of ranks[i])?  Fills rel
- * (sorted per rank) and ref[c], the priced rank whose sends stand for
- * class c. */
+/* Does hypothesis h hold for the priced ranks' sends of one step
+ * (lp[i][0 .. ln[i]) the sends of ranks[i], ordered by peer and weight)?
+ * Fills ref[c], the priced rank whose sends stand for class c, and their
+ * relative sends, sorted, at rel + c * cap (cap: room per class, at
+ * least any ln[i]); `tmp` (cap) holds the other ranks' to compare. */
 static int hyp_holds(const topo_topology_t *t, int h, int size, const int *ranks, int nranks,
-                     const flow_t *f, const int *seg, rel_t *rel, int *ref)
+                     const flow_t *const *lp, const int *ln, rel_t *rel, rel_t *tmp, size_t cap,
+                     int *ref)
 {
     const int m = hyps[h].m, kind = hyps[h].kind;
     if (size % m || m > nranks || (HYP_XOR == kind && (size & (size - 1))) ||
         (HYP_TORUS == kind && !whole_torus(t, size))) {
         return 0;
     }
-    for (int j = 0; j < seg[nranks]; j++) {
-        const int64_t d = HYP_XOR == kind     ? (f[j].peer ^ f[j].rank)
-                          : HYP_TORUS == kind ? torus_key(t, f[j].rank, f[j].peer)
-                                              : ((f[j].peer - f[j].rank) % size + size) % size;
-        rel[j] = (rel_t){d, f[j].w};
-    }
     for (int c = 0; c < m; c++) {
         ref[c] = -1;
     }
     for (int i = 0; i < nranks; i++) {
-        const int n = seg[i + 1] - seg[i], c = ranks[i] % m;
-        qsort(rel + seg[i], (size_t)n, sizeof(*rel), cmp_rel);
+        const int n = ln[i], c = ranks[i] % m;
+        rel_t *out = ref[c] < 0 ? rel + (size_t)c * cap : tmp;
+        for (int j = 0; j < n; j++) {
+            const flow_t *f = &lp[i][j];
+            const int64_t d = HYP_XOR == kind     ? (f->peer ^ f->rank)
+                              : HYP_TORUS == kind ? torus_key(t, f->rank, f->peer)
+                                                  : ((f->peer - f->rank) % size + size) % size;
+            out[j] = (rel_t){d, f->w};
+        }
+        qsort(out, (size_t)n, sizeof(*out), cmp_rel);
         if (ref[c] < 0) {
             ref[c] = i;
             continue;
         }
-        const int r = ref[c];
-        if (n != seg[r + 1] - seg[r] ||
-            (n > 0 && 0 != memcmp(rel + seg[i], rel + seg[r], sizeof(*rel) * (size_t)n))) {
+        if (n != ln[ref[c]] ||
+            (n > 0 && 0 != memcmp(out, rel + (size_t)c * cap, sizeof(*rel) * (size_t)n))) {
             return 0;
         }
     }
@@ -1121,19 +1130,38 @@ static double settle_links(topo_link_acc_t *acc)
     return topo_link_acc_max(acc, 0);
 }
 
+/* A rank's sends by step, then peer and weight (cmp_send: the last two). */
+static int cmp_send(const flow_t *x, const flow_t *y)
+{
+    if (x->peer != y->peer) {
+        return (x->peer > y->peer) - (x->peer < y->peer);
+    }
+    return (x->w > y->w) - (x->w < y->w);
+}
+
 static int cmp_flow(const void *a, const void *b)
 {
     const flow_t *x = a, *y = b;
     if (x->step != y->step) {
         return (x->step > y->step) - (x->step < y->step);
     }
-    if (x->rank != y->rank) {
-        return (x->rank > y->rank) - (x->rank < y->rank);
+    return cmp_send(x, y);
+}
+
+/* Room for n entries of `size` bytes at *p (*cap entries now); 0 without
+ * memory (*p kept). */
+static int room(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap) {
+        return 1;
     }
-    if (x->peer != y->peer) {
-        return (x->peer > y->peer) - (x->peer < y->peer);
+    void *q = realloc(*p, size * n);
+    if (NULL == q) {
+        return 0;
     }
-    return (x->w > y->w) - (x->w < y->w);
+    *p = q;
+    *cap = n;
+    return 1;
 }
 
 static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
@@ -1142,25 +1170,43 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
     const int depth = p1->depth;
     int run = 0; /* p1's run of the step (run_at) */
     const size_t n = fl->n;
+    if (0 == n) { /* no sends: every step keeps its estimate */
+        return TOPO_OK;
+    }
     const size_t budget =
         fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM : EXTRAP_WORK;
-    size_t *start = calloc((size_t)depth + 1, sizeof(size_t)), most = 0;
-    /* by step, then rank: every rank's sends of a step together */
-    qsort(fl->f, n, sizeof(*fl->f), cmp_flow);
-    const flow_t *f = fl->f;
-    for (size_t j = 0; j < n && NULL != start; j++) {
-        start[f[j].step + 1]++;
-    }
-    for (int st = 0; st < depth && NULL != start; st++) {
-        most = start[st + 1] > most ? start[st + 1] : most;
-        start[st + 1] += start[st];
-    }
-    rel_t *rel = malloc(sizeof(*rel) * (most + 1)), *prev = malloc(sizeof(*rel) * (most + 1));
-    int *seg = malloc(sizeof(int) * ((size_t)nranks + 1));
+    flow_t *f = fl->f;
+    /* The sends of a step, rank by rank: a priced rank's sends are
+     * recorded together (ranks in order), sorted here by step, then peer
+     * and weight; in step st rank i sends those of its entries that start
+     * at st (from cur[i] on) and those of the step before that last past
+     * it (a run's), merged in `buf`, or in place where it has none of
+     * the latter.  lp[i], ln[i]: rank i's sends in the step; pp, pn: in
+     * the step before. */
+    const size_t nr = (size_t)nranks + 1;
+    size_t *cur = malloc(sizeof(size_t) * nr);
+    const flow_t **lp = calloc(nr, sizeof(*lp)), **pp = calloc(nr, sizeof(*pp));
+    int *ln = calloc(nr, sizeof(int)), *pn = calloc(nr, sizeof(int)),
+        *keep = calloc(nr, sizeof(int));
+    flow_t *buf = NULL, *pbuf = NULL;
+    size_t nbuf = 0, npbuf = 0;
+    rel_t *rel = NULL, *tmp = NULL, *prev = NULL; /* cap per class (hyp_holds) */
+    size_t cap = 0, ncap[3] = {0, 0, 0};
     topo_link_acc_t *acc = NULL;
-    int rc = NULL == start || NULL == rel || NULL == prev || NULL == seg
+    int rc = NULL == cur || NULL == lp || NULL == pp || NULL == ln || NULL == pn || NULL == keep
                  ? TOPO_ENOMEM
                  : topo_link_acc_create(t, size, NULL, 1, &acc);
+    size_t j = 0;
+    for (int i = 0; i < nranks && TOPO_OK == rc; i++) {
+        const size_t b = j;
+        while (j < n && f[j].rank == ranks[i]) {
+            j++;
+        }
+        qsort(f + b, j - b, sizeof(*f), cmp_flow);
+        cur[i] = b;
+    }
+    /* (j != n: sends not in the order priced, never so: the steps keep
+     * their estimates) */
     /* a grid's messages as one difference per dimension (links.h) */
     const int grid = TOPO_NET_TORUS == t->kind || TOPO_NET_MESH == t->kind;
     void (*route)(topo_link_acc_t *, int, int, int, double) =
@@ -1170,25 +1216,84 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
     size_t work = 0, nprev = 0;
     int prev_h = -1, prev_len[HYP_MAX_M];
     double prev_max = 0.0;
-    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-        const flow_t *sf = f + start[st];
-        const int len = (int)(start[st + 1] - start[st]);
-        int j = 0, ref[HYP_MAX_M], h;
+    for (int st = 0; st < depth && TOPO_OK == rc && j == n; st++) {
+        /* the step's sends, rank by rank (the step before's in pp, pn) */
+        size_t need = 0, len = 0, most = 0;
         for (int i = 0; i < nranks; i++) {
-            seg[i] = j;
-            while (j < len && sf[j].rank == ranks[i]) {
-                j++;
+            int k = 0, e = 0;
+            for (int q = 0; q < pn[i]; q++) {
+                k += pp[i][q].step + pp[i][q].count > st;
             }
+            while (cur[i] + (size_t)e < n && f[cur[i] + e].rank == ranks[i] &&
+                   f[cur[i] + e].step == st) {
+                e++;
+            }
+            keep[i] = k;
+            ln[i] = k + e;
+            need += k > 0 ? (size_t)(k + e) : 0;
         }
-        seg[nranks] = j;
+        if (!room((void **)&buf, &nbuf, need, sizeof(*buf))) {
+            rc = TOPO_ENOMEM;
+            break;
+        }
+        for (int i = 0, off = 0; i < nranks; i++) {
+            const flow_t *nw = f + cur[i];
+            const int e = ln[i] - keep[i];
+            cur[i] += (size_t)e;
+            if (0 == keep[i]) {
+                lp[i] = nw;
+            } else { /* merged by peer and weight */
+                flow_t *o = buf + off;
+                int q = 0, w = 0, k = 0;
+                while (q < pn[i] || w < e) {
+                    if (q < pn[i] && pp[i][q].step + pp[i][q].count <= st) {
+                        q++;
+                    } else if (q < pn[i] && (w >= e || cmp_send(&pp[i][q], &nw[w]) <= 0)) {
+                        o[k++] = pp[i][q++];
+                    } else {
+                        o[k++] = nw[w++];
+                    }
+                }
+                lp[i] = o;
+                off += k;
+            }
+            len += (size_t)ln[i];
+            most = (size_t)ln[i] > most ? (size_t)ln[i] : most;
+        }
+        { /* this step's lists are the next one's step before */
+            const flow_t **x = pp;
+            pp = lp;
+            lp = x;
+            int *y = pn;
+            pn = ln;
+            ln = y;
+            flow_t *z = pbuf;
+            pbuf = buf;
+            buf = z;
+            const size_t c = npbuf;
+            npbuf = nbuf;
+            nbuf = c;
+        }
+        const flow_t *const *L = pp;
+        const int *N = pn;
         /* a step whose messages each cross one link of their sender's
          * node alone (p1's `routed` unset) has its busiest link among
          * the priced ranks' own (pass1_t.first) */
-        if (0 == len || j != len || !p1->step[run_at(p1, st, &run)].routed) {
+        if (0 == len || !p1->step[run_at(p1, st, &run)].routed) {
             continue;
         }
+        if (most > cap) {
+            if (!room((void **)&rel, &ncap[0], HYP_MAX_M * most, sizeof(*rel)) ||
+                !room((void **)&tmp, &ncap[1], most, sizeof(*tmp)) ||
+                !room((void **)&prev, &ncap[2], HYP_MAX_M * most, sizeof(*prev))) {
+                rc = TOPO_ENOMEM;
+                break;
+            }
+            cap = most;
+        }
+        int ref[HYP_MAX_M], h;
         for (h = 0; h < (int)(sizeof(hyps) / sizeof(hyps[0])); h++) {
-            if (hyp_holds(t, h, size, ranks, nranks, sf, seg, rel, ref)) {
+            if (hyp_holds(t, h, size, ranks, nranks, L, N, rel, tmp, cap, ref)) {
                 break;
             }
         }
@@ -1201,13 +1306,14 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
         size_t cost = nlinks, ncur = 0;
         int same = m > 0 && h == prev_h;
         for (int c = 0; c < m; c++) { /* the classes' sends, against the previous step's */
-            const int k = seg[ref[c] + 1] - seg[ref[c]];
+            const int k = N[ref[c]];
             same = same && k == prev_len[c] &&
-                   0 == memcmp(rel + seg[ref[c]], prev + ncur, sizeof(*rel) * (size_t)k);
-            for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
-                cost += (grid ? (size_t)t->ndims
-                              : (size_t)topo_topology_hops(t, sf[q].rank, sf[q].peer)) *
-                        (size_t)(size / m);
+                   0 == memcmp(rel + (size_t)c * cap, prev + ncur, sizeof(*rel) * (size_t)k);
+            for (int q = 0; q < k; q++) {
+                const flow_t *x = &L[ref[c]][q];
+                cost +=
+                    (grid ? (size_t)t->ndims : (size_t)topo_topology_hops(t, x->rank, x->peer)) *
+                    (size_t)(size / m);
             }
             ncur += (size_t)k;
         }
@@ -1219,38 +1325,48 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
             work += cost;
             for (int r = 0; r < size; r++) {
                 const int c = r % m;
-                for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
-                    const int64_t k = rel[q].key;
+                const rel_t *rc0 = rel + (size_t)c * cap;
+                for (int q = 0; q < N[ref[c]]; q++) {
+                    const int64_t k = rc0[q].key;
                     const int dst = HYP_XOR == hyps[h].kind     ? (int)(r ^ k)
                                     : HYP_TORUS == hyps[h].kind ? torus_at(t, r, k)
                                                                 : (int)((r + k) % size);
                     if (dst != r) {
-                        route(acc, 0, r, dst, rel[q].w);
+                        route(acc, 0, r, dst, rc0[q].w);
                     }
                 }
             }
             prev_h = h;
             nprev = 0;
             for (int c = 0; c < m; c++) {
-                prev_len[c] = seg[ref[c] + 1] - seg[ref[c]];
-                memcpy(prev + nprev, rel + seg[ref[c]], sizeof(*rel) * (size_t)prev_len[c]);
+                prev_len[c] = N[ref[c]];
+                memcpy(prev + nprev, rel + (size_t)c * cap, sizeof(*rel) * (size_t)prev_len[c]);
                 nprev += (size_t)prev_len[c];
             }
             prev_max = settle(acc);
             link[st] = dmax(link[st], prev_max);
         } else { /* the priced ranks' own sends, link by link: a lower bound */
-            for (int q = 0; q < len; q++) {
-                topo_link_acc_flow(acc, 0, sf[q].rank, sf[q].peer, sf[q].w);
+            for (int i = 0; i < nranks; i++) {
+                for (int q = 0; q < N[i]; q++) {
+                    topo_link_acc_flow(acc, 0, L[i][q].rank, L[i][q].peer, L[i][q].w);
+                }
             }
             link[st] = dmax(link[st], topo_link_acc_max(acc, 0));
         }
         topo_link_acc_clear(acc, 0);
     }
     topo_link_acc_free(acc);
-    free(start);
+    free(cur);
+    free(lp);
+    free(pp);
+    free(ln);
+    free(pn);
+    free(keep);
+    free(buf);
+    free(pbuf);
     free(rel);
+    free(tmp);
     free(prev);
-    free(seg);
     return rc;
 }
 
