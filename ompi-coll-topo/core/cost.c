@@ -1398,25 +1398,59 @@ static void step_price(topo_cost_step_t *o, const lane1_t *s1, double link,
 }
 
 /* The priced steps of pass 1's `acc`, lane by lane (cost.h), with the
- * link loads `link` (NULL: none). */
-static int price_lanes(const p1_t *acc, const double *link, const topo_cost_params_t *p,
-                       const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *np)
+ * link loads `link` (NULL: none; first: each step's pass1_t.first
+ * instead).  compact: a step equal to the one before it in its lane
+ * (every field) is that entry's reps + 1 (topo_cost_step_runs); else an
+ * entry per step, reps 1. */
+static int steps_equal(const topo_cost_step_t *x, const topo_cost_step_t *y)
+{
+    return x->lat == y->lat && x->per_byte == y->per_byte && x->port == y->port &&
+           x->msg == y->msg && x->link == y->link && x->max_hops == y->max_hops &&
+           x->msgs == y->msgs && x->active == y->active && x->intra_only == y->intra_only &&
+           x->lane == y->lane;
+}
+
+static int price_lanes(const p1_t *acc, const double *link, int first, int compact,
+                       const topo_cost_params_t *p, const topo_cost_net_t *net,
+                       topo_cost_step_t **stepsp, int *np)
 {
     const int depth = acc->depth, nl = acc->nlanes;
     topo_cost_step_t *out = NULL;
-    if (depth > 0 && nl > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth * (size_t)nl))) {
+    size_t n = 0, cap = compact ? 0 : (size_t)depth * (size_t)nl;
+    *stepsp = NULL;
+    *np = 0;
+    if (depth > 0 && nl > 0 && cap > 0 && NULL == (out = malloc(sizeof(*out) * cap))) {
         return TOPO_ENOMEM;
     }
     for (int l = 0; l < nl && depth > 0; l++) {
         for (int st = 0, k = 0; st < depth; st++) {
-            topo_cost_step_t *o = &out[(size_t)l * (size_t)depth + (size_t)st];
-            step_price(o, &acc->lane[(size_t)run_at(acc, st, &k) * (size_t)nl + (size_t)l],
-                       NULL != link ? link[st] : 0.0, p, net);
-            o->lane = l;
+            topo_cost_step_t o;
+            const int run = run_at(acc, st, &k);
+            step_price(&o, &acc->lane[(size_t)run * (size_t)nl + (size_t)l],
+                       first          ? acc->step[run].first
+                       : NULL != link ? link[st]
+                                      : 0.0,
+                       p, net);
+            o.lane = l;
+            o.reps = 1;
+            if (compact && n > 0 && steps_equal(&out[n - 1], &o)) {
+                out[n - 1].reps++;
+                continue;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                topo_cost_step_t *no = realloc(out, sizeof(*out) * cap);
+                if (NULL == no) {
+                    free(out);
+                    return TOPO_ENOMEM;
+                }
+                out = no;
+            }
+            out[n++] = o;
         }
     }
     *stepsp = out;
-    *np = NULL != out ? depth * nl : 0;
+    *np = (int)n;
     return TOPO_OK;
 }
 
@@ -1442,8 +1476,9 @@ static ctx_t ctx_of(const topo_gen_args_t *a, const topo_cost_params_t *p,
                                  : 2 * TOPO_MAX_DIMS};
 }
 
-int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
-                    const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
+static int cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                      const topo_cost_params_t *p, const topo_cost_net_t *net, int compact,
+                      topo_cost_step_t **stepsp, int *depthp)
 {
     const topo_topology_t *t = a->topo;
     ctx_t c = ctx_of(a, p, net);
@@ -1523,7 +1558,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         free(routed);
     }
     if (TOPO_OK == rc) {
-        rc = price_lanes(&acc, c.links ? link : NULL, p, net, stepsp, depthp);
+        rc = price_lanes(&acc, c.links ? link : NULL, 0, compact, p, net, stepsp, depthp);
     }
     p1_free(&acc);
     free(link);
@@ -1532,9 +1567,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     return rc;
 }
 
-int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
-                          const topo_cost_params_t *p, const topo_cost_net_t *net,
-                          topo_cost_step_t **stepsp, int *depthp, size_t *work)
+static int bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                       const topo_cost_params_t *p, const topo_cost_net_t *net, int compact,
+                       topo_cost_step_t **stepsp, int *depthp, size_t *work)
 {
     const int rank0 = 0;
     /* rank 0 alone, as topo_cost_steps prices it (hops routed where links
@@ -1565,17 +1600,30 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
      * term the most rank 0 puts on one of its node's links (every link
      * estimate and routed load there is at least that): every term is at
      * most its counterpart there */
-    rc = TOPO_ENOMEM;
-    double *first = acc.depth > 0 ? malloc(sizeof(double) * (size_t)acc.depth) : NULL;
-    if (0 == acc.depth || NULL != first) {
-        for (int st = 0, k = 0; st < acc.depth; st++) {
-            first[st] = acc.step[run_at(&acc, st, &k)].first;
-        }
-        rc = price_lanes(&acc, links ? first : NULL, p, net, stepsp, depthp);
-    }
-    free(first);
+    rc = price_lanes(&acc, NULL, links, compact, p, net, stepsp, depthp);
     p1_free(&acc);
     return rc;
+}
+
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                    const topo_cost_net_t *net, topo_cost_step_t **steps, int *depth)
+{
+    return cost_steps(algo, a, p, net, 0, steps, depth);
+}
+
+int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                          const topo_cost_params_t *p, const topo_cost_net_t *net,
+                          topo_cost_step_t **steps, int *depth, size_t *work)
+{
+    return bound_steps(algo, a, p, net, 0, steps, depth, work);
+}
+
+int topo_cost_step_runs(const topo_algo_t *algo, const topo_gen_args_t *a,
+                        const topo_cost_params_t *p, const topo_cost_net_t *net, int bound,
+                        topo_cost_step_t **steps, int *n, size_t *work)
+{
+    return bound ? bound_steps(algo, a, p, net, 1, steps, n, work)
+                 : cost_steps(algo, a, p, net, 1, steps, n);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -1630,8 +1678,12 @@ void topo_cost_total(const topo_cost_step_t *steps, int n, double *lat, double *
     double l = 0.0, b = 0.0; /* the lane's sums so far */
     *lat = *per_byte = 0.0;
     for (int i = 0; i < n; i++) {
-        l += steps[i].lat;
-        b += steps[i].per_byte;
+        /* step by step, as many as the entry stands for (the same sums to
+         * the last bit as one entry per step) */
+        for (int k = 0; k < (steps[i].reps > 1 ? steps[i].reps : 1); k++) {
+            l += steps[i].lat;
+            b += steps[i].per_byte;
+        }
         if (i + 1 == n || steps[i + 1].lane != steps[i].lane) { /* the lane's last step */
             *lat = dmax(*lat, l);
             *per_byte = dmax(*per_byte, b);

@@ -603,7 +603,8 @@ END_TEST
 
 /* Pass 1's runs (cost.h: topo_cost_repeat_runs): a repeated step priced
  * once per run of steps that every rank priced so far prices alike gives
- * the steps priced one by one, bit for bit, for every algorithm of the
+ * the steps priced one by one, bit for bit, and topo_cost_step_runs'
+ * entries of equal steps the same steps, for every algorithm of the
  * catalog that fits: on grids (links routed, windows), a star, two
  * placements (shared memory; one with the blocks a rank wrote priced
  * dearer, which the runs leave step by step), and sampled (the probes,
@@ -621,6 +622,39 @@ static int steps_equal(const topo_cost_step_t *x, const topo_cost_step_t *y, int
     return 1;
 }
 
+/* topo_cost_step_runs' entries, each its reps steps, are `want` (n steps;
+ * NULL: topo_cost_bound_steps'); *merged counts the entries that stand for
+ * more than one step. */
+static void expect_step_runs(const topo_algo_t *algo, const topo_gen_args_t *a,
+                             const topo_cost_params_t *p, const topo_cost_net_t *net, int sample,
+                             int bound, const topo_cost_step_t *want, int n, int *merged)
+{
+    topo_cost_step_t *ref = NULL, *runs;
+    int nr;
+    const int old = topo_cost_force_sampling(sample);
+    if (NULL == want) {
+        ck_assert_int_eq(topo_cost_bound_steps(algo, a, p, net, &ref, &n, NULL), TOPO_OK);
+        want = ref;
+    }
+    ck_assert_int_eq(topo_cost_step_runs(algo, a, p, net, bound, &runs, &nr, NULL), TOPO_OK);
+    topo_cost_force_sampling(old);
+    int k = 0;
+    for (int e = 0; e < nr; e++) {
+        ck_assert(runs[e].reps >= 1);
+        *merged += runs[e].reps > 1;
+        for (int r = 0; r < runs[e].reps; r++, k++) {
+            ck_assert_int_lt(k, n);
+            topo_cost_step_t one = runs[e];
+            one.reps = want[k].reps;
+            ck_assert_msg(steps_equal(&one, &want[k], 1), "%s %s: entry %d (%s) differs",
+                          topo_prim_name(algo->prim), algo->name, e, bound ? "bound" : "price");
+        }
+    }
+    ck_assert_int_eq(k, n);
+    free(runs);
+    free(ref);
+}
+
 START_TEST(test_repeat_runs)
 {
     static const int pairs[] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7};
@@ -633,7 +667,7 @@ START_TEST(test_repeat_runs)
         {"star", 300, 32, 0, 0},    {"torus:4x4x4", 64, 40, 0, 0},
     };
     const topo_cost_params_t p = {2e-6, 1e-10, 1e-10};
-    int n, priced = 0, repeated = 0;
+    int n, priced = 0, repeated = 0, merged = 0;
     const topo_algo_t *cat = topo_catalog(&n);
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         topo_topology_t t = ut_topo(cases[c].topo);
@@ -674,6 +708,12 @@ START_TEST(test_repeat_runs)
             ck_assert_int_eq(don, doff);
             ck_assert_msg(steps_equal(on, off, don), "%s %s on %s (%d ranks): steps differ",
                           topo_prim_name(cat[i].prim), cat[i].name, cases[c].topo, cases[c].size);
+            /* the same steps as entries of equal steps (topo_cost_step_runs),
+             * the full pricing's and rank 0's bound */
+            for (int bound = 0; bound < 2; bound++) {
+                expect_step_runs(&cat[i], &a, &p, &net, cases[c].sample > 0, bound,
+                                 bound ? NULL : on, bound ? 0 : don, &merged);
+            }
             free(on);
             free(off);
             priced++;
@@ -681,6 +721,7 @@ START_TEST(test_repeat_runs)
     }
     ck_assert(priced > 100);
     ck_assert(repeated > 50); /* the runs were taken */
+    ck_assert(merged > 50);
 }
 END_TEST
 
