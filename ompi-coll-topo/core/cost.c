@@ -641,98 +641,118 @@ static int window(const topo_algo_t *algo, const topo_gen_args_t *a, const int *
     return rc;
 }
 
-/* Pass 1 over all ranks; fills *acc (zeroed by the caller) and link
- * (*linkp, acc->depth entries) for the first *done steps: as many as the
- * budget holds. */
-static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc,
-                 double **linkp, int *done)
+/* Pass 1, one rank's schedule at a time (p1_begin, p1_add per schedule,
+ * p1_end): the state between them. */
+typedef struct {
+    const ctx_t *c;
+    p1_t *acc;
+    topo_link_acc_t *la; /* steps 0 .. first-1 of every rank's links */
+    rank_step_t *u;
+    int nu, first;
+    size_t nlinks;
+    size_t work0; /* rank 0's steps, transfers, ranges and blocks (SIZE_MAX:
+                     not priced) */
+} p1_state_t;
+
+static void p1_begin(p1_state_t *ps, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc)
 {
-    topo_link_acc_t *la = NULL;
-    rank_step_t *u = NULL;
-    int rc = TOPO_OK, nu = 0;
-    const size_t nlinks = c->links ? topo_link_count(a->topo, a->size) : 0;
-    int first = 0; /* steps 0 .. first-1 are accumulated in la */
-    *done = 0;
-    const int n = NULL != c->ranks ? c->nranks : a->size;
+    *ps = (p1_state_t){.c = c,
+                       .acc = acc,
+                       .nlinks = c->links ? topo_link_count(a->topo, a->size) : 0,
+                       .work0 = SIZE_MAX};
     acc->ncls = c->ncls;
-    for (int i = 0; i < n && TOPO_OK == rc; i++) {
-        const int r = NULL != c->ranks ? c->ranks[i] : i;
-        topo_sched_t s;
-        topo_gen_args_t ar = *a;
-        ar.rank = r;
-        if (TOPO_OK != (rc = topo_algo_generate(algo, &ar, &s))) {
-            break;
+}
+
+/* Rank s->rank's schedule into pass 1. */
+static int p1_add(p1_state_t *ps, const topo_gen_args_t *a, const topo_sched_t *s)
+{
+    const ctx_t *c = ps->c;
+    p1_t *acc = ps->acc;
+    int rc = TOPO_OK;
+    const int d = topo_sched_depth(s), r = s->rank;
+    if (s->nlanes > ps->nu) {
+        rank_step_t *nu1 = realloc(ps->u, sizeof(*ps->u) * (size_t)s->nlanes);
+        if (NULL == nu1) {
+            return TOPO_ENOMEM;
         }
-        int d = topo_sched_depth(&s);
-        if (s.nlanes > nu) {
-            rank_step_t *nu1 = realloc(u, sizeof(*u) * (size_t)s.nlanes);
-            rc = NULL == nu1 ? TOPO_ENOMEM : TOPO_OK;
-            u = NULL == nu1 ? u : nu1;
-            nu = NULL == nu1 ? nu : s.nlanes;
-        }
-        if (TOPO_OK == rc && d > acc->depth) {
-            rc = p1_grow(acc, d, s.nlanes);
-            if (TOPO_OK == rc) {
-                /* every rank has the depth of rank 0; should one not, its
-                 * link loads are left to the windows */
-                topo_link_acc_free(la);
-                la = NULL;
-                first = 0;
-                if (0 == r && c->links && !c->estimate) {
-                    size_t w = link_budget / nlinks;
-                    first = (size_t)d <= w ? d : (int)w;
-                    rc = first > 0 ? topo_link_acc_create(a->topo, a->size, NULL, first, &la)
-                                   : TOPO_OK;
-                }
-            }
-        } else if (TOPO_OK == rc) {
-            rc = p1_grow(acc, d, s.nlanes);
-        }
-        unsigned char *written = NULL;
-        if (TOPO_OK == rc && c->placed && c->written != c->intra_beta && s.nblocks > 0 &&
-            NULL == (written = calloc((size_t)s.nblocks, 1))) {
-            rc = TOPO_ENOMEM;
-        }
-        if (TOPO_OK == rc) {
-            rc = price_rank(&s, c, d, acc, written, u);
-        }
-        if (TOPO_OK == rc) {
-            for (int l = 0; l < s.nlanes; l++) {
-                const int k = s.lanes[l].nsteps;
-                acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
-            }
-            if (NULL != c->rec) {
-                size_t ns, nx, nr;
-                topo_sched_totals(&s, &ns, &nx, &nr);
-                c->rec->work += ns + nx + nr + (size_t)s.nblocks;
-            }
-            if (NULL != la) {
-                topo_link_acc_add(la, &s);
-            }
-        }
-        free(written);
-        topo_sched_free(&s);
+        ps->u = nu1;
+        ps->nu = s->nlanes;
     }
-    free(u);
+    if (d > acc->depth) {
+        rc = p1_grow(acc, d, s->nlanes);
+        if (TOPO_OK == rc) {
+            /* every rank has the depth of rank 0; should one not, its
+             * link loads are left to the windows */
+            topo_link_acc_free(ps->la);
+            ps->la = NULL;
+            ps->first = 0;
+            if (0 == r && c->links && !c->estimate) {
+                size_t w = link_budget / ps->nlinks;
+                ps->first = (size_t)d <= w ? d : (int)w;
+                rc = ps->first > 0
+                         ? topo_link_acc_create(a->topo, a->size, NULL, ps->first, &ps->la)
+                         : TOPO_OK;
+            }
+        }
+    } else {
+        rc = p1_grow(acc, d, s->nlanes);
+    }
+    unsigned char *written = NULL;
+    if (TOPO_OK == rc && c->placed && c->written != c->intra_beta && s->nblocks > 0 &&
+        NULL == (written = calloc((size_t)s->nblocks, 1))) {
+        rc = TOPO_ENOMEM;
+    }
+    if (TOPO_OK == rc) {
+        rc = price_rank(s, c, d, acc, written, ps->u);
+    }
+    if (TOPO_OK == rc) {
+        for (int l = 0; l < s->nlanes; l++) {
+            const int k = s->lanes[l].nsteps;
+            acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
+        }
+        size_t ns, nx, nr;
+        topo_sched_totals(s, &ns, &nx, &nr);
+        if (NULL != c->rec) {
+            c->rec->work += ns + nx + nr + (size_t)s->nblocks;
+        }
+        if (0 == r) {
+            ps->work0 = ns + nx + nr + (size_t)s->nblocks;
+        }
+        if (NULL != ps->la) {
+            topo_link_acc_add(ps->la, s);
+        }
+    }
+    free(written);
+    return rc;
+}
+
+/* Pass 1's end (rc: its state so far): link (*linkp, acc->depth entries)
+ * for the first *done steps, as many as the budget holds; acc freed on
+ * an error. */
+static int p1_end(p1_state_t *ps, int rc, double **linkp, int *done)
+{
+    p1_t *acc = ps->acc;
+    free(ps->u);
+    *done = 0;
     const int depth = acc->depth;
     double *link = NULL;
     if (TOPO_OK == rc && depth > 0 && NULL == (link = calloc((size_t)depth, sizeof(double)))) {
         rc = TOPO_ENOMEM;
     }
-    if (TOPO_OK == rc && NULL != la) {
-        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)first);
+    if (TOPO_OK == rc && NULL != ps->la) {
+        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)ps->first);
         if (NULL == out) {
             rc = TOPO_ENOMEM;
         } else {
-            topo_link_acc_loads(la, out);
-            for (int st = 0; st < first; st++) {
+            topo_link_acc_loads(ps->la, out);
+            for (int st = 0; st < ps->first; st++) {
                 link[st] = out[st].max_load;
             }
-            *done = first;
+            *done = ps->first;
             free(out);
         }
     }
-    topo_link_acc_free(la);
+    topo_link_acc_free(ps->la);
     if (TOPO_OK != rc) {
         p1_free(acc);
         free(link);
@@ -742,6 +762,32 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     return TOPO_OK;
 }
 
+/* Pass 1 over all ranks (or c->ranks); fills *acc (zeroed by the caller)
+ * and link (*linkp) for the first *done steps (p1_end); *work0 (NULL: not
+ * wanted): rank 0's steps, transfers, ranges and blocks, SIZE_MAX when it
+ * is not priced. */
+static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc,
+                 double **linkp, int *done, size_t *work0)
+{
+    p1_state_t ps;
+    int rc = TOPO_OK;
+    p1_begin(&ps, a, c, acc);
+    const int n = NULL != c->ranks ? c->nranks : a->size;
+    for (int i = 0; i < n && TOPO_OK == rc; i++) {
+        topo_sched_t s;
+        topo_gen_args_t ar = *a;
+        ar.rank = NULL != c->ranks ? c->ranks[i] : i;
+        if (TOPO_OK == (rc = topo_algo_generate(algo, &ar, &s))) {
+            rc = p1_add(&ps, a, &s);
+            topo_sched_free(&s);
+        }
+    }
+    if (NULL != work0) {
+        *work0 = ps.work0;
+    }
+    return p1_end(&ps, rc, linkp, done);
+}
+
 /* The sampled pricing's shortcut for schedules that repeat from rank to
  * rank (a torus's ranks running translates of one schedule: Trivance,
  * Swing, Bruck, a ring): when PROBES ranks of the sample (its first four,
@@ -749,12 +795,15 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
  * spread between) each price to the same terms, step by step (the same
  * 64-bit hash of them: ports, messages, hops, local work, the loads on
  * their nodes' links and per link class), the sample is priced on them: the maxima over the
- * sample are theirs, and the link classes' averages the same.  Fills
- * probes (room for PROBES) and *np; returns 1 when they agree. */
+ * sample are theirs, and the link classes' averages the same.  Returns 1
+ * when the n probes (probe_ranks) agree, and then *comb, *clink and
+ * *cdone hold pass 1 on them with the context `pc` (c's on the probes),
+ * each probe's schedule generated once for both. */
 #define PROBES 8
 
-static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
-                      int *probes, int *np)
+/* The probes of c's sample into probes (room for PROBES): how many, 0
+ * for a sample too small to probe. */
+static int probe_ranks(const ctx_t *c, int *probes)
 {
     const int k = c->nranks;
     const int at[PROBES] = {0, 1, 2, 3, k / 3, k / 2, 2 * k / 3, k - 1};
@@ -767,9 +816,17 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
             probes[n++] = c->ranks[at[i]];
         }
     }
-    *np = n;
+    return n;
+}
+
+static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
+                      const int *probes, int n, const ctx_t *pc, p1_t *comb, double **clink,
+                      int *cdone)
+{
     uint64_t href = 0;
-    int dref = 0, lref = 0, same = 1;
+    int dref = 0, lref = 0, same = 1, rc = TOPO_OK;
+    p1_state_t cs0; /* pass 1 on the probes together */
+    p1_begin(&cs0, a, pc, comb);
     for (int i = 0; i < n && same; i++) {
         ctx_t one = *c;
         one.ranks = &probes[i];
@@ -778,7 +835,19 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
         p1_t acc = {0};
         double *link;
         int done;
-        if (TOPO_OK != pass1(algo, a, &one, &acc, &link, &done)) {
+        topo_sched_t sc;
+        topo_gen_args_t ar = *a;
+        ar.rank = probes[i];
+        if (TOPO_OK != topo_algo_generate(algo, &ar, &sc)) {
+            same = 0;
+            break;
+        }
+        p1_state_t os;
+        p1_begin(&os, a, &one, &acc);
+        int orc = p1_add(&os, a, &sc);
+        rc = TOPO_OK == rc ? p1_add(&cs0, a, &sc) : rc;
+        topo_sched_free(&sc);
+        if (TOPO_OK != p1_end(&os, orc, &link, &done)) {
             same = 0;
             break;
         }
@@ -825,7 +894,8 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
         }
         same = d == dref && nl == lref && h == href;
     }
-    return same;
+    rc = p1_end(&cs0, same ? rc : TOPO_EINVAL, clink, cdone);
+    return same && TOPO_OK == rc;
 }
 
 /* Steps, transfers, ranges and blocks in every rank's schedule together
@@ -1501,18 +1571,25 @@ static int cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
         c.estimate = c.links;
         c.ncls = !c.links ? 0 : TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims;
     }
-    int probes[PROBES], np;
-    if (NULL != sample && probe_same(algo, a, &c, probes, &np)) {
-        c.ranks = probes;
-        c.nranks = np;
-    }
     struct flows fl = {0};
     if (c.estimate && SIZE_MAX == xfers0) {
         sched_work(algo, a, &xfers0);
     }
+    int probes[PROBES], rc = TOPO_OK;
+    const int np = NULL != sample ? probe_ranks(&c, probes) : 0;
+    ctx_t pc = c; /* on the probes */
+    pc.ranks = probes;
+    pc.nranks = np;
     /* the priced ranks' sends, where they would fit (rank 0's for each) */
-    c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
-    int rc = pass1(algo, a, &c, &acc, &link, &done);
+    pc.rec = c.estimate && np > 0 && xfers0 <= FLOWS_MAX / (size_t)np ? &fl : NULL;
+    if (np > 0 && probe_same(algo, a, &c, probes, np, &pc, &acc, &link, &done)) {
+        c = pc; /* the sample priced on the probes, already */
+    } else {
+        free(fl.f);
+        fl = (struct flows){0};
+        c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
+        rc = pass1(algo, a, &c, &acc, &link, &done, NULL);
+    }
     const int sampled = NULL != sample, depth = acc.depth;
     if (TOPO_OK != rc) {
         free(sample);
@@ -1584,15 +1661,16 @@ static int bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     int done = 0;
     *stepsp = NULL;
     *depthp = 0;
-    if (NULL != work) {
-        const size_t w = sched_work(algo, a, NULL);
+    size_t work0;
+    int rc = pass1(algo, a, &c, &acc, &link, &done, &work0);
+    free(link);
+    if (NULL != work) { /* sched_work's, from the schedule priced */
+        const size_t w = TOPO_OK == rc && SIZE_MAX != work0 ? work0 * (size_t)a->size : SIZE_MAX;
         const int k = NULL != net ? net->price_ranks : 0;
         const int sampled = k > 0 && (force_sampling || (k < a->size && w > TOPO_COST_FULL_WORK));
         *work = sampled && SIZE_MAX != w ? w / (size_t)a->size * (size_t)(k < a->size ? k : a->size)
                                          : w;
     }
-    int rc = pass1(algo, a, &c, &acc, &link, &done);
-    free(link);
     if (TOPO_OK != rc) {
         return rc;
     }
