@@ -6,8 +6,8 @@
 # --bench-schedules, processor time and the bytes the schedule holds,
 # against 2 ms and 1 MiB), and the decision table of every primitive on
 # torus:256x256 as the component prices it (256 sampled ranks: topo-plan
-# --rules), its processor time and peak memory per process, against 50 ms
-# and 4 MiB.
+# --rules), its processor time and peak memory per process, and the
+# pricing's own (topo-plan --bench-table), against 50 ms and 4 MiB.
 #
 #   bash scripts/scale-bench.sh [TOPO_PLAN]     (default _build/dev/tools/topo-plan)
 set -u
@@ -18,16 +18,24 @@ for t in torus:256x256 torus:65536; do
     echo
 done
 echo "decision table on torus:256x256 (topo-plan --rules, 256 ranks priced; target 50 ms, 4 MiB)"
-printf '%-15s %10s %10s\n' primitive "cpu s" "peak MiB"
+# cpu s and peak MiB: the whole process (/usr/bin/time; its baseline is
+# barrier's row); table s and table MiB: the pricing alone, as topo-plan
+# --bench-table measures it (processor time, and the resident memory the
+# pricing added at its peak over the process's before it)
+printf '%-15s %10s %10s %10s %10s\n' primitive "cpu s" "peak MiB" "table s" "table MiB"
 for p in allreduce reduce_scatter allgather bcast reduce alltoall barrier; do
     if [ -x /usr/bin/time ]; then
-        r=$(/usr/bin/time -f '%U %S %M' "$plan" --topology torus:256x256 --primitive "$p" --rules 2>&1 >/dev/null | tail -1)
-        read -r u s m <<<"$r"
-        awk -v p="$p" -v u="$u" -v s="$s" -v m="$m" 'BEGIN { printf "%-15s %10.2f %10.1f\n", p, u + s, m / 1024 }'
+        r=$(/usr/bin/time -f '%U %S %M' "$plan" --topology torus:256x256 --primitive "$p" --rules \
+            --bench-table 2>&1 >/dev/null | tail -2 | tr '\n' ' ')
+        # "table: S s processor time, peak resident +X MiB (Y MiB)" then "U S M"
+        read -r _ ts _ _ _ _ _ tm _ _ _ u s m <<<"$r"
+        awk -v p="$p" -v u="$u" -v s="$s" -v m="$m" -v ts="$ts" -v tm="${tm#+}" \
+            'BEGIN { printf "%-15s %10.2f %10.1f %10.3f %10.1f\n", p, u + s, m / 1024, ts, tm }'
     else
-        TIMEFORMAT='%U %S'
-        r=$({ time "$plan" --topology torus:256x256 --primitive "$p" --rules >/dev/null; } 2>&1 | tail -1)
-        read -r u s <<<"$r"
-        awk -v p="$p" -v u="$u" -v s="$s" 'BEGIN { printf "%-15s %10.2f %10s\n", p, u + s, "-" }'
+        r=$("$plan" --topology torus:256x256 --primitive "$p" --rules --bench-table 2>&1 >/dev/null |
+            tail -1)
+        read -r _ ts _ _ _ _ _ tm _ <<<"$r"
+        awk -v p="$p" -v ts="$ts" -v tm="${tm#+}" \
+            'BEGIN { printf "%-15s %10s %10s %10.3f %10.1f\n", p, "-", "-", ts, tm }'
     fi
 done

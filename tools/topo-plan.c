@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -126,6 +127,9 @@ static void usage(FILE *f)
         "                     communicators of this size (N@...): the component then\n"
         "                     prices nothing for that primitive (the first call of a\n"
         "                     large communicator), and runs these choices\n"
+        "  --bench-table      with --rules: print on stderr the processor seconds the\n"
+        "                     pricing of the table took and the resident memory it added\n"
+        "                     at its peak (the peak less the process's before pricing)\n"
         "  --first-stage      price as the component's first stage on a communicator of\n"
         "                     more ranks than coll_topo_price_ranks: only the candidates\n"
         "                     that can be the cheapest up to 4096 bytes (the others are\n"
@@ -322,6 +326,26 @@ typedef struct {
     const char *two_ranks;  /* --handoff's list */
     int one_host;          /* a star whose --nodes put every rank on one host */
 } plan_t;
+
+/* The process's resident memory now, KiB (Linux: /proc/self/statm), or
+ * -1; and its processor time, seconds (--bench-table). */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size, res;
+    const int ok = NULL != f && 2 == fscanf(f, "%ld %ld", &size, &res);
+    if (NULL != f) {
+        fclose(f);
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    return ok && page > 0 ? res * (page / 1024) : -1;
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    return 0 == clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) ? ts.tv_sec + ts.tv_nsec * 1e-9 : 0.0;
+}
 
 static void price(plan_t *pl)
 {
@@ -975,6 +999,7 @@ int main(int argc, char **argv)
     const char *topology = NULL, *primitive = "allreduce", *sizes = "8,1k,64k,1M,16M";
     const char *dump_algo = NULL, *plot_file = NULL;
     int rules = 0;       /* --rules */
+    int bench_table = 0; /* --bench-table */
     int bench = 0;       /* --bench-schedules */
     int sizes_given = 0; /* --sizes */
     long size = 0, rank = -1, root = 0;
@@ -1042,6 +1067,10 @@ int main(int argc, char **argv)
         }
         if (0 == strcmp(opt, "--bench-schedules")) {
             bench = 1;
+            continue;
+        }
+        if (0 == strcmp(opt, "--bench-table")) {
+            bench_table = 1;
             continue;
         }
         if (0 == strcmp(opt, "--first-stage")) {
@@ -1211,6 +1240,9 @@ int main(int argc, char **argv)
     if (rank >= 0 && NULL == dump_algo) {
         die(EXIT_USAGE, "--rank goes with --dump");
     }
+    if (bench_table && !rules) {
+        die(EXIT_USAGE, "--bench-table measures --rules' table: with --rules only");
+    }
     if (rules && (NULL != dump_algo || NULL != plot_file)) {
         die(EXIT_USAGE, "--rules prints the table alone: not with --dump or --plot");
     }
@@ -1300,7 +1332,20 @@ int main(int argc, char **argv)
         free(place);
         return brc;
     }
+    const long rss0 = rss_kib();
+    const double cpu0 = cpu_seconds();
     price(&pl);
+    if (bench_table) {
+        struct rusage ru;
+        const double cpu = cpu_seconds() - cpu0;
+        const long peak = 0 == getrusage(RUSAGE_SELF, &ru) ? ru.ru_maxrss : -1;
+        if (rss0 >= 0 && peak >= 0) {
+            fprintf(stderr, "table: %.3f s processor time, peak resident +%.1f MiB (%.1f MiB)\n",
+                    cpu, (double)(peak > rss0 ? peak - rss0 : 0) / 1024.0, peak / 1024.0);
+        } else {
+            fprintf(stderr, "table: %.3f s processor time, peak resident unknown\n", cpu);
+        }
+    }
     int rc = 0;
     if (NULL != dump_algo) {
         rc = dump(&pl, dump_algo, (int)rank);

@@ -58,6 +58,15 @@ int topo_cost_force_sampling(int on)
     return old;
 }
 
+static int repeat_runs = 1;
+
+int topo_cost_repeat_runs(int on)
+{
+    int old = repeat_runs;
+    repeat_runs = on;
+    return old;
+}
+
 size_t topo_cost_link_budget(size_t doubles)
 {
     size_t old = link_budget;
@@ -107,9 +116,18 @@ typedef struct {
     int routed; /* some message is not direct */
 } pass1_t;
 
-/* Pass 1's result: depth steps, nlanes lanes. */
+/* Pass 1's result: depth steps, nlanes lanes.  While pass 1 runs, the
+ * entries are runs of steps (start != NULL): entry k stands for every
+ * step of [start[k], start[k + 1]) (start[nruns] = depth), all of which
+ * hold the same terms.  A rank's schedule whose steps repeat (a segment
+ * of topo_sched_repeat whose peers stay: a ring's, a pipeline's) adds the
+ * same terms to each of its steps, so it is priced once per run it
+ * covers instead of once per step; the runs split where a rank's terms
+ * may change (p1_refine).  The same additions in the same order as step
+ * by step: every step's terms are the same, bit for bit.  p1_expand
+ * makes the steps' entries for what follows pass 1. */
 typedef struct {
-    pass1_t *step; /* [depth] */
+    pass1_t *step; /* [depth] (runs: [nruns]) */
     lane1_t *lane; /* [depth * nlanes]: step st of lane l at st * nlanes + l */
     int *nsteps;   /* [nlanes]: the steps of each lane (the most of a rank) */
     /* For the sampled pricing (ctx_t.ncls > 0), per step and link class
@@ -120,6 +138,8 @@ typedef struct {
     double *cls;
     int ncls;
     int depth, nlanes;
+    int *start; /* [nruns + 1]: the runs' first steps (NULL: expanded) */
+    int nruns;
 } p1_t;
 
 static void p1_free(p1_t *p)
@@ -128,11 +148,65 @@ static void p1_free(p1_t *p)
     free(p->lane);
     free(p->nsteps);
     free(p->cls);
+    free(p->start);
     memset(p, 0, sizeof(*p));
 }
 
+/* Entries for n runs of nl lanes: each array at least one entry (no
+ * allocation of 0 bytes), zeroed.  Returns 0 without memory (p's arrays
+ * untouched). */
+static int p1_alloc(const p1_t *p, int n, int nl, pass1_t **st, lane1_t **ln, double **cl,
+                    int **start)
+{
+    const size_t m = n > 0 ? (size_t)n : 1;
+    *st = calloc(m, sizeof(**st));
+    *ln = calloc(m * (size_t)(nl > 0 ? nl : 1), sizeof(**ln));
+    *cl = p->ncls > 0 ? calloc(m * (size_t)p->ncls, sizeof(**cl)) : NULL;
+    int *sp = NULL != start ? malloc(sizeof(int) * (m + 1)) : NULL;
+    if (NULL == *st || NULL == *ln || (p->ncls > 0 && NULL == *cl) ||
+        (NULL != start && NULL == sp)) {
+        free(*st);
+        free(*ln);
+        free(*cl);
+        free(sp);
+        return 0;
+    }
+    if (NULL != start) {
+        *start = sp;
+    }
+    return 1;
+}
+
+/* Copy entry `from` of p (nlanes lanes) to entry `to` of the arrays of
+ * nl >= p->nlanes lanes (lanes past p's zero). */
+static void p1_copy(const p1_t *p, int from, pass1_t *st, lane1_t *ln, double *cl, int to, int nl)
+{
+    st[to] = p->step[from];
+    memcpy(ln + (size_t)to * (size_t)nl, p->lane + (size_t)from * (size_t)p->nlanes,
+           sizeof(*ln) * (size_t)p->nlanes);
+    if (p->ncls > 0) {
+        memcpy(cl + (size_t)to * (size_t)p->ncls, p->cls + (size_t)from * (size_t)p->ncls,
+               sizeof(*cl) * (size_t)p->ncls);
+    }
+}
+
+/* Replace p's entries (runs) with st, ln, cl and start (n runs, nl lanes). */
+static void p1_set(p1_t *p, pass1_t *st, lane1_t *ln, double *cl, int *start, int n, int nl)
+{
+    free(p->step);
+    free(p->lane);
+    free(p->cls);
+    free(p->start);
+    p->step = st;
+    p->lane = ln;
+    p->cls = cl;
+    p->start = start;
+    p->nruns = n;
+    p->nlanes = nl;
+}
+
 /* Room for d steps of nl lanes (at least the present ones), new entries
- * zeroed. */
+ * zeroed: steps past the present depth one run more. */
 static int p1_grow(p1_t *p, int d, int nl)
 {
     d = d > p->depth ? d : p->depth;
@@ -140,42 +214,72 @@ static int p1_grow(p1_t *p, int d, int nl)
     if (d == p->depth && nl == p->nlanes) {
         return TOPO_OK;
     }
-    /* at least one entry each: no allocation of 0 bytes */
-    pass1_t *ns = realloc(p->step, sizeof(*ns) * (size_t)(d > 0 ? d : 1));
-    if (NULL == ns) {
-        return TOPO_ENOMEM;
-    }
-    memset(ns + p->depth, 0, sizeof(*ns) * (size_t)(d - p->depth));
-    p->step = ns;
-    if (p->ncls > 0) {
-        const size_t nc = (size_t)p->ncls;
-        double *cl = realloc(p->cls, sizeof(*cl) * nc * (size_t)(d > 0 ? d : 1));
-        if (NULL == cl) {
-            return TOPO_ENOMEM;
-        }
-        memset(cl + nc * (size_t)p->depth, 0, sizeof(*cl) * nc * (size_t)(d - p->depth));
-        p->cls = cl;
-    }
     int *nn = realloc(p->nsteps, sizeof(*nn) * (size_t)(nl > 0 ? nl : 1));
     if (NULL == nn) {
         return TOPO_ENOMEM;
     }
     memset(nn + p->nlanes, 0, sizeof(*nn) * (size_t)(nl - p->nlanes));
     p->nsteps = nn;
-    lane1_t *nl1 = calloc(d > 0 && nl > 0 ? (size_t)d * (size_t)nl : 1, sizeof(*nl1));
-    if (NULL == nl1) {
+    const int n = p->nruns + (d > p->depth);
+    pass1_t *st;
+    lane1_t *ln;
+    double *cl;
+    int *start;
+    if (!p1_alloc(p, n, nl, &st, &ln, &cl, &start)) {
         return TOPO_ENOMEM;
     }
-    for (int st = 0; st < p->depth; st++) {
-        for (int l = 0; l < p->nlanes; l++) {
-            nl1[(size_t)st * (size_t)nl + (size_t)l] =
-                p->lane[(size_t)st * (size_t)p->nlanes + (size_t)l];
+    for (int k = 0; k < p->nruns; k++) {
+        p1_copy(p, k, st, ln, cl, k, nl);
+        start[k] = p->start[k];
+    }
+    if (d > p->depth) {
+        start[p->nruns] = p->depth;
+    }
+    start[n] = d;
+    p1_set(p, st, ln, cl, start, n, nl);
+    p->depth = d;
+    return TOPO_OK;
+}
+
+/* Runs that start at each of cuts[0 .. n) (ascending, each within
+ * [0, depth)): a run cut in two holds the same terms on both sides. */
+static int p1_refine(p1_t *p, const int *cuts, int n)
+{
+    int add = 0;
+    for (int i = 0, k = 0; i < n; i++) { /* the cuts no run starts at */
+        while (k < p->nruns && p->start[k] < cuts[i]) {
+            k++;
+        }
+        add += k >= p->nruns || p->start[k] != cuts[i];
+    }
+    if (0 == add) {
+        return TOPO_OK;
+    }
+    const int m = p->nruns + add;
+    pass1_t *st;
+    lane1_t *ln;
+    double *cl;
+    int *start;
+    if (!p1_alloc(p, m, p->nlanes, &st, &ln, &cl, &start)) {
+        return TOPO_ENOMEM;
+    }
+    int j = 0;
+    for (int k = 0, i = 0; k < p->nruns; k++) {
+        while (i < n && cuts[i] < p->start[k]) {
+            i++;
+        }
+        if (i < n && cuts[i] == p->start[k]) {
+            i++;
+        }
+        p1_copy(p, k, st, ln, cl, j, p->nlanes);
+        start[j++] = p->start[k];
+        for (; i < n && cuts[i] < p->start[k + 1]; i++) { /* the run's cuts */
+            p1_copy(p, k, st, ln, cl, j, p->nlanes);
+            start[j++] = cuts[i];
         }
     }
-    free(p->lane);
-    p->lane = nl1;
-    p->depth = d;
-    p->nlanes = nl;
+    start[m] = p->depth;
+    p1_set(p, st, ln, cl, start, m, p->nlanes);
     return TOPO_OK;
 }
 
@@ -193,6 +297,7 @@ typedef struct {
     double written;    /* the same for blocks the sender wrote in the call */
     double copy;       /* seconds per byte copied locally */
     struct flows *rec; /* the sampled pricing: the priced ranks' sends */
+    int nfirst;        /* the entries of topo_link_classes' first[] it may fill */
 } ctx_t;
 
 static double dmax(double a, double b)
@@ -227,33 +332,39 @@ static void mark_written(const topo_range_t *ranges, const topo_xfer_t *x, unsig
 
 /* The sampled pricing's sends (ctx_t.rec): every send of every priced
  * rank, in the order priced (ranks ascending, steps ascending), for the
- * extrapolation of the link loads (extrapolate).  At most FLOWS_MAX of
- * them: a sample that sends more is estimated without (full = 1). */
+ * extrapolation of the link loads (extrapolate); a send that pass 1's
+ * runs price once for `count` steps is one entry, the send of each of
+ * those steps.  At most FLOWS_MAX sends, counted step by step: a sample
+ * that sends more is estimated without (full = 1). */
 typedef struct {
-    int32_t step, rank, peer;
+    int32_t step, count, rank, peer;
     double w;
 } flow_t;
 
 struct flows {
     flow_t *f;
     size_t n, cap;
-    size_t work; /* steps, transfers, ranges and blocks of the priced
-                    ranks' schedules: what the routing may spend, times
-                    EXTRAP_PER_ITEM */
-    int full;    /* over FLOWS_MAX, or out of memory: not extrapolated */
+    size_t sends; /* the sends the entries stand for */
+    size_t work;  /* steps, transfers, ranges and blocks of the priced
+                     ranks' schedules: what the routing may spend, times
+                     EXTRAP_PER_ITEM */
+    int full;     /* over FLOWS_MAX, or out of memory: not extrapolated */
 };
 
 #define FLOWS_MAX ((size_t)1 << 20)
 
-static void record(struct flows *fl, int step, int rank, int peer, double w)
+static void record(struct flows *fl, int step, int count, int rank, int peer, double w)
 {
-    if (fl->full) {
+    fl->sends += (size_t)count;
+    if (fl->full || fl->sends > FLOWS_MAX) { /* not extrapolated: the memory back at once */
+        free(fl->f);
+        *fl = (struct flows){.full = 1};
         return;
     }
     if (fl->n == fl->cap) {
         size_t ncap = fl->cap ? fl->cap * 2 : 1024;
-        flow_t *nf = ncap <= FLOWS_MAX ? realloc(fl->f, sizeof(*nf) * ncap) : NULL;
-        if (NULL == nf) { /* not extrapolated: the memory back at once */
+        flow_t *nf = realloc(fl->f, sizeof(*nf) * ncap);
+        if (NULL == nf) {
             free(fl->f);
             *fl = (struct flows){.full = 1};
             return;
@@ -261,145 +372,247 @@ static void record(struct flows *fl, int step, int rank, int peer, double w)
         fl->f = nf;
         fl->cap = ncap;
     }
-    fl->f[fl->n++] = (flow_t){step, rank, peer, w};
+    fl->f[fl->n++] = (flow_t){step, count, rank, peer, w};
 }
 
-/* `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
+/* Step st of s into entry k of acc (a step, or a run of steps whose terms
+ * s repeats: pass 1's runs), and its sends recorded for each step of
+ * [st, end) (end: the run of s's repeated steps st is the first of).
+ * `written`: NULL, or s->nblocks zeroed bytes to track the blocks the rank
  * has written (received or copied into) in the steps before the current
  * one, for the intra-host sends of such blocks (ctx_t.written).  `u`: room
- * for s->nlanes entries.  acc has room for depth steps of s->nlanes lanes
- * (at least). */
-static void price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *acc,
-                       unsigned char *written, rank_step_t *u)
+ * for s->nlanes entries.  acc has room for s's steps and lanes. */
+static void price_step(const topo_sched_t *s, const ctx_t *c, double share, int st, int end, int k,
+                       p1_t *acc, unsigned char *written, rank_step_t *u)
+{
+    topo_step_view_t v;
+    rank_step_t t = {0}; /* the rank's, all lanes together */
+    double first[2 * TOPO_MAX_DIMS];
+    int routed = 0;
+    for (int l = 0; l < s->nlanes; l++) {
+        u[l] = (rank_step_t){0};
+    }
+    /* the classes topo_link_classes fills (the rest stays 0 and adds
+     * nothing to the step's maximum) */
+    for (int d = 0; d < c->nfirst; d++) {
+        first[d] = 0.0;
+    }
+    pass1_t *a = &acc->step[k];
+    for (int l = 0; l < s->nlanes; l++) {
+        if (st >= s->lanes[l].nsteps) {
+            continue;
+        }
+        rank_step_t *o = &u[l]; /* the lane's own */
+        topo_sched_step_at(s, l, st, &v);
+        for (int i = 0; i < v.nxfers; i++) {
+            const topo_range_t *rg;
+            const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
+            double bytes = x->nblk * share;
+            /* Local copies are not on the wire, but take the rank's
+             * time, as the executor does them (pack.h): a COPY, a send
+             * of several ranges packed, a receive of several ranges (or
+             * not received in place) unpacked. */
+            if (topo_pack_copies(x)) {
+                t.copied += bytes;
+            }
+            o->active = o->active || x->kind != TOPO_XFER_COPY;
+            o->busy = 1;
+            if (x->kind == TOPO_XFER_COPY) {
+                continue;
+            }
+            if (x->kind == TOPO_XFER_SEND && NULL != c->rec && end > st) {
+                record(c->rec, st, end - st, s->rank, x->peer, bytes);
+            }
+            o->msgs++;
+            t.msgs++;
+            /* a peer on this rank's node: shared memory, no ports (with
+             * or without link sharing: the class is not a link) */
+            if (c->placed && x->peer != s->rank &&
+                0 == topo_topology_hops(c->t, s->rank, x->peer)) {
+                o->intra = 1;
+                o->intra_max = dmax(o->intra_max, bytes);
+                if (x->kind == TOPO_XFER_SEND) {
+                    t.intra_send += bytes;
+                    if (NULL != written) {
+                        t.intra_written += count_written(rg, x, written) * share;
+                    }
+                } else {
+                    t.intra_recv += bytes;
+                    t.reduce += x->kind != TOPO_XFER_RECV_COPY ? bytes : 0.0;
+                }
+                continue;
+            }
+            o->net = 1;
+            if (x->kind == TOPO_XFER_SEND) {
+                t.send_sum += bytes;
+                o->send_max = dmax(bytes, o->send_max);
+                /* where links are modelled, the route's length is
+                 * topo_topology_hops' (a peer of this node: 0, and
+                 * nothing on links) */
+                int h = x->peer != s->rank, direct = 1;
+                if (c->links) {
+                    direct = topo_link_classes(
+                        c->t, s->rank, x->peer, bytes, first,
+                        c->ncls > 0 ? &acc->cls[(size_t)k * (size_t)c->ncls] : NULL, &h);
+                }
+                o->hops = h > o->hops ? h : o->hops;
+                if (h > 0 && !direct) {
+                    routed = 1;
+                }
+            } else if (x->kind != TOPO_XFER_COPY) {
+                t.recv_sum += bytes;
+                o->recv_max = dmax(bytes, o->recv_max);
+                if (x->kind != TOPO_XFER_RECV_COPY) {
+                    t.reduce += bytes;
+                }
+            }
+        }
+    }
+    /* the rank's shared terms: its bytes over its ports, its shared
+     * memory, its core */
+    const int ports = c->ports;
+    const double intra =
+        dmax(c->intra_beta * (t.intra_send - t.intra_written) + c->written * t.intra_written,
+             c->intra_beta * t.intra_recv);
+    const double local = c->p->gamma * t.reduce + c->copy * t.copied;
+    for (int l = 0; l < s->nlanes; l++) {
+        const rank_step_t *o = &u[l];
+        if (!o->busy) { /* the lane waits for nothing in this step */
+            continue;
+        }
+        lane1_t *e = &acc->lane[(size_t)k * (size_t)acc->nlanes + (size_t)l];
+        double out = dmax(t.send_sum / ports, o->send_max);
+        double in = dmax(t.recv_sum / ports, o->recv_max);
+        e->port = dmax(e->port, dmax(out, in));
+        e->msg = dmax(e->msg, dmax(dmax(o->send_max, o->recv_max), o->intra_max));
+        e->port_time = dmax(e->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
+        e->reduce = dmax(e->reduce, local);
+        e->hops = o->hops > e->hops ? o->hops : e->hops;
+        e->active = e->active || o->active;
+        e->busy = 1;
+        e->net = e->net || o->net;
+        e->intra = e->intra || o->intra;
+        e->msgs = o->msgs > e->msgs ? o->msgs : e->msgs;
+        e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
+        a->busy = 1;
+    }
+    for (int d = 0; d < c->nfirst; d++) {
+        a->first = dmax(a->first, first[d]);
+    }
+    a->routed = a->routed || routed;
+}
+
+/* What step st of s receives or copies into `written` (it counts from
+ * the next step on: a step's sends read the blocks as they were at its
+ * start). */
+static void mark_step(const topo_sched_t *s, int st, unsigned char *written)
+{
+    topo_step_view_t v;
+    for (int l = 0; l < s->nlanes; l++) {
+        if (st >= s->lanes[l].nsteps) {
+            continue;
+        }
+        topo_sched_step_at(s, l, st, &v);
+        for (int i = 0; i < v.nxfers; i++) {
+            const topo_range_t *rg;
+            const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
+            if (x->kind != TOPO_XFER_SEND) {
+                mark_written(rg, x, written);
+            }
+        }
+    }
+}
+
+/* Does every step of g (a segment of s) add the same terms as its first:
+ * one stored step repeated with the peers where they are (a ring's
+ * blocks moving, a pipeline's segment after segment)?  Its repetitions
+ * then keep each transfer's kind, block count, ranges and `direct` (the
+ * repeat stores them once only so, schedule.h) unless a range outside
+ * the windows changes length (dcount), and so its sizes, copies and
+ * routes; only the blocks' places move, which the written-block tracking
+ * alone reads. */
+static int seg_same(const topo_sched_t *s, const topo_seg_t *g)
+{
+    if (g->reps < 2 || 1 != g->nsteps) {
+        return 0;
+    }
+    /* a range outside the windows that grows or shrinks (dcount, a
+     * relay's tail) changes the transfer's size from step to step */
+    for (int32_t i = 0; i < s->steps[g->step0].nxfers; i++) {
+        const topo_shift_t *sh = &s->shifts[g->shift0 + i];
+        if (0 != sh->dpeer || 0 != sh->dcount) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The end of the steps from x on (x < the lane's steps) over which lane
+ * l of s adds the same terms: its segment's end where the segment repeats
+ * one step with its peers (seg_same), else x + 1.  *g: the segment to
+ * search from (advanced, for the next x). */
+static int lane_same_until(const topo_sched_t *s, int l, int x, int *g, int same)
+{
+    const topo_lane_t *ln = &s->lanes[l];
+    while (*g < ln->nsegs - 1 && s->segs[ln->seg0 + *g + 1].at <= x) {
+        (*g)++;
+    }
+    const topo_seg_t *sg = &s->segs[ln->seg0 + *g];
+    const int end = sg->at + sg->nsteps * sg->reps;
+    return same && sg->at <= x && x < end && seg_same(s, sg) ? end : x + 1;
+}
+
+/* One rank's schedule s into acc (pass 1's runs, room for s's depth
+ * `depth` and lanes): s's steps cut where its terms may change (every
+ * step, but a repeated segment of seg_same as one), acc's runs cut
+ * there too (p1_refine), and each of acc's runs priced from the first
+ * step of s's that covers it.  written, u: as price_step's. */
+static int price_rank(const topo_sched_t *s, const ctx_t *c, int depth, p1_t *acc,
+                      unsigned char *written, rank_step_t *u)
 {
     const double share = topo_sched_block_share(s);
-    topo_step_view_t v;
-    for (int st = 0; st < depth; st++) {
-        rank_step_t t; /* the rank's, all lanes together */
-        double first[2 * TOPO_MAX_DIMS];
-        int routed = 0;
-        memset(&t, 0, sizeof(t));
-        memset(u, 0, sizeof(*u) * (size_t)s->nlanes);
-        memset(first, 0, sizeof(first));
-        pass1_t *a = &acc->step[st];
+    int *seg = calloc((size_t)(s->nlanes > 0 ? s->nlanes : 1), sizeof(int));
+    int *cuts = NULL, n = 0, cap = 0, rc = NULL == seg ? TOPO_ENOMEM : TOPO_OK;
+    for (int x = 0; x < depth && TOPO_OK == rc;) {
+        int y = depth;
         for (int l = 0; l < s->nlanes; l++) {
-            if (st >= s->lanes[l].nsteps) {
-                continue;
-            }
-            rank_step_t *o = &u[l]; /* the lane's own */
-            topo_sched_step_at(s, l, st, &v);
-            for (int i = 0; i < v.nxfers; i++) {
-                const topo_range_t *rg;
-                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
-                double bytes = x->nblk * share;
-                /* Local copies are not on the wire, but take the rank's
-                 * time, as the executor does them (pack.h): a COPY, a send
-                 * of several ranges packed, a receive of several ranges (or
-                 * not received in place) unpacked. */
-                if (topo_pack_copies(x)) {
-                    t.copied += bytes;
-                }
-                o->active = o->active || x->kind != TOPO_XFER_COPY;
-                o->busy = 1;
-                if (x->kind == TOPO_XFER_COPY) {
-                    continue;
-                }
-                if (x->kind == TOPO_XFER_SEND && NULL != c->rec) {
-                    record(c->rec, st, s->rank, x->peer, bytes);
-                }
-                o->msgs++;
-                t.msgs++;
-                /* a peer on this rank's node: shared memory, no ports (with
-                 * or without link sharing: the class is not a link) */
-                if (c->placed && x->peer != s->rank &&
-                    0 == topo_topology_hops(c->t, s->rank, x->peer)) {
-                    o->intra = 1;
-                    o->intra_max = dmax(o->intra_max, bytes);
-                    if (x->kind == TOPO_XFER_SEND) {
-                        t.intra_send += bytes;
-                        if (NULL != written) {
-                            t.intra_written += count_written(rg, x, written) * share;
-                        }
-                    } else {
-                        t.intra_recv += bytes;
-                        t.reduce += x->kind != TOPO_XFER_RECV_COPY ? bytes : 0.0;
-                    }
-                    continue;
-                }
-                o->net = 1;
-                if (x->kind == TOPO_XFER_SEND) {
-                    t.send_sum += bytes;
-                    o->send_max = dmax(bytes, o->send_max);
-                    /* where links are modelled, the route's length is
-                     * topo_topology_hops' (a peer of this node: 0, and
-                     * nothing on links) */
-                    int h = x->peer != s->rank, direct = 1;
-                    if (c->links) {
-                        direct = topo_link_classes(
-                            c->t, s->rank, x->peer, bytes, first,
-                            c->ncls > 0 ? &acc->cls[(size_t)st * (size_t)c->ncls] : NULL, &h);
-                    }
-                    o->hops = h > o->hops ? h : o->hops;
-                    if (h > 0 && !direct) {
-                        routed = 1;
-                    }
-                } else if (x->kind != TOPO_XFER_COPY) {
-                    t.recv_sum += bytes;
-                    o->recv_max = dmax(bytes, o->recv_max);
-                    if (x->kind != TOPO_XFER_RECV_COPY) {
-                        t.reduce += bytes;
-                    }
-                }
+            if (x < s->lanes[l].nsteps) {
+                const int e = lane_same_until(s, l, x, &seg[l], repeat_runs && NULL == written);
+                y = e < y ? e : y;
             }
         }
-        /* what this step receives or copies counts from the next step on
-         * (a step's sends read the blocks as they were at its start) */
-        for (int l = 0; NULL != written && l < s->nlanes; l++) {
-            if (st >= s->lanes[l].nsteps) {
-                continue;
-            }
-            topo_sched_step_at(s, l, st, &v);
-            for (int i = 0; i < v.nxfers; i++) {
-                const topo_range_t *rg;
-                const topo_xfer_t *x = topo_step_xfer(&v, i, &rg);
-                if (x->kind != TOPO_XFER_SEND) {
-                    mark_written(rg, x, written);
-                }
-            }
+        if (n + 1 >= cap) {
+            cap = cap ? 2 * cap : 64;
+            int *nc = realloc(cuts, sizeof(*nc) * (size_t)cap);
+            rc = NULL == nc ? TOPO_ENOMEM : TOPO_OK;
+            cuts = NULL == nc ? cuts : nc;
         }
-        /* the rank's shared terms: its bytes over its ports, its shared
-         * memory, its core */
-        const int ports = c->ports;
-        const double intra =
-            dmax(c->intra_beta * (t.intra_send - t.intra_written) + c->written * t.intra_written,
-                 c->intra_beta * t.intra_recv);
-        const double local = c->p->gamma * t.reduce + c->copy * t.copied;
-        for (int l = 0; l < s->nlanes; l++) {
-            const rank_step_t *o = &u[l];
-            if (!o->busy) { /* the lane waits for nothing in this step */
-                continue;
-            }
-            lane1_t *e = &acc->lane[(size_t)st * (size_t)acc->nlanes + (size_t)l];
-            double out = dmax(t.send_sum / ports, o->send_max);
-            double in = dmax(t.recv_sum / ports, o->recv_max);
-            e->port = dmax(e->port, dmax(out, in));
-            e->msg = dmax(e->msg, dmax(dmax(o->send_max, o->recv_max), o->intra_max));
-            e->port_time = dmax(e->port_time, dmax(c->p->beta * dmax(out, in), intra) + local);
-            e->reduce = dmax(e->reduce, local);
-            e->hops = o->hops > e->hops ? o->hops : e->hops;
-            e->active = e->active || o->active;
-            e->busy = 1;
-            e->net = e->net || o->net;
-            e->intra = e->intra || o->intra;
-            e->msgs = o->msgs > e->msgs ? o->msgs : e->msgs;
-            e->omsgs = t.msgs > e->omsgs ? t.msgs : e->omsgs;
-            a->busy = 1;
+        if (TOPO_OK == rc) {
+            cuts[n++] = x;
         }
-        for (int d = 0; d < 2 * TOPO_MAX_DIMS; d++) {
-            a->first = dmax(a->first, first[d]);
-        }
-        a->routed = a->routed || routed;
+        x = y;
     }
+    if (TOPO_OK == rc && depth < acc->depth) { /* the steps past s's stay */
+        cuts[n] = depth;
+        rc = p1_refine(acc, cuts, n + 1);
+    } else if (TOPO_OK == rc) {
+        rc = p1_refine(acc, cuts, n);
+    }
+    for (int i = 0, k = 0; i < n && TOPO_OK == rc; i++) {
+        const int x = cuts[i], y = i + 1 < n ? cuts[i + 1] : depth;
+        while (acc->start[k] < x) {
+            k++;
+        }
+        for (int first = 1; k < acc->nruns && acc->start[k] < y; k++, first = 0) {
+            price_step(s, c, share, x, first ? y : x, k, acc, written, u);
+        }
+        if (NULL != written) { /* every step apart: what x wrote, for x + 1 on */
+            mark_step(s, x, written);
+        }
+    }
+    free(seg);
+    free(cuts);
+    return rc;
 }
 
 /* Generate the schedules of all ranks again and accumulate the link loads
@@ -434,96 +647,118 @@ static int window(const topo_algo_t *algo, const topo_gen_args_t *a, const int *
     return rc;
 }
 
-/* Pass 1 over all ranks; fills *acc (zeroed by the caller) and link
- * (*linkp, acc->depth entries) for the first *done steps: as many as the
- * budget holds. */
-static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc,
-                 double **linkp, int *done)
+/* Pass 1, one rank's schedule at a time (p1_begin, p1_add per schedule,
+ * p1_end): the state between them. */
+typedef struct {
+    const ctx_t *c;
+    p1_t *acc;
+    topo_link_acc_t *la; /* steps 0 .. first-1 of every rank's links */
+    rank_step_t *u;
+    int nu, first;
+    size_t nlinks;
+    size_t work0; /* rank 0's steps, transfers, ranges and blocks (SIZE_MAX:
+                     not priced) */
+} p1_state_t;
+
+static void p1_begin(p1_state_t *ps, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc)
 {
-    topo_link_acc_t *la = NULL;
-    rank_step_t *u = NULL;
-    int rc = TOPO_OK, nu = 0;
-    const size_t nlinks = c->links ? topo_link_count(a->topo, a->size) : 0;
-    int first = 0; /* steps 0 .. first-1 are accumulated in la */
-    *done = 0;
-    const int n = NULL != c->ranks ? c->nranks : a->size;
+    *ps = (p1_state_t){.c = c,
+                       .acc = acc,
+                       .nlinks = c->links ? topo_link_count(a->topo, a->size) : 0,
+                       .work0 = SIZE_MAX};
     acc->ncls = c->ncls;
-    for (int i = 0; i < n && TOPO_OK == rc; i++) {
-        const int r = NULL != c->ranks ? c->ranks[i] : i;
-        topo_sched_t s;
-        topo_gen_args_t ar = *a;
-        ar.rank = r;
-        if (TOPO_OK != (rc = topo_algo_generate(algo, &ar, &s))) {
-            break;
+}
+
+/* Rank s->rank's schedule into pass 1. */
+static int p1_add(p1_state_t *ps, const topo_gen_args_t *a, const topo_sched_t *s)
+{
+    const ctx_t *c = ps->c;
+    p1_t *acc = ps->acc;
+    int rc = TOPO_OK;
+    const int d = topo_sched_depth(s), r = s->rank;
+    if (s->nlanes > ps->nu) {
+        rank_step_t *nu1 = realloc(ps->u, sizeof(*ps->u) * (size_t)s->nlanes);
+        if (NULL == nu1) {
+            return TOPO_ENOMEM;
         }
-        int d = topo_sched_depth(&s);
-        if (s.nlanes > nu) {
-            rank_step_t *nu1 = realloc(u, sizeof(*u) * (size_t)s.nlanes);
-            rc = NULL == nu1 ? TOPO_ENOMEM : TOPO_OK;
-            u = NULL == nu1 ? u : nu1;
-            nu = NULL == nu1 ? nu : s.nlanes;
-        }
-        if (TOPO_OK == rc && d > acc->depth) {
-            rc = p1_grow(acc, d, s.nlanes);
-            if (TOPO_OK == rc) {
-                /* every rank has the depth of rank 0; should one not, its
-                 * link loads are left to the windows */
-                topo_link_acc_free(la);
-                la = NULL;
-                first = 0;
-                if (0 == r && c->links && !c->estimate) {
-                    size_t w = link_budget / nlinks;
-                    first = (size_t)d <= w ? d : (int)w;
-                    rc = first > 0 ? topo_link_acc_create(a->topo, a->size, NULL, first, &la)
-                                   : TOPO_OK;
-                }
-            }
-        } else if (TOPO_OK == rc) {
-            rc = p1_grow(acc, d, s.nlanes);
-        }
-        unsigned char *written = NULL;
-        if (TOPO_OK == rc && c->placed && c->written != c->intra_beta && s.nblocks > 0 &&
-            NULL == (written = calloc((size_t)s.nblocks, 1))) {
-            rc = TOPO_ENOMEM;
-        }
-        if (TOPO_OK == rc) {
-            price_rank(&s, c, d, acc, written, u);
-            for (int l = 0; l < s.nlanes; l++) {
-                const int k = s.lanes[l].nsteps;
-                acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
-            }
-            if (NULL != c->rec) {
-                size_t ns, nx, nr;
-                topo_sched_totals(&s, &ns, &nx, &nr);
-                c->rec->work += ns + nx + nr + (size_t)s.nblocks;
-            }
-            if (NULL != la) {
-                topo_link_acc_add(la, &s);
-            }
-        }
-        free(written);
-        topo_sched_free(&s);
+        ps->u = nu1;
+        ps->nu = s->nlanes;
     }
-    free(u);
+    if (d > acc->depth) {
+        rc = p1_grow(acc, d, s->nlanes);
+        if (TOPO_OK == rc) {
+            /* every rank has the depth of rank 0; should one not, its
+             * link loads are left to the windows */
+            topo_link_acc_free(ps->la);
+            ps->la = NULL;
+            ps->first = 0;
+            if (0 == r && c->links && !c->estimate) {
+                size_t w = link_budget / ps->nlinks;
+                ps->first = (size_t)d <= w ? d : (int)w;
+                rc = ps->first > 0
+                         ? topo_link_acc_create(a->topo, a->size, NULL, ps->first, &ps->la)
+                         : TOPO_OK;
+            }
+        }
+    } else {
+        rc = p1_grow(acc, d, s->nlanes);
+    }
+    unsigned char *written = NULL;
+    if (TOPO_OK == rc && c->placed && c->written != c->intra_beta && s->nblocks > 0 &&
+        NULL == (written = calloc((size_t)s->nblocks, 1))) {
+        rc = TOPO_ENOMEM;
+    }
+    if (TOPO_OK == rc) {
+        rc = price_rank(s, c, d, acc, written, ps->u);
+    }
+    if (TOPO_OK == rc) {
+        for (int l = 0; l < s->nlanes; l++) {
+            const int k = s->lanes[l].nsteps;
+            acc->nsteps[l] = k > acc->nsteps[l] ? k : acc->nsteps[l];
+        }
+        size_t ns, nx, nr;
+        topo_sched_totals(s, &ns, &nx, &nr);
+        if (NULL != c->rec) {
+            c->rec->work += ns + nx + nr + (size_t)s->nblocks;
+        }
+        if (0 == r) {
+            ps->work0 = ns + nx + nr + (size_t)s->nblocks;
+        }
+        if (NULL != ps->la) {
+            topo_link_acc_add(ps->la, s);
+        }
+    }
+    free(written);
+    return rc;
+}
+
+/* Pass 1's end (rc: its state so far): link (*linkp, acc->depth entries)
+ * for the first *done steps, as many as the budget holds; acc freed on
+ * an error. */
+static int p1_end(p1_state_t *ps, int rc, double **linkp, int *done)
+{
+    p1_t *acc = ps->acc;
+    free(ps->u);
+    *done = 0;
     const int depth = acc->depth;
     double *link = NULL;
     if (TOPO_OK == rc && depth > 0 && NULL == (link = calloc((size_t)depth, sizeof(double)))) {
         rc = TOPO_ENOMEM;
     }
-    if (TOPO_OK == rc && NULL != la) {
-        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)first);
+    if (TOPO_OK == rc && NULL != ps->la) {
+        topo_step_load_t *out = malloc(sizeof(*out) * (size_t)ps->first);
         if (NULL == out) {
             rc = TOPO_ENOMEM;
         } else {
-            topo_link_acc_loads(la, out);
-            for (int st = 0; st < first; st++) {
+            topo_link_acc_loads(ps->la, out);
+            for (int st = 0; st < ps->first; st++) {
                 link[st] = out[st].max_load;
             }
-            *done = first;
+            *done = ps->first;
             free(out);
         }
     }
-    topo_link_acc_free(la);
+    topo_link_acc_free(ps->la);
     if (TOPO_OK != rc) {
         p1_free(acc);
         free(link);
@@ -533,6 +768,32 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
     return TOPO_OK;
 }
 
+/* Pass 1 over all ranks (or c->ranks); fills *acc (zeroed by the caller)
+ * and link (*linkp) for the first *done steps (p1_end); *work0 (NULL: not
+ * wanted): rank 0's steps, transfers, ranges and blocks, SIZE_MAX when it
+ * is not priced. */
+static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c, p1_t *acc,
+                 double **linkp, int *done, size_t *work0)
+{
+    p1_state_t ps;
+    int rc = TOPO_OK;
+    p1_begin(&ps, a, c, acc);
+    const int n = NULL != c->ranks ? c->nranks : a->size;
+    for (int i = 0; i < n && TOPO_OK == rc; i++) {
+        topo_sched_t s;
+        topo_gen_args_t ar = *a;
+        ar.rank = NULL != c->ranks ? c->ranks[i] : i;
+        if (TOPO_OK == (rc = topo_algo_generate(algo, &ar, &s))) {
+            rc = p1_add(&ps, a, &s);
+            topo_sched_free(&s);
+        }
+    }
+    if (NULL != work0) {
+        *work0 = ps.work0;
+    }
+    return p1_end(&ps, rc, linkp, done);
+}
+
 /* The sampled pricing's shortcut for schedules that repeat from rank to
  * rank (a torus's ranks running translates of one schedule: Trivance,
  * Swing, Bruck, a ring): when PROBES ranks of the sample (its first four,
@@ -540,12 +801,15 @@ static int pass1(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t 
  * spread between) each price to the same terms, step by step (the same
  * 64-bit hash of them: ports, messages, hops, local work, the loads on
  * their nodes' links and per link class), the sample is priced on them: the maxima over the
- * sample are theirs, and the link classes' averages the same.  Fills
- * probes (room for PROBES) and *np; returns 1 when they agree. */
+ * sample are theirs, and the link classes' averages the same.  Returns 1
+ * when the n probes (probe_ranks) agree, and then *comb, *clink and
+ * *cdone hold pass 1 on them with the context `pc` (c's on the probes),
+ * each probe's schedule generated once for both. */
 #define PROBES 8
 
-static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
-                      int *probes, int *np)
+/* The probes of c's sample into probes (room for PROBES): how many, 0
+ * for a sample too small to probe. */
+static int probe_ranks(const ctx_t *c, int *probes)
 {
     const int k = c->nranks;
     const int at[PROBES] = {0, 1, 2, 3, k / 3, k / 2, 2 * k / 3, k - 1};
@@ -558,9 +822,17 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
             probes[n++] = c->ranks[at[i]];
         }
     }
-    *np = n;
+    return n;
+}
+
+static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const ctx_t *c,
+                      const int *probes, int n, const ctx_t *pc, p1_t *comb, double **clink,
+                      int *cdone)
+{
     uint64_t href = 0;
-    int dref = 0, lref = 0, same = 1;
+    int dref = 0, lref = 0, same = 1, rc = TOPO_OK;
+    p1_state_t cs0; /* pass 1 on the probes together */
+    p1_begin(&cs0, a, pc, comb);
     for (int i = 0; i < n && same; i++) {
         ctx_t one = *c;
         one.ranks = &probes[i];
@@ -569,27 +841,54 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
         p1_t acc = {0};
         double *link;
         int done;
-        if (TOPO_OK != pass1(algo, a, &one, &acc, &link, &done)) {
+        topo_sched_t sc;
+        topo_gen_args_t ar = *a;
+        ar.rank = probes[i];
+        if (TOPO_OK != topo_algo_generate(algo, &ar, &sc)) {
+            same = 0;
+            break;
+        }
+        p1_state_t os;
+        p1_begin(&os, a, &one, &acc);
+        int orc = p1_add(&os, a, &sc);
+        rc = TOPO_OK == rc ? p1_add(&cs0, a, &sc) : rc;
+        topo_sched_free(&sc);
+        if (TOPO_OK != p1_end(&os, orc, &link, &done)) {
             same = 0;
             break;
         }
         free(link);
-        /* one probe's terms at a time (a ring's are 200 bytes a step):
-         * compared by their FNV-1a hash, bit for bit with one chance in
-         * 2^64 of a false agreement */
+        /* one probe's terms at a time: its steps as runs of equal terms,
+         * adjacent runs that hold the same terms merged (so that equal
+         * steps make equal runs, however pass 1 cut them), each run's
+         * terms and length compared by their FNV-1a hash, bit for bit
+         * with one chance in 2^64 of a false agreement */
         uint64_t h = 14695981039346656037ull;
-        const unsigned char *b = (const unsigned char *)acc.step;
-        for (size_t j = 0; j < sizeof(*acc.step) * (size_t)acc.depth; j++) {
-            h = (h ^ b[j]) * 1099511628211ull;
-        }
-        b = (const unsigned char *)acc.cls;
-        for (size_t j = 0; NULL != b && j < sizeof(*acc.cls) * (size_t)acc.depth * (size_t)acc.ncls;
-             j++) {
-            h = (h ^ b[j]) * 1099511628211ull;
-        }
-        b = (const unsigned char *)acc.lane;
-        for (size_t j = 0; j < sizeof(*acc.lane) * (size_t)acc.depth * (size_t)acc.nlanes; j++) {
-            h = (h ^ b[j]) * 1099511628211ull;
+        const size_t ls = sizeof(*acc.lane) * (size_t)acc.nlanes;
+        const size_t cs = sizeof(*acc.cls) * (size_t)acc.ncls;
+        for (int k = 0; k < acc.nruns;) {
+            int e = k + 1;
+            while (e < acc.nruns && 0 == memcmp(&acc.step[e], &acc.step[k], sizeof(*acc.step)) &&
+                   0 == memcmp(acc.lane + (size_t)e * acc.nlanes,
+                               acc.lane + (size_t)k * acc.nlanes, ls) &&
+                   (0 == cs || 0 == memcmp(acc.cls + (size_t)e * acc.ncls,
+                                           acc.cls + (size_t)k * acc.ncls, cs))) {
+                e++;
+            }
+            const int len = acc.start[e] - acc.start[k];
+            const unsigned char *b[4] = {(const unsigned char *)&acc.step[k],
+                                         (const unsigned char *)(acc.lane + (size_t)k * acc.nlanes),
+                                         NULL != acc.cls ? (const unsigned char *)(acc.cls +
+                                                                          (size_t)k * acc.ncls)
+                                                         : NULL,
+                                         (const unsigned char *)&len};
+            const size_t nb[4] = {sizeof(*acc.step), ls, NULL != acc.cls ? cs : 0, sizeof(len)};
+            for (int q = 0; q < 4; q++) {
+                for (size_t j = 0; j < nb[q]; j++) {
+                    h = (h ^ b[q][j]) * 1099511628211ull;
+                }
+            }
+            k = e;
         }
         const int d = acc.depth, nl = acc.nlanes;
         p1_free(&acc);
@@ -601,7 +900,8 @@ static int probe_same(const topo_algo_t *algo, const topo_gen_args_t *a, const c
         }
         same = d == dref && nl == lref && h == href;
     }
-    return same;
+    rc = p1_end(&cs0, same ? rc : TOPO_EINVAL, clink, cdone);
+    return same && TOPO_OK == rc;
 }
 
 /* Steps, transfers, ranges and blocks in every rank's schedule together
@@ -625,53 +925,104 @@ static size_t sched_work(const topo_algo_t *algo, const topo_gen_args_t *a, size
     return per_rank * (size_t)a->size;
 }
 
+static int cmp_int(const void *a, const void *b);
+
 /* The sampled pricing: a step in which no priced rank transfers or copies
  * is one in which others do (a pipeline's front passing between the
  * ranks priced: the chain's step s is rank s's), priced as the nearest
- * step in which a priced rank does (the earlier one of two as near). */
-static void fill_idle(void *base, size_t size, size_t stride, size_t busy, int depth, double *extra,
-                      size_t nextra)
+ * step in which a priced rank does (the earlier one of two as near).
+ * On pass 1's runs (start, nruns; entry k at base + k stride, its busy
+ * flag at offset `busy`), over the steps before lim: with `cuts`, only
+ * the steps where a run must start for the idle runs to take one source
+ * each (the half-way point of each idle stretch between two busy steps,
+ * and lim), appended at cuts[*ncuts]; without, the idle runs filled. */
+static void fill_idle(const int *start, int nruns, void *base, size_t size, size_t stride,
+                      size_t busy, int lim, double *extra, size_t nextra, int *cuts, int *ncuts)
 {
-#define AT(st) ((char *)base + (size_t)(st) * stride)
-#define BUSY(st) (*(const int *)(AT(st) + busy))
-    int prev = -1;
-    for (int st = 0; st < depth; st++) {
-        if (BUSY(st)) {
-            prev = st;
+#define AT(k) ((char *)base + (size_t)(k) * stride)
+#define BUSY(k) (*(const int *)(AT(k) + busy))
+    if (NULL != cuts) {
+        cuts[(*ncuts)++] = lim;
+    }
+    for (int k = 0; k < nruns && start[k] < lim; k++) {
+        if (BUSY(k)) {
             continue;
         }
-        int next = st + 1;
-        while (next < depth && !BUSY(next)) {
-            next++;
+        int kb = k + 1; /* the next busy run */
+        while (kb < nruns && start[kb] < lim && !BUSY(kb)) {
+            kb++;
         }
-        for (; st < next; st++) {
-            const int from = prev < 0                 ? next
-                             : next >= depth          ? prev
-                             : st - prev <= next - st ? prev
-                                                      : next;
-            if (from >= 0 && from < depth) {
-                memcpy(AT(st), AT(from), size);
+        const int prev = start[k] - 1, next = kb < nruns && start[kb] < lim ? start[kb] : lim;
+        /* from prev up to half way, from next after (st - prev <= next - st) */
+        const int half = prev < 0 ? -1 : next >= lim ? lim : (prev + next) / 2;
+        if (NULL != cuts) {
+            if (half + 1 > start[k] && half + 1 < next) {
+                cuts[(*ncuts)++] = half + 1;
+            }
+            k = kb - 1;
+            continue;
+        }
+        for (; k < kb; k++) {
+            const int from = start[k] <= half ? k - 1 : next < lim ? kb : -1;
+            if (from >= 0) {
+                memcpy(AT(k), AT(from), size);
                 if (NULL != extra) { /* the step's row of `nextra` more */
-                    memcpy(extra + (size_t)st * nextra, extra + (size_t)from * nextra,
+                    memcpy(extra + (size_t)k * nextra, extra + (size_t)from * nextra,
                            sizeof(*extra) * nextra);
                 }
             }
         }
-        st = next - 1;
+        k = kb - 1;
     }
 #undef BUSY
 #undef AT
 }
 
-/* fill_idle for every step, and for every lane over its own steps. */
-static void fill_idle_all(p1_t *acc)
+/* fill_idle for every step, and for every lane over its own steps: the
+ * runs cut where the filled steps need it, then filled. */
+static int fill_idle_all(p1_t *acc)
 {
-    fill_idle(acc->step, sizeof(*acc->step), sizeof(*acc->step), offsetof(pass1_t, busy),
-              acc->depth, acc->ncls > 0 ? acc->cls : NULL, (size_t)acc->ncls);
-    for (int l = 0; l < acc->nlanes; l++) {
-        fill_idle(acc->lane + l, sizeof(*acc->lane), sizeof(*acc->lane) * (size_t)acc->nlanes,
-                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0);
+    const size_t ls = sizeof(*acc->lane) * (size_t)acc->nlanes;
+    int *cuts = malloc(sizeof(int) * ((size_t)acc->nlanes + 1) * ((size_t)acc->nruns + 1)), n = 0;
+    if (NULL == cuts) {
+        return TOPO_ENOMEM;
     }
+    fill_idle(acc->start, acc->nruns, acc->step, sizeof(*acc->step), sizeof(*acc->step),
+              offsetof(pass1_t, busy), acc->depth, NULL, 0, cuts, &n);
+    for (int l = 0; l < acc->nlanes; l++) {
+        fill_idle(acc->start, acc->nruns, acc->lane + l, sizeof(*acc->lane), ls,
+                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0, cuts, &n);
+    }
+    qsort(cuts, (size_t)n, sizeof(int), cmp_int);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (cuts[i] > 0 && cuts[i] < acc->depth && (0 == m || cuts[i] != cuts[m - 1])) {
+            cuts[m++] = cuts[i];
+        }
+    }
+    const int rc = p1_refine(acc, cuts, m);
+    free(cuts);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    fill_idle(acc->start, acc->nruns, acc->step, sizeof(*acc->step), sizeof(*acc->step),
+              offsetof(pass1_t, busy), acc->depth, acc->ncls > 0 ? acc->cls : NULL,
+              (size_t)acc->ncls, NULL, NULL);
+    for (int l = 0; l < acc->nlanes; l++) {
+        fill_idle(acc->start, acc->nruns, acc->lane + l, sizeof(*acc->lane), ls,
+                  offsetof(lane1_t, busy), acc->nsteps[l], NULL, 0, NULL, NULL);
+    }
+    return TOPO_OK;
+}
+
+/* The run of pass 1's acc that holds step st, searched from *k on (steps
+ * asked in ascending order). */
+static int run_at(const p1_t *acc, int st, int *k)
+{
+    while (acc->start[*k + 1] <= st) {
+        (*k)++;
+    }
+    return *k;
 }
 
 /* The sampled pricing's link loads: a class (dim * 2 + dir) of the grid
@@ -789,37 +1140,40 @@ static int torus_at(const topo_topology_t *t, int r, int64_t key)
 #define EXTRAP_WORK ((size_t)1 << 20)
 #define EXTRAP_PER_ITEM 8
 
-/* Does hypothesis h hold for the priced ranks' sends `f` of one step (in
- * rank order, seg[i] .. seg[i + 1] the sends of ranks[i])?  Fills rel
- * (sorted per rank) and ref[c], the priced rank whose sends stand for
- * class c. */
+/* Does hypothesis h hold for the priced ranks' sends of one step
+ * (lp[i][0 .. ln[i]) the sends of ranks[i], ordered by peer and weight)?
+ * Fills ref[c], the priced rank whose sends stand for class c, and their
+ * relative sends, sorted, at rel + c * cap (cap: room per class, at
+ * least any ln[i]); `tmp` (cap) holds the other ranks' to compare. */
 static int hyp_holds(const topo_topology_t *t, int h, int size, const int *ranks, int nranks,
-                     const flow_t *f, const int *seg, rel_t *rel, int *ref)
+                     const flow_t *const *lp, const int *ln, rel_t *rel, rel_t *tmp, size_t cap,
+                     int *ref)
 {
     const int m = hyps[h].m, kind = hyps[h].kind;
     if (size % m || m > nranks || (HYP_XOR == kind && (size & (size - 1))) ||
         (HYP_TORUS == kind && !whole_torus(t, size))) {
         return 0;
     }
-    for (int j = 0; j < seg[nranks]; j++) {
-        const int64_t d = HYP_XOR == kind     ? (f[j].peer ^ f[j].rank)
-                          : HYP_TORUS == kind ? torus_key(t, f[j].rank, f[j].peer)
-                                              : ((f[j].peer - f[j].rank) % size + size) % size;
-        rel[j] = (rel_t){d, f[j].w};
-    }
     for (int c = 0; c < m; c++) {
         ref[c] = -1;
     }
     for (int i = 0; i < nranks; i++) {
-        const int n = seg[i + 1] - seg[i], c = ranks[i] % m;
-        qsort(rel + seg[i], (size_t)n, sizeof(*rel), cmp_rel);
+        const int n = ln[i], c = ranks[i] % m;
+        rel_t *out = ref[c] < 0 ? rel + (size_t)c * cap : tmp;
+        for (int j = 0; j < n; j++) {
+            const flow_t *f = &lp[i][j];
+            const int64_t d = HYP_XOR == kind     ? (f->peer ^ f->rank)
+                              : HYP_TORUS == kind ? torus_key(t, f->rank, f->peer)
+                                                  : ((f->peer - f->rank) % size + size) % size;
+            out[j] = (rel_t){d, f->w};
+        }
+        qsort(out, (size_t)n, sizeof(*out), cmp_rel);
         if (ref[c] < 0) {
             ref[c] = i;
             continue;
         }
-        const int r = ref[c];
-        if (n != seg[r + 1] - seg[r] ||
-            (n > 0 && 0 != memcmp(rel + seg[i], rel + seg[r], sizeof(*rel) * (size_t)n))) {
+        if (n != ln[ref[c]] ||
+            (n > 0 && 0 != memcmp(out, rel + (size_t)c * cap, sizeof(*rel) * (size_t)n))) {
             return 0;
         }
     }
@@ -852,44 +1206,83 @@ static double settle_links(topo_link_acc_t *acc)
     return topo_link_acc_max(acc, 0);
 }
 
-static int cmp_flow(const void *a, const void *b)
+/* A rank's sends by step, then peer and weight (cmp_send: the last two). */
+static int cmp_send(const flow_t *x, const flow_t *y)
 {
-    const flow_t *x = a, *y = b;
-    if (x->step != y->step) {
-        return (x->step > y->step) - (x->step < y->step);
-    }
-    if (x->rank != y->rank) {
-        return (x->rank > y->rank) - (x->rank < y->rank);
-    }
     if (x->peer != y->peer) {
         return (x->peer > y->peer) - (x->peer < y->peer);
     }
     return (x->w > y->w) - (x->w < y->w);
 }
 
-static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
-                       struct flows *fl, const pass1_t *p1, int depth, double *link)
+static int cmp_flow(const void *a, const void *b)
 {
+    const flow_t *x = a, *y = b;
+    if (x->step != y->step) {
+        return (x->step > y->step) - (x->step < y->step);
+    }
+    return cmp_send(x, y);
+}
+
+/* Room for n entries of `size` bytes at *p (*cap entries now); 0 without
+ * memory (*p kept). */
+static int room(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap) {
+        return 1;
+    }
+    void *q = realloc(*p, size * n);
+    if (NULL == q) {
+        return 0;
+    }
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
+static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int nranks,
+                       struct flows *fl, const p1_t *p1, double *link)
+{
+    const int depth = p1->depth;
+    int run = 0; /* p1's run of the step (run_at) */
     const size_t n = fl->n;
+    if (0 == n) { /* no sends: every step keeps its estimate */
+        return TOPO_OK;
+    }
     const size_t budget =
         fl->work * EXTRAP_PER_ITEM > EXTRAP_WORK ? fl->work * EXTRAP_PER_ITEM : EXTRAP_WORK;
-    size_t *start = calloc((size_t)depth + 1, sizeof(size_t)), most = 0;
-    /* by step, then rank: every rank's sends of a step together */
-    qsort(fl->f, n, sizeof(*fl->f), cmp_flow);
-    const flow_t *f = fl->f;
-    for (size_t j = 0; j < n && NULL != start; j++) {
-        start[f[j].step + 1]++;
-    }
-    for (int st = 0; st < depth && NULL != start; st++) {
-        most = start[st + 1] > most ? start[st + 1] : most;
-        start[st + 1] += start[st];
-    }
-    rel_t *rel = malloc(sizeof(*rel) * (most + 1)), *prev = malloc(sizeof(*rel) * (most + 1));
-    int *seg = malloc(sizeof(int) * ((size_t)nranks + 1));
+    flow_t *f = fl->f;
+    /* The sends of a step, rank by rank: a priced rank's sends are
+     * recorded together (ranks in order), sorted here by step, then peer
+     * and weight; in step st rank i sends those of its entries that start
+     * at st (from cur[i] on) and those of the step before that last past
+     * it (a run's), merged in `buf`, or in place where it has none of
+     * the latter.  lp[i], ln[i]: rank i's sends in the step; pp, pn: in
+     * the step before. */
+    const size_t nr = (size_t)nranks + 1;
+    size_t *cur = malloc(sizeof(size_t) * nr);
+    const flow_t **lp = calloc(nr, sizeof(*lp)), **pp = calloc(nr, sizeof(*pp));
+    int *ln = calloc(nr, sizeof(int)), *pn = calloc(nr, sizeof(int)),
+        *keep = calloc(nr, sizeof(int));
+    flow_t *buf = NULL, *pbuf = NULL;
+    size_t nbuf = 0, npbuf = 0;
+    rel_t *rel = NULL, *tmp = NULL, *prev = NULL; /* cap per class (hyp_holds) */
+    size_t cap = 0, ncap[3] = {0, 0, 0};
     topo_link_acc_t *acc = NULL;
-    int rc = NULL == start || NULL == rel || NULL == prev || NULL == seg
+    int rc = NULL == cur || NULL == lp || NULL == pp || NULL == ln || NULL == pn || NULL == keep
                  ? TOPO_ENOMEM
                  : topo_link_acc_create(t, size, NULL, 1, &acc);
+    size_t j = 0;
+    for (int i = 0; i < nranks && TOPO_OK == rc; i++) {
+        const size_t b = j;
+        while (j < n && f[j].rank == ranks[i]) {
+            j++;
+        }
+        qsort(f + b, j - b, sizeof(*f), cmp_flow);
+        cur[i] = b;
+    }
+    /* (j != n: sends not in the order priced, never so: the steps keep
+     * their estimates) */
     /* a grid's messages as one difference per dimension (links.h) */
     const int grid = TOPO_NET_TORUS == t->kind || TOPO_NET_MESH == t->kind;
     void (*route)(topo_link_acc_t *, int, int, int, double) =
@@ -899,25 +1292,84 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
     size_t work = 0, nprev = 0;
     int prev_h = -1, prev_len[HYP_MAX_M];
     double prev_max = 0.0;
-    for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-        const flow_t *sf = f + start[st];
-        const int len = (int)(start[st + 1] - start[st]);
-        int j = 0, ref[HYP_MAX_M], h;
+    for (int st = 0; st < depth && TOPO_OK == rc && j == n; st++) {
+        /* the step's sends, rank by rank (the step before's in pp, pn) */
+        size_t need = 0, len = 0, most = 0;
         for (int i = 0; i < nranks; i++) {
-            seg[i] = j;
-            while (j < len && sf[j].rank == ranks[i]) {
-                j++;
+            int k = 0, e = 0;
+            for (int q = 0; q < pn[i]; q++) {
+                k += pp[i][q].step + pp[i][q].count > st;
             }
+            while (cur[i] + (size_t)e < n && f[cur[i] + e].rank == ranks[i] &&
+                   f[cur[i] + e].step == st) {
+                e++;
+            }
+            keep[i] = k;
+            ln[i] = k + e;
+            need += k > 0 ? (size_t)(k + e) : 0;
         }
-        seg[nranks] = j;
+        if (!room((void **)&buf, &nbuf, need, sizeof(*buf))) {
+            rc = TOPO_ENOMEM;
+            break;
+        }
+        for (int i = 0, off = 0; i < nranks; i++) {
+            const flow_t *nw = f + cur[i];
+            const int e = ln[i] - keep[i];
+            cur[i] += (size_t)e;
+            if (0 == keep[i]) {
+                lp[i] = nw;
+            } else { /* merged by peer and weight */
+                flow_t *o = buf + off;
+                int q = 0, w = 0, k = 0;
+                while (q < pn[i] || w < e) {
+                    if (q < pn[i] && pp[i][q].step + pp[i][q].count <= st) {
+                        q++;
+                    } else if (q < pn[i] && (w >= e || cmp_send(&pp[i][q], &nw[w]) <= 0)) {
+                        o[k++] = pp[i][q++];
+                    } else {
+                        o[k++] = nw[w++];
+                    }
+                }
+                lp[i] = o;
+                off += k;
+            }
+            len += (size_t)ln[i];
+            most = (size_t)ln[i] > most ? (size_t)ln[i] : most;
+        }
+        { /* this step's lists are the next one's step before */
+            const flow_t **x = pp;
+            pp = lp;
+            lp = x;
+            int *y = pn;
+            pn = ln;
+            ln = y;
+            flow_t *z = pbuf;
+            pbuf = buf;
+            buf = z;
+            const size_t c = npbuf;
+            npbuf = nbuf;
+            nbuf = c;
+        }
+        const flow_t *const *L = pp;
+        const int *N = pn;
         /* a step whose messages each cross one link of their sender's
          * node alone (p1's `routed` unset) has its busiest link among
          * the priced ranks' own (pass1_t.first) */
-        if (0 == len || j != len || !p1[st].routed) {
+        if (0 == len || !p1->step[run_at(p1, st, &run)].routed) {
             continue;
         }
+        if (most > cap) {
+            if (!room((void **)&rel, &ncap[0], HYP_MAX_M * most, sizeof(*rel)) ||
+                !room((void **)&tmp, &ncap[1], most, sizeof(*tmp)) ||
+                !room((void **)&prev, &ncap[2], HYP_MAX_M * most, sizeof(*prev))) {
+                rc = TOPO_ENOMEM;
+                break;
+            }
+            cap = most;
+        }
+        int ref[HYP_MAX_M], h;
         for (h = 0; h < (int)(sizeof(hyps) / sizeof(hyps[0])); h++) {
-            if (hyp_holds(t, h, size, ranks, nranks, sf, seg, rel, ref)) {
+            if (hyp_holds(t, h, size, ranks, nranks, L, N, rel, tmp, cap, ref)) {
                 break;
             }
         }
@@ -930,13 +1382,14 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
         size_t cost = nlinks, ncur = 0;
         int same = m > 0 && h == prev_h;
         for (int c = 0; c < m; c++) { /* the classes' sends, against the previous step's */
-            const int k = seg[ref[c] + 1] - seg[ref[c]];
+            const int k = N[ref[c]];
             same = same && k == prev_len[c] &&
-                   0 == memcmp(rel + seg[ref[c]], prev + ncur, sizeof(*rel) * (size_t)k);
-            for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
-                cost += (grid ? (size_t)t->ndims
-                              : (size_t)topo_topology_hops(t, sf[q].rank, sf[q].peer)) *
-                        (size_t)(size / m);
+                   0 == memcmp(rel + (size_t)c * cap, prev + ncur, sizeof(*rel) * (size_t)k);
+            for (int q = 0; q < k; q++) {
+                const flow_t *x = &L[ref[c]][q];
+                cost +=
+                    (grid ? (size_t)t->ndims : (size_t)topo_topology_hops(t, x->rank, x->peer)) *
+                    (size_t)(size / m);
             }
             ncur += (size_t)k;
         }
@@ -948,38 +1401,48 @@ static int extrapolate(const topo_topology_t *t, int size, const int *ranks, int
             work += cost;
             for (int r = 0; r < size; r++) {
                 const int c = r % m;
-                for (int q = seg[ref[c]]; q < seg[ref[c] + 1]; q++) {
-                    const int64_t k = rel[q].key;
+                const rel_t *rc0 = rel + (size_t)c * cap;
+                for (int q = 0; q < N[ref[c]]; q++) {
+                    const int64_t k = rc0[q].key;
                     const int dst = HYP_XOR == hyps[h].kind     ? (int)(r ^ k)
                                     : HYP_TORUS == hyps[h].kind ? torus_at(t, r, k)
                                                                 : (int)((r + k) % size);
                     if (dst != r) {
-                        route(acc, 0, r, dst, rel[q].w);
+                        route(acc, 0, r, dst, rc0[q].w);
                     }
                 }
             }
             prev_h = h;
             nprev = 0;
             for (int c = 0; c < m; c++) {
-                prev_len[c] = seg[ref[c] + 1] - seg[ref[c]];
-                memcpy(prev + nprev, rel + seg[ref[c]], sizeof(*rel) * (size_t)prev_len[c]);
+                prev_len[c] = N[ref[c]];
+                memcpy(prev + nprev, rel + (size_t)c * cap, sizeof(*rel) * (size_t)prev_len[c]);
                 nprev += (size_t)prev_len[c];
             }
             prev_max = settle(acc);
             link[st] = dmax(link[st], prev_max);
         } else { /* the priced ranks' own sends, link by link: a lower bound */
-            for (int q = 0; q < len; q++) {
-                topo_link_acc_flow(acc, 0, sf[q].rank, sf[q].peer, sf[q].w);
+            for (int i = 0; i < nranks; i++) {
+                for (int q = 0; q < N[i]; q++) {
+                    topo_link_acc_flow(acc, 0, L[i][q].rank, L[i][q].peer, L[i][q].w);
+                }
             }
             link[st] = dmax(link[st], topo_link_acc_max(acc, 0));
         }
         topo_link_acc_clear(acc, 0);
     }
     topo_link_acc_free(acc);
-    free(start);
+    free(cur);
+    free(lp);
+    free(pp);
+    free(ln);
+    free(pn);
+    free(keep);
+    free(buf);
+    free(pbuf);
     free(rel);
+    free(tmp);
     free(prev);
-    free(seg);
     return rc;
 }
 
@@ -1011,25 +1474,59 @@ static void step_price(topo_cost_step_t *o, const lane1_t *s1, double link,
 }
 
 /* The priced steps of pass 1's `acc`, lane by lane (cost.h), with the
- * link loads `link` (NULL: none). */
-static int price_lanes(const p1_t *acc, const double *link, const topo_cost_params_t *p,
-                       const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *np)
+ * link loads `link` (NULL: none; first: each step's pass1_t.first
+ * instead).  compact: a step equal to the one before it in its lane
+ * (every field) is that entry's reps + 1 (topo_cost_step_runs); else an
+ * entry per step, reps 1. */
+static int steps_equal(const topo_cost_step_t *x, const topo_cost_step_t *y)
+{
+    return x->lat == y->lat && x->per_byte == y->per_byte && x->port == y->port &&
+           x->msg == y->msg && x->link == y->link && x->max_hops == y->max_hops &&
+           x->msgs == y->msgs && x->active == y->active && x->intra_only == y->intra_only &&
+           x->lane == y->lane;
+}
+
+static int price_lanes(const p1_t *acc, const double *link, int first, int compact,
+                       const topo_cost_params_t *p, const topo_cost_net_t *net,
+                       topo_cost_step_t **stepsp, int *np)
 {
     const int depth = acc->depth, nl = acc->nlanes;
     topo_cost_step_t *out = NULL;
-    if (depth > 0 && nl > 0 && NULL == (out = malloc(sizeof(*out) * (size_t)depth * (size_t)nl))) {
+    size_t n = 0, cap = compact ? 0 : (size_t)depth * (size_t)nl;
+    *stepsp = NULL;
+    *np = 0;
+    if (depth > 0 && nl > 0 && cap > 0 && NULL == (out = malloc(sizeof(*out) * cap))) {
         return TOPO_ENOMEM;
     }
     for (int l = 0; l < nl && depth > 0; l++) {
-        for (int st = 0; st < depth; st++) {
-            topo_cost_step_t *o = &out[(size_t)l * (size_t)depth + (size_t)st];
-            step_price(o, &acc->lane[(size_t)st * (size_t)nl + (size_t)l],
-                       NULL != link ? link[st] : 0.0, p, net);
-            o->lane = l;
+        for (int st = 0, k = 0; st < depth; st++) {
+            topo_cost_step_t o;
+            const int run = run_at(acc, st, &k);
+            step_price(&o, &acc->lane[(size_t)run * (size_t)nl + (size_t)l],
+                       first          ? acc->step[run].first
+                       : NULL != link ? link[st]
+                                      : 0.0,
+                       p, net);
+            o.lane = l;
+            o.reps = 1;
+            if (compact && n > 0 && steps_equal(&out[n - 1], &o)) {
+                out[n - 1].reps++;
+                continue;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                topo_cost_step_t *no = realloc(out, sizeof(*out) * cap);
+                if (NULL == no) {
+                    free(out);
+                    return TOPO_ENOMEM;
+                }
+                out = no;
+            }
+            out[n++] = o;
         }
     }
     *stepsp = out;
-    *np = NULL != out ? depth * nl : 0;
+    *np = (int)n;
     return TOPO_OK;
 }
 
@@ -1049,11 +1546,15 @@ static ctx_t ctx_of(const topo_gen_args_t *a, const topo_cost_params_t *p,
                    .placed = topo_topology_placed(t, a->size),
                    .intra_beta = ibeta,
                    .written = wbeta,
-                   .copy = NULL != net && net->copy > 0 ? net->copy : 0.0};
+                   .copy = NULL != net && net->copy > 0 ? net->copy : 0.0,
+                   .nfirst = TOPO_NET_TORUS == t->kind || TOPO_NET_MESH == t->kind
+                                 ? 2 * t->ndims
+                                 : 2 * TOPO_MAX_DIMS};
 }
 
-int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
-                    const topo_cost_net_t *net, topo_cost_step_t **stepsp, int *depthp)
+static int cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                      const topo_cost_params_t *p, const topo_cost_net_t *net, int compact,
+                      topo_cost_step_t **stepsp, int *depthp)
 {
     const topo_topology_t *t = a->topo;
     ctx_t c = ctx_of(a, p, net);
@@ -1076,18 +1577,25 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         c.estimate = c.links;
         c.ncls = !c.links ? 0 : TOPO_NET_GRAPH == t->kind ? 1 : 2 * t->ndims;
     }
-    int probes[PROBES], np;
-    if (NULL != sample && probe_same(algo, a, &c, probes, &np)) {
-        c.ranks = probes;
-        c.nranks = np;
-    }
     struct flows fl = {0};
     if (c.estimate && SIZE_MAX == xfers0) {
         sched_work(algo, a, &xfers0);
     }
+    int probes[PROBES], rc = TOPO_OK;
+    const int np = NULL != sample ? probe_ranks(&c, probes) : 0;
+    ctx_t pc = c; /* on the probes */
+    pc.ranks = probes;
+    pc.nranks = np;
     /* the priced ranks' sends, where they would fit (rank 0's for each) */
-    c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
-    int rc = pass1(algo, a, &c, &acc, &link, &done);
+    pc.rec = c.estimate && np > 0 && xfers0 <= FLOWS_MAX / (size_t)np ? &fl : NULL;
+    if (np > 0 && probe_same(algo, a, &c, probes, np, &pc, &acc, &link, &done)) {
+        c = pc; /* the sample priced on the probes, already */
+    } else {
+        free(fl.f);
+        fl = (struct flows){0};
+        c.rec = c.estimate && xfers0 <= FLOWS_MAX / (size_t)c.nranks ? &fl : NULL;
+        rc = pass1(algo, a, &c, &acc, &link, &done, NULL);
+    }
     const int sampled = NULL != sample, depth = acc.depth;
     if (TOPO_OK != rc) {
         free(sample);
@@ -1095,19 +1603,22 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         return rc;
     }
     if (sampled) {
-        fill_idle_all(&acc);
+        rc = fill_idle_all(&acc);
     }
-    if (c.estimate) {
+    if (c.estimate && TOPO_OK == rc) {
         double per_link[2 * TOPO_MAX_DIMS] = {0};
         rc = class_links(t, a->size, (double)a->size / c.nranks, per_link);
-        for (int st = 0; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc.step[st].first;
+        for (int k = 0; k < acc.nruns && TOPO_OK == rc; k++) { /* a run's steps alike */
+            double l = acc.step[k].first;
             for (int d = 0; d < acc.ncls; d++) {
-                link[st] = dmax(link[st], acc.cls[(size_t)st * (size_t)acc.ncls + d] * per_link[d]);
+                l = dmax(l, acc.cls[(size_t)k * (size_t)acc.ncls + d] * per_link[d]);
+            }
+            for (int st = acc.start[k]; st < acc.start[k + 1]; st++) {
+                link[st] = l;
             }
         }
         if (TOPO_OK == rc && !fl.full) {
-            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, acc.step, depth, link);
+            rc = extrapolate(t, a->size, c.ranks, c.nranks, &fl, &acc, link);
         }
     } else if (c.links && done < depth) {
         /* steps from `done` on: the direct ones are known, the others go
@@ -1116,9 +1627,10 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         size_t w = link_budget / topo_link_count(t, a->size);
         w = w < 1 ? 1 : w;
         rc = NULL == routed ? TOPO_ENOMEM : TOPO_OK;
-        for (int st = done; st < depth && TOPO_OK == rc; st++) {
-            link[st] = acc.step[st].first;
-            if (acc.step[st].routed) {
+        for (int st = done, k = 0; st < depth && TOPO_OK == rc; st++) {
+            const pass1_t *e = &acc.step[run_at(&acc, st, &k)];
+            link[st] = e->first;
+            if (e->routed) {
                 routed[n++] = st;
             }
         }
@@ -1129,7 +1641,7 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
         free(routed);
     }
     if (TOPO_OK == rc) {
-        rc = price_lanes(&acc, c.links ? link : NULL, p, net, stepsp, depthp);
+        rc = price_lanes(&acc, c.links ? link : NULL, 0, compact, p, net, stepsp, depthp);
     }
     p1_free(&acc);
     free(link);
@@ -1138,9 +1650,9 @@ int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const top
     return rc;
 }
 
-int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
-                          const topo_cost_params_t *p, const topo_cost_net_t *net,
-                          topo_cost_step_t **stepsp, int *depthp, size_t *work)
+static int bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                       const topo_cost_params_t *p, const topo_cost_net_t *net, int compact,
+                       topo_cost_step_t **stepsp, int *depthp, size_t *work)
 {
     const int rank0 = 0;
     /* rank 0 alone, as topo_cost_steps prices it (hops routed where links
@@ -1155,15 +1667,16 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
     int done = 0;
     *stepsp = NULL;
     *depthp = 0;
-    if (NULL != work) {
-        const size_t w = sched_work(algo, a, NULL);
+    size_t work0;
+    int rc = pass1(algo, a, &c, &acc, &link, &done, &work0);
+    free(link);
+    if (NULL != work) { /* sched_work's, from the schedule priced */
+        const size_t w = TOPO_OK == rc && SIZE_MAX != work0 ? work0 * (size_t)a->size : SIZE_MAX;
         const int k = NULL != net ? net->price_ranks : 0;
         const int sampled = k > 0 && (force_sampling || (k < a->size && w > TOPO_COST_FULL_WORK));
         *work = sampled && SIZE_MAX != w ? w / (size_t)a->size * (size_t)(k < a->size ? k : a->size)
                                          : w;
     }
-    int rc = pass1(algo, a, &c, &acc, &link, &done);
-    free(link);
     if (TOPO_OK != rc) {
         return rc;
     }
@@ -1171,17 +1684,30 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
      * term the most rank 0 puts on one of its node's links (every link
      * estimate and routed load there is at least that): every term is at
      * most its counterpart there */
-    rc = TOPO_ENOMEM;
-    double *first = acc.depth > 0 ? malloc(sizeof(double) * (size_t)acc.depth) : NULL;
-    if (0 == acc.depth || NULL != first) {
-        for (int st = 0; st < acc.depth; st++) {
-            first[st] = acc.step[st].first;
-        }
-        rc = price_lanes(&acc, links ? first : NULL, p, net, stepsp, depthp);
-    }
-    free(first);
+    rc = price_lanes(&acc, NULL, links, compact, p, net, stepsp, depthp);
     p1_free(&acc);
     return rc;
+}
+
+int topo_cost_steps(const topo_algo_t *algo, const topo_gen_args_t *a, const topo_cost_params_t *p,
+                    const topo_cost_net_t *net, topo_cost_step_t **steps, int *depth)
+{
+    return cost_steps(algo, a, p, net, 0, steps, depth);
+}
+
+int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
+                          const topo_cost_params_t *p, const topo_cost_net_t *net,
+                          topo_cost_step_t **steps, int *depth, size_t *work)
+{
+    return bound_steps(algo, a, p, net, 0, steps, depth, work);
+}
+
+int topo_cost_step_runs(const topo_algo_t *algo, const topo_gen_args_t *a,
+                        const topo_cost_params_t *p, const topo_cost_net_t *net, int bound,
+                        topo_cost_step_t **steps, int *n, size_t *work)
+{
+    return bound ? bound_steps(algo, a, p, net, 1, steps, n, work)
+                 : cost_steps(algo, a, p, net, 1, steps, n);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -1236,8 +1762,12 @@ void topo_cost_total(const topo_cost_step_t *steps, int n, double *lat, double *
     double l = 0.0, b = 0.0; /* the lane's sums so far */
     *lat = *per_byte = 0.0;
     for (int i = 0; i < n; i++) {
-        l += steps[i].lat;
-        b += steps[i].per_byte;
+        /* step by step, as many as the entry stands for (the same sums to
+         * the last bit as one entry per step) */
+        for (int k = 0; k < (steps[i].reps > 1 ? steps[i].reps : 1); k++) {
+            l += steps[i].lat;
+            b += steps[i].per_byte;
+        }
         if (i + 1 == n || steps[i + 1].lane != steps[i].lane) { /* the lane's last step */
             *lat = dmax(*lat, l);
             *per_byte = dmax(*per_byte, b);

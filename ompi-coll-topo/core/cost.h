@@ -147,6 +147,13 @@ typedef struct {
  * threshold says.  Returns the previous setting.  Not thread-safe. */
 int topo_cost_force_sampling(int on);
 
+/* Tests: 0 prices every step of every rank's schedule on its own, as if
+ * no step repeated (1, the default: a segment of topo_sched_repeat that
+ * repeats one step with its peers where they are is priced once per run
+ * of steps that every rank priced so far prices alike; the same prices,
+ * bit for bit).  Returns the previous setting.  Not thread-safe. */
+int topo_cost_repeat_runs(int on);
+
 /* The ranks a communicator of `size` is priced on with price_ranks `k`
  * (k < size; otherwise every rank): with q = k/5, up to q ranks next to
  * the powers of two from both ends (inner nodes of binary trees, a fold's
@@ -175,6 +182,9 @@ typedef struct {
     int active;      /* some rank transfers or copies in the step */
     int intra_only;  /* it transfers, and only between ranks of one node */
     int lane;        /* the lane (topo_cost_steps) */
+    int reps;        /* the steps this entry stands for: 1 (topo_cost_steps),
+                        or consecutive equal steps of the lane
+                        (topo_cost_step_runs); 0 reads as 1 */
 } topo_cost_step_t;
 
 /* The priced steps of `algo`, lane by lane: *steps (malloc'ed, the caller
@@ -210,6 +220,15 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
                           const topo_cost_params_t *p, const topo_cost_net_t *net,
                           topo_cost_step_t **steps, int *depth, size_t *work);
 
+/* topo_cost_steps' (bound 0) or topo_cost_bound_steps' (bound 1) steps
+ * with consecutive equal steps of a lane as one entry, its reps the steps
+ * it stands for (a ring's or a pipeline's repeated steps: the memory of
+ * their entries, not of their steps); *n gets the entries.  The same
+ * steps, field for field.  Returns TOPO_OK or an error. */
+int topo_cost_step_runs(const topo_algo_t *algo, const topo_gen_args_t *a,
+                        const topo_cost_params_t *p, const topo_cost_net_t *net, int bound,
+                        topo_cost_step_t **steps, int *n, size_t *work);
+
 /* The price of topo_cost_steps' entries (`n` of them) as an affine
  * function of M: each lane's latency and per-byte terms summed over its
  * steps, and *lat and *per_byte the largest of each over the lanes.  The
@@ -217,7 +236,8 @@ int topo_cost_bound_steps(const topo_algo_t *algo, const topo_gen_args_t *a,
  * * M, which is not affine: this is the least affine function at or above
  * it for every M >= 0 (its value at M = 0 and its slope as M grows), exact
  * where one lane has the largest of both terms (a single lane: the sum of
- * its steps; lanes that mirror each other), above it otherwise. */
+ * its steps; lanes that mirror each other), above it otherwise.  An entry
+ * of topo_cost_step_runs counts as its reps steps. */
 void topo_cost_total(const topo_cost_step_t *steps, int n, double *lat, double *per_byte);
 
 /* topo_cost_affine with the network parameters (NULL: defaults). */

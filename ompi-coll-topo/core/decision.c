@@ -56,8 +56,8 @@ static void lanes_paid(const thr_t *t, int nthr, double *lsum, topo_price_t *out
     out->nthr = k;
 }
 
-/* The price of the steps (topo_cost_steps', n entries lane by lane);
- * `bound`: a lower bound's (topo_cost_bound_steps'), whose steps that stay
+/* The price of the steps (topo_cost_step_runs', n entries lane by lane,
+ * each its reps steps); `bound`: a lower bound's, whose steps that stay
  * on nodes pay the cheaper of the two rendezvous (rank 0's messages may
  * stay on its node where others cross the network); one whose messages
  * cross the network is one where a message does, the full step too.  The
@@ -68,7 +68,12 @@ static int price_steps(topo_cost_step_t *steps, int n, const topo_proto_t *proto
 {
     memset(out, 0, sizeof(*out));
     const int nlanes = n > 0 ? steps[n - 1].lane + 1 : 0;
-    const int depth = nlanes > 0 ? n / nlanes : 0;
+    int depth = 0, total = 0; /* lane 0's steps; every lane's */
+    for (int st = 0; st < n; st++) {
+        const int r = steps[st].reps > 1 ? steps[st].reps : 1;
+        depth += 0 == steps[st].lane ? r : 0;
+        total += r;
+    }
     out->depth = depth;
     const int proto_on = NULL != proto && proto->eager > 0.0 && proto->rndv > 0.0;
     const double rndv_intra = proto_on && proto->rndv_intra > 0.0 ? proto->rndv_intra
@@ -77,9 +82,9 @@ static int price_steps(topo_cost_step_t *steps, int n, const topo_proto_t *proto
     thr_t *t = NULL;
     double *lsum = NULL;
     if (proto_on && n > 0 &&
-        (NULL == (t = malloc(sizeof(*t) * (size_t)n)) ||
-         NULL == (out->thr = malloc(sizeof(size_t) * (size_t)n)) ||
-         NULL == (out->paid = malloc(sizeof(double) * (size_t)(n + 1))) ||
+        (NULL == (t = malloc(sizeof(*t) * (size_t)total)) ||
+         NULL == (out->thr = malloc(sizeof(size_t) * (size_t)total)) ||
+         NULL == (out->paid = malloc(sizeof(double) * (size_t)(total + 1))) ||
          NULL == (lsum = calloc((size_t)nlanes, sizeof(double))))) {
         free(t);
         free(steps);
@@ -89,16 +94,18 @@ static int price_steps(topo_cost_step_t *steps, int n, const topo_proto_t *proto
     topo_cost_total(steps, n, &out->lat, &out->per_byte);
     int lane_steps = 0;
     for (int st = 0; st < n; st++) {
-        out->msgs += steps[st].msgs;
+        /* an entry of reps steps (topo_cost_step_runs) counts as many */
+        const int reps = steps[st].reps > 1 ? steps[st].reps : 1;
+        out->msgs += steps[st].msgs * reps;
         lane_steps = (st > 0 && steps[st].lane != steps[st - 1].lane ? 0 : lane_steps) +
-                     (steps[st].msgs > 0);
+                     (steps[st].msgs > 0) * reps;
         out->msg_steps = lane_steps > out->msg_steps ? lane_steps : out->msg_steps;
         if (!proto_on || steps[st].msg <= 0.0) {
             continue;
         }
         /* the step pays once msg * M > eager: from floor(eager / msg) + 1 */
         double first = floor(proto->eager / steps[st].msg) + 1.0;
-        if (first < 9.0e18) {
+        for (int k = 0; k < reps && first < 9.0e18; k++) {
             t[out->nthr].thr = (size_t)first;
             t[out->nthr].lane = steps[st].lane;
             t[out->nthr++].cost = !steps[st].intra_only ? proto->rndv
@@ -133,7 +140,7 @@ int topo_price_build(const topo_algo_t *algo, const topo_gen_args_t *a,
     topo_cost_step_t *steps = NULL;
     int depth = 0;
     memset(out, 0, sizeof(*out));
-    int rc = topo_cost_steps(algo, a, p, net, &steps, &depth);
+    int rc = topo_cost_step_runs(algo, a, p, net, 0, &steps, &depth, NULL);
     return TOPO_OK != rc ? rc : price_steps(steps, depth, proto, 0, out);
 }
 
@@ -144,7 +151,7 @@ int topo_price_bound(const topo_algo_t *algo, const topo_gen_args_t *a,
     topo_cost_step_t *steps = NULL;
     int depth = 0;
     memset(out, 0, sizeof(*out));
-    int rc = topo_cost_bound_steps(algo, a, p, net, &steps, &depth, work);
+    int rc = topo_cost_step_runs(algo, a, p, net, 1, &steps, &depth, work);
     return TOPO_OK != rc ? rc : price_steps(steps, depth, proto, 1, out);
 }
 

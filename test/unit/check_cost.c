@@ -601,6 +601,130 @@ START_TEST(test_lanes_as_they_run)
 }
 END_TEST
 
+/* Pass 1's runs (cost.h: topo_cost_repeat_runs): a repeated step priced
+ * once per run of steps that every rank priced so far prices alike gives
+ * the steps priced one by one, bit for bit, and topo_cost_step_runs'
+ * entries of equal steps the same steps, for every algorithm of the
+ * catalog that fits: on grids (links routed, windows), a star, two
+ * placements (shared memory; one with the blocks a rank wrote priced
+ * dearer, which the runs leave step by step), and sampled (the probes,
+ * the sampled sends, the link classes). */
+static int steps_equal(const topo_cost_step_t *x, const topo_cost_step_t *y, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (x[i].lat != y[i].lat || x[i].per_byte != y[i].per_byte || x[i].port != y[i].port ||
+            x[i].msg != y[i].msg || x[i].link != y[i].link || x[i].max_hops != y[i].max_hops ||
+            x[i].msgs != y[i].msgs || x[i].active != y[i].active ||
+            x[i].intra_only != y[i].intra_only || x[i].lane != y[i].lane) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* topo_cost_step_runs' entries, each its reps steps, are `want` (n steps;
+ * NULL: topo_cost_bound_steps'); *merged counts the entries that stand for
+ * more than one step. */
+static void expect_step_runs(const topo_algo_t *algo, const topo_gen_args_t *a,
+                             const topo_cost_params_t *p, const topo_cost_net_t *net, int sample,
+                             int bound, const topo_cost_step_t *want, int n, int *merged)
+{
+    topo_cost_step_t *ref = NULL, *runs;
+    int nr;
+    const int old = topo_cost_force_sampling(sample);
+    if (NULL == want) {
+        ck_assert_int_eq(topo_cost_bound_steps(algo, a, p, net, &ref, &n, NULL), TOPO_OK);
+        want = ref;
+    }
+    ck_assert_int_eq(topo_cost_step_runs(algo, a, p, net, bound, &runs, &nr, NULL), TOPO_OK);
+    topo_cost_force_sampling(old);
+    int k = 0;
+    for (int e = 0; e < nr; e++) {
+        ck_assert(runs[e].reps >= 1);
+        *merged += runs[e].reps > 1;
+        for (int r = 0; r < runs[e].reps; r++, k++) {
+            ck_assert_int_lt(k, n);
+            topo_cost_step_t one = runs[e];
+            one.reps = want[k].reps;
+            ck_assert_msg(steps_equal(&one, &want[k], 1), "%s %s: entry %d (%s) differs",
+                          topo_prim_name(algo->prim), algo->name, e, bound ? "bound" : "price");
+        }
+    }
+    ck_assert_int_eq(k, n);
+    free(runs);
+    free(ref);
+}
+
+START_TEST(test_repeat_runs)
+{
+    static const int pairs[] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7};
+    static const struct {
+        const char *topo;
+        int size, sample, placed, written;
+    } cases[] = {
+        {"torus:8x8", 64, 0, 0, 0}, {"mesh:8x4", 32, 0, 0, 0},     {"star", 40, 0, 0, 0},
+        {"torus:4x4", 16, 0, 1, 1}, {"torus:4x4", 16, 0, 1, 0},    {"torus:16x16", 256, 64, 0, 0},
+        {"star", 300, 32, 0, 0},    {"torus:4x4x4", 64, 40, 0, 0},
+    };
+    const topo_cost_params_t p = {2e-6, 1e-10, 1e-10};
+    int n, priced = 0, repeated = 0, merged = 0;
+    const topo_algo_t *cat = topo_catalog(&n);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        topo_topology_t t = ut_topo(cases[c].topo);
+        if (cases[c].placed) {
+            t.place = pairs; /* two ranks per node, on half the nodes */
+        }
+        const topo_cost_net_t net = {.hop = 1e-7,
+                                     .intra_alpha = 5e-7,
+                                     .intra_beta = 5e-11,
+                                     .intra_beta_written = cases[c].written ? 1.5e-10 : 5e-11,
+                                     .copy = 1e-10,
+                                     .msg_overhead = 1.5e-7,
+                                     .price_ranks = cases[c].sample};
+        for (int i = 0; i < n; i++) {
+            const int root = TOPO_PRIM_BCAST == cat[i].prim || TOPO_PRIM_REDUCE == cat[i].prim
+                                 ? cases[c].size / 3
+                                 : 0;
+            const topo_gen_args_t a = {
+                .prim = cat[i].prim, .size = cases[c].size, .root = root, .topo = &t};
+            char why[256];
+            if (!topo_algo_fits(&cat[i], &a, TOPO_OP_EXACT, why, sizeof(why))) {
+                continue;
+            }
+            topo_sched_t s0;
+            ck_assert_int_eq(topo_algo_generate(&cat[i], &a, &s0), TOPO_OK);
+            for (int g = 0; g < s0.nsegs; g++) {
+                repeated += s0.segs[g].reps > 1 && 1 == s0.segs[g].nsteps;
+            }
+            topo_sched_free(&s0);
+            topo_cost_step_t *on, *off;
+            int don, doff;
+            const int old = topo_cost_force_sampling(cases[c].sample > 0);
+            ck_assert_int_eq(topo_cost_steps(&cat[i], &a, &p, &net, &on, &don), TOPO_OK);
+            const int runs = topo_cost_repeat_runs(0);
+            ck_assert_int_eq(topo_cost_steps(&cat[i], &a, &p, &net, &off, &doff), TOPO_OK);
+            topo_cost_repeat_runs(runs);
+            topo_cost_force_sampling(old);
+            ck_assert_int_eq(don, doff);
+            ck_assert_msg(steps_equal(on, off, don), "%s %s on %s (%d ranks): steps differ",
+                          topo_prim_name(cat[i].prim), cat[i].name, cases[c].topo, cases[c].size);
+            /* the same steps as entries of equal steps (topo_cost_step_runs),
+             * the full pricing's and rank 0's bound */
+            for (int bound = 0; bound < 2; bound++) {
+                expect_step_runs(&cat[i], &a, &p, &net, cases[c].sample > 0, bound,
+                                 bound ? NULL : on, bound ? 0 : don, &merged);
+            }
+            free(on);
+            free(off);
+            priced++;
+        }
+    }
+    ck_assert(priced > 100);
+    ck_assert(repeated > 50); /* the runs were taken */
+    ck_assert(merged > 50);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cost");
@@ -622,5 +746,6 @@ int main(void)
     tcase_add_test(tc, test_sampled_xor);
     tcase_add_test(tc, test_root_free);
     tcase_add_test(tc, test_lanes_as_they_run);
+    tcase_add_test(tc, test_repeat_runs);
     return ut_run_suite(s);
 }
