@@ -24,10 +24,6 @@
 #include "coll_topo.h"
 #include "coords.h"
 
-/* The largest file read (some 2 million hosts' lines): a bigger one is
- * reported, not read, so that no name can make every rank read for long. */
-#define COORDS_FILE_MAX (64L * 1024 * 1024)
-
 typedef struct {
     bool done;
     bool ok;
@@ -84,108 +80,6 @@ static void complain(const char *file, int line, bool own, const char *fmt, ...)
     mca_coll_topo_show_help("bad-coords-file", file, where, what);
 }
 
-/* What a file that is not a regular one is, for the message. */
-static const char *file_kind(mode_t mode)
-{
-    if (S_ISDIR(mode)) {
-        return "a directory";
-    }
-    if (S_ISFIFO(mode)) {
-        return "a FIFO (named pipe)";
-    }
-    if (S_ISCHR(mode)) {
-        return "a character device";
-    }
-    if (S_ISBLK(mode)) {
-        return "a block device";
-    }
-    if (S_ISSOCK(mode)) {
-        return "a socket";
-    }
-    return "not a regular file";
-}
-
-/* The whole file into *text (NUL-terminated, *len bytes), or false with the
- * problem reported.  Only a regular file of at most COORDS_FILE_MAX bytes:
- * opened without blocking (a FIFO with no writer would block open and every
- * read), checked with fstat before anything is read (a device such as
- * /dev/zero never ends), and read no further than the limit (a file that
- * grows meanwhile). */
-static bool slurp(const char *file, char **text, size_t *len)
-{
-    *text = NULL;
-    *len = 0;
-    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        complain(file, 0, false, "cannot open it: %s", strerror(errno));
-        return false;
-    }
-    struct stat st;
-    if (0 != fstat(fd, &st)) {
-        complain(file, 0, false, "cannot examine it: %s", strerror(errno));
-        close(fd);
-        return false;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        complain(file, 0, false, "it is %s; only a regular file is read", file_kind(st.st_mode));
-        close(fd);
-        return false;
-    }
-    if (st.st_size > COORDS_FILE_MAX) {
-        complain(file, 0, false, "it has %lld bytes, more than the %ld read at most",
-                 (long long)st.st_size, COORDS_FILE_MAX);
-        close(fd);
-        return false;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap + 1);
-    bool ok = NULL != buf;
-    if (!ok) {
-        complain(file, 0, false, "no memory to read its %lld bytes", (long long)st.st_size);
-    }
-    while (ok) {
-        if (n == cap) {
-            /* it grew since fstat: up to the limit, one byte more tells */
-            size_t grown =
-                cap * 2 > (size_t)COORDS_FILE_MAX + 1 ? (size_t)COORDS_FILE_MAX + 1 : cap * 2;
-            char *g = grown > cap ? realloc(buf, grown + 1) : NULL;
-            if (NULL == g) {
-                complain(file, 0, false, "it grew beyond the %ld bytes read at most",
-                         COORDS_FILE_MAX);
-                ok = false;
-                break;
-            }
-            buf = g;
-            cap = grown;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && EINTR == errno) {
-            continue;
-        }
-        if (r < 0) {
-            complain(file, 0, false, "reading it failed: %s", strerror(errno));
-            ok = false;
-        } else if (0 == r) {
-            break;
-        } else {
-            n += (size_t)r;
-        }
-    }
-    close(fd);
-    if (ok && NULL != memchr(buf, '\0', n)) {
-        complain(file, 0, false, "it contains NUL bytes (it is not a text file)");
-        ok = false;
-    }
-    if (!ok) {
-        free(buf);
-        return false;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return true;
-}
-
 /* Read the file; returns true with cache.shape and cache.position set. */
 static bool load(const char *file)
 {
@@ -194,7 +88,8 @@ static bool load(const char *file)
 
     char *text;
     size_t len;
-    if (!slurp(file, &text, &len)) {
+    if (TOPO_OK != topo_coords_read(file, &text, &len, err, sizeof(err))) {
+        complain(file, 0, false, "%s", err);
         return false;
     }
     int line = 0;

@@ -317,49 +317,6 @@ static double busy_exchange(size_t bytes, const busy_peers_t *bp, const char *sb
     return topo_fit_median(t, TRIALS);
 }
 
-/* The whole of a coordinates file (at most 64 MiB), NUL-terminated, or
- * NULL with the reason in why. */
-static char *read_text(const char *file, size_t *len, char *why, size_t whylen)
-{
-    FILE *f = fopen(file, "r");
-    if (NULL == f) {
-        snprintf(why, whylen, "cannot open the coordinates file %s: %s", file, strerror(errno));
-        return NULL;
-    }
-    const size_t limit = (size_t)64 << 20;
-    size_t cap = 4096, n = 0;
-    char *text = malloc(cap + 1);
-    while (NULL != text) {
-        if (n == cap) {
-            char *g = cap < limit ? realloc(text, 2 * cap + 1) : NULL;
-            if (NULL == g) {
-                free(text);
-                text = NULL;
-                snprintf(why, whylen, "the coordinates file %s is larger than 64 MiB", file);
-                break;
-            }
-            text = g;
-            cap *= 2;
-        }
-        const size_t r = fread(text + n, 1, cap - n, f);
-        n += r;
-        if (0 == r) {
-            break;
-        }
-    }
-    if (NULL != text && (ferror(f) || NULL != memchr(text, '\0', n))) {
-        snprintf(why, whylen, "the coordinates file %s cannot be read as text", file);
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    if (NULL != text) {
-        text[n] = '\0';
-        *len = n;
-    }
-    return text;
-}
-
 /* This rank's grid position from the coordinates file the component reads
  * (coords_file: --coords-file, else coll_topo_coords_file as mpirun's --mca
  * sets it), for its host (coll_topo_coords_host, else `host`); -1 with the
@@ -368,14 +325,14 @@ static int my_position(const char *coords_file, const char *host, topo_topology_
                        size_t whylen)
 {
     size_t len = 0;
-    char *text = read_text(coords_file, &len, why, whylen);
-    if (NULL == text) {
+    char *text = NULL, err[256] = "";
+    if (TOPO_OK != topo_coords_read(coords_file, &text, &len, err, sizeof(err))) {
+        snprintf(why, whylen, "the coordinates file %s: %s", coords_file, err);
         return -1;
     }
     const char *h = getenv("OMPI_MCA_coll_topo_coords_host");
     h = NULL != h && '\0' != h[0] ? h : host;
     int pos = -1, line = 0;
-    char err[256] = "";
     const int rc = topo_coords_parse(text, len, h, shape, &pos, &line, err, sizeof(err));
     free(text);
     if (TOPO_OK != rc) {

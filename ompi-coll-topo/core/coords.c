@@ -7,10 +7,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Split off the next blank-separated token of *p; NULL at the end. */
 static char *token(char **p)
@@ -95,6 +99,108 @@ static int shape_line(const char *first, char *rest, topo_topology_t *shape, cha
         return fail(err, errlen,
                     "the shape '%s' is not a grid (expected torus:AxB... or mesh:AxB...)", first);
     }
+    return TOPO_OK;
+}
+
+/* What a file that is not a regular one is, for the message. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode)) {
+        return "a directory";
+    }
+    if (S_ISFIFO(mode)) {
+        return "a FIFO (named pipe)";
+    }
+    if (S_ISCHR(mode)) {
+        return "a character device";
+    }
+    if (S_ISBLK(mode)) {
+        return "a block device";
+    }
+    if (S_ISSOCK(mode)) {
+        return "a socket";
+    }
+    return "not a regular file";
+}
+
+/* topo_coords_read (coords.h).  Only a regular file of at most TOPO_COORDS_FILE_MAX bytes:
+ * opened without blocking (a FIFO with no writer would block open and every
+ * read), checked with fstat before anything is read (a device such as
+ * /dev/zero never ends), and read no further than the limit (a file that
+ * grows meanwhile). */
+int topo_coords_read(const char *file, char **text, size_t *len, char *err, size_t errlen)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        fail(err, errlen, "cannot open it: %s", strerror(errno));
+        return TOPO_EINVAL;
+    }
+    struct stat st;
+    if (0 != fstat(fd, &st)) {
+        fail(err, errlen, "cannot examine it: %s", strerror(errno));
+        close(fd);
+        return TOPO_EINVAL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(err, errlen, "it is %s; only a regular file is read", file_kind(st.st_mode));
+        close(fd);
+        return TOPO_EINVAL;
+    }
+    if (st.st_size > TOPO_COORDS_FILE_MAX) {
+        fail(err, errlen, "it has %lld bytes, more than the %ld read at most",
+             (long long)st.st_size, TOPO_COORDS_FILE_MAX);
+        close(fd);
+        return TOPO_EINVAL;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    bool ok = NULL != buf;
+    if (!ok) {
+        fail(err, errlen, "no memory to read its %lld bytes", (long long)st.st_size);
+    }
+    while (ok) {
+        if (n == cap) {
+            /* it grew since fstat: up to the limit, one byte more tells */
+            size_t grown = cap * 2 > (size_t)TOPO_COORDS_FILE_MAX + 1
+                               ? (size_t)TOPO_COORDS_FILE_MAX + 1
+                               : cap * 2;
+            char *g = grown > cap ? realloc(buf, grown + 1) : NULL;
+            if (NULL == g) {
+                fail(err, errlen, "it grew beyond the %ld bytes read at most",
+                     TOPO_COORDS_FILE_MAX);
+                ok = false;
+                break;
+            }
+            buf = g;
+            cap = grown;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && EINTR == errno) {
+            continue;
+        }
+        if (r < 0) {
+            fail(err, errlen, "reading it failed: %s", strerror(errno));
+            ok = false;
+        } else if (0 == r) {
+            break;
+        } else {
+            n += (size_t)r;
+        }
+    }
+    close(fd);
+    if (ok && NULL != memchr(buf, '\0', n)) {
+        fail(err, errlen, "it contains NUL bytes (it is not a text file)");
+        ok = false;
+    }
+    if (!ok) {
+        free(buf);
+        return NULL == buf ? TOPO_ENOMEM : TOPO_EINVAL;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
     return TOPO_OK;
 }
 

@@ -26,8 +26,21 @@
 extern "C" {
 #endif
 
+/* The largest file read (some 2 million hosts' lines): a bigger one is
+ * reported, not read, so that no name can make every rank read for long. */
+#define TOPO_COORDS_FILE_MAX (64L * 1024 * 1024)
+
 /* The longest line read, terminator included. */
 #define TOPO_COORDS_LINE_MAX 4096
+
+/* The whole of `file` into *text (malloc'ed, NUL-terminated, *len
+ * bytes): TOPO_OK, or TOPO_EINVAL (TOPO_ENOMEM) with the problem in err
+ * and *text NULL.  Only a regular file of at most TOPO_COORDS_FILE_MAX
+ * bytes of text, opened without blocking (a FIFO with no writer would
+ * block), checked with fstat before anything is read (a device such as
+ * /dev/zero never ends), and read no further than the limit (a file that
+ * grows meanwhile). */
+int topo_coords_read(const char *file, char **text, size_t *len, char *err, size_t errlen);
 
 /* Parse the `len` bytes of `text` (a file's whole contents, NUL-terminated
  * at text[len]), looking for `host`.  Returns TOPO_OK with *shape set (its
