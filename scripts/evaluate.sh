@@ -9,7 +9,7 @@
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
 #                            [--no-topo-forced] [--algos LIST] [--tuned-algos LIST]
 #                            [--out FILE] [--data DIR]
-#                            [--report-only] [--append] [--replace] [--prefix P] [--net 10.N]
+#                            [--report-only] [--append] [--replace] [--drop] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
 # torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit)
@@ -58,6 +58,10 @@
 # dropped first), so that one setup is measured again, all its
 # configurations interleaved, without rerunning the others.
 #
+# --drop: with --report-only, remove the rows of --setups and --prims from
+# --data (a run measured wrong), then write the report of what is left
+# (runs.txt records the command).
+#
 # --prefix, --net: the testbed's namespace prefix and addresses (default ev
 # and testbed.sh's 10.213), so that an evaluation runs beside another
 # testbed.
@@ -78,7 +82,7 @@ setups="torus:4x4@50mbit torus:4x4@200mbit mesh:4x4@200mbit torus:2x2x2@200mbit"
 prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
 prefix=ev tbnet=""
-calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 replace=0 algos="" tuned_only=""
+calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 replace=0 drop=0 algos="" tuned_only=""
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -106,6 +110,7 @@ while [ $# -gt 0 ]; do
     --report-only) report_only=1 ;;
     --append) append=1 ;;
     --replace) append=1 replace=1 ;;
+    --drop) drop=1 ;;
     --out) out=$2 && shift ;;
     --data) data=$2 && shift ;;
     --prefix) prefix=$2 && shift ;;
@@ -123,6 +128,7 @@ for n in "$min" "$max" "$factor" "$reps"; do
 done
 [ "$factor" -ge 2 ] || die "--factor must be 2 or more"
 [ "$min" -le "$max" ] || die "--min is above --max"
+[ $drop = 0 ] || [ $report_only = 1 ] || die "--drop goes with --report-only (--replace measures a setup again)"
 [[ $seconds =~ ^[0-9]*\.?[0-9]+$ ]] || die "--seconds: not a number: '$seconds'"
 for s in $setups; do
     [[ $s =~ ^(torus|mesh):[0-9x]+@[0-9]+(k|m|g)?bit$ ]] || die "bad setup '$s' (SHAPE@RATE, e.g. torus:4x4@200mbit)"
@@ -148,22 +154,28 @@ times=$data/times.csv
 predicted=$data/predicted.csv
 logs=$data/logs
 runs=$data/runs.txt
+# drop the rows of every setup@rate and primitive of --setups and --prims
+# (--replace: those this run measures again; --drop)
+drop_rows() {
+    local keys="" s p f
+    for s in $setups; do
+        for p in $prims; do keys+="${s%@*},${s#*@},$p "; done
+    done
+    for f in "$times" "$predicted"; do
+        awk -F, -v keys=" $keys" 'NR == 1 || index(keys, " " $1 "," $2 "," $3 " ") == 0' "$f" >"$f.new" &&
+            mv "$f.new" "$f"
+    done
+}
 if [ $report_only = 1 ]; then
     if [ ! -s "$times" ] || [ ! -s "$predicted" ]; then die "--report-only: no $times or $predicted"; fi
+    if [ $drop = 1 ]; then
+        echo "$cmdline" >>"$runs"
+        drop_rows
+    fi
 elif [ $append = 1 ] && [ -s "$times" ] && [ -s "$predicted" ]; then
     mkdir -p "$logs"
     echo "$cmdline" >>"$runs"
-    if [ $replace = 1 ]; then
-        # drop the rows of every setup@rate and primitive this run measures
-        keys=""
-        for s in $setups; do
-            for p in $prims; do keys+="${s%@*},${s#*@},$p "; done
-        done
-        for f in "$times" "$predicted"; do
-            awk -F, -v keys=" $keys" 'NR == 1 || index(keys, " " $1 "," $2 "," $3 " ") == 0' "$f" >"$f.new" &&
-                mv "$f.new" "$f"
-        done
-    fi
+    if [ $replace = 1 ]; then drop_rows; fi
 else
     rm -rf "$logs"
     mkdir -p "$logs"
@@ -370,7 +382,8 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
     if [ "$run_no" -gt 1 ]; then
         echo "Written by these runs of \`scripts/evaluate.sh\`, each adding to the data of the last"
         echo "(\`--append\`; a run with \`--replace\` measured its setups' primitives again, in place of"
-        echo "the earlier runs' data of them; the configurations of a primitive are interleaved within one run):"
+        echo "the earlier runs' data of them, one with \`--drop\` removed them; the configurations of a"
+        echo "primitive are interleaved within one run):"
         echo
         while read -r c; do echo "    bash scripts/evaluate.sh $c"; done <"$runs"
         echo

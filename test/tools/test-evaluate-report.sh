@@ -57,4 +57,36 @@ want "| 4 MiB | 400.0 ms | 4.00 | 2.00 (ring) | swing_bw | 1.25 | 1.00 | 200% |"
 want "| 64 KiB | 50.0 ms | 1.00 |"
 [ "$(grep -c '^### ' "$r")" = 3 ] || { echo "FAIL: $(grep -c '^### ' "$r") tables, want 3"; fail=1; }
 [ "$fail" = 0 ] || { cat "$r"; exit 1; }
-echo "PASS: the report of two runs (--append): 3 tables, both commands, the ratios from the medians"
+
+# --drop (the row filter --replace uses before it measures): bcast at
+# 50mbit on 2x2x2 goes, bcast at 200mbit (another rate) and alltoall (another
+# primitive) of the same setup stay, and so do their predictions
+for rep in 1 2 3; do echo "torus:2x2x2,200mbit,bcast,auto,$rep,65536,0.07"; done >>"$d/times.csv"
+echo "torus:2x2x2,50mbit,bcast,auto,65536,dbt,0.05" >>"$d/predicted.csv"
+echo "torus:2x2x2,200mbit,bcast,auto,65536,dbt,0.06" >>"$d/predicted.csv"
+bash "$root/scripts/evaluate.sh" --report-only --drop --setups torus:2x2x2@50mbit --prims bcast \
+    --data "$d" --out "$tmp/EVAL2.md" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; echo "FAIL: evaluate.sh --report-only --drop"; exit 1; }
+r=$tmp/EVAL2.md
+grep -q '^torus:2x2x2,50mbit,bcast,' "$d/times.csv" "$d/predicted.csv" &&
+    { echo "FAIL: --drop left rows of torus:2x2x2@50mbit bcast"; fail=1; }
+[ "$(grep -c '^torus:2x2x2,200mbit,bcast,' "$d/times.csv")" = 3 ] ||
+    { echo "FAIL: --drop removed bcast at another rate"; fail=1; }
+grep -q '^torus:2x2x2,200mbit,bcast,' "$d/predicted.csv" ||
+    { echo "FAIL: --drop removed a prediction at another rate"; fail=1; }
+[ "$(grep -c '^torus:2x2x2,50mbit,alltoall,' "$d/times.csv")" = 6 ] ||
+    { echo "FAIL: --drop removed another primitive's rows"; fail=1; }
+[ "$(head -1 "$d/times.csv")" = "setup,rate,primitive,config,rep,bytes,seconds" ] ||
+    { echo "FAIL: --drop lost the header"; fail=1; }
+want "### bcast on torus:2x2x2 at 200mbit per link"
+want "### alltoall on torus:2x2x2 at 50mbit per link"
+want "bash scripts/evaluate.sh --report-only --drop --setups torus:2x2x2@50mbit --prims bcast"
+grep -qF "### bcast on torus:2x2x2 at 50mbit per link" "$r" &&
+    { echo "FAIL: the report still has the dropped table"; fail=1; }
+[ "$(grep -c '^### ' "$r")" = 3 ] || { echo "FAIL: $(grep -c '^### ' "$r") tables after --drop, want 3"; fail=1; }
+if bash "$root/scripts/evaluate.sh" --drop --setups torus:2x2x2@50mbit --data "$d" >/dev/null 2>"$tmp/err"; then
+    echo "FAIL: --drop without --report-only was accepted"; fail=1
+fi
+grep -q -- "--drop goes with --report-only" "$tmp/err" || { echo "FAIL: no message for --drop alone"; cat "$tmp/err"; fail=1; }
+[ "$fail" = 0 ] || { cat "$r"; exit 1; }
+echo "PASS: the report of two runs (--append): 3 tables, both commands, the ratios from the medians; --drop removes exactly one setup@rate's primitive"
