@@ -205,6 +205,16 @@ static const param_t params[] = {
              "payload: it cannot be in the decision table, which is the same either way; only "
              "the first call's time changes (on 16384 ranks, seconds).  coll_topo_verbose=2 "
              "lists it as pruned, without a price.  0 = price every candidate"},
+    {.name = "price_share", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.price_share,
+     .def = 0, RANGE(-1, INT_MAX), .agree = true,
+     .help = "Automatic decision: on a communicator of at least this many ranks, the ranks "
+             "price each decision table together at its first blocking call: the candidates "
+             "are split among them (the heaviest a rank each), each prices its share, the "
+             "prices are exchanged with the previous module's allreduce, and every rank builds "
+             "the same table (the one a single process builds) in one stage; a nonblocking or "
+             "persistent first call still prices alone (it may not block).  0 (default) = on "
+             "a communicator of more ranks than coll_topo_price_ranks (where it is positive); "
+             "-1 = never, every process prices alone"},
     {.name = "price_roots", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.price_roots,
      .def = 16, RANGE(-1, INT_MAX), .agree = true, .agree_value = agree_nonneg,
      .help = "Automatic decision of bcast and reduce where their algorithms cost differently "

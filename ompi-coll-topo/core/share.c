@@ -462,6 +462,10 @@ int topo_share_finish(topo_share_t *s, topo_candidates_t *out)
     for (int i = 0; i < s->nfit && !s->failed; i++) {
         topo_candidate_t *c = &s->c.cand[s->at[i]];
         c->rc = s->round[i] < 0 ? TOPO_PRUNED : s->rc[i];
+        /* the bound stays with its candidate (topo-plan prints a pruned
+         * one's), as topo_candidates_price's want_bounds */
+        c->bound = s->lb[i];
+        memset(&s->lb[i], 0, sizeof(s->lb[i]));
         if (TOPO_OK == c->rc) {
             c->price = s->price[i];
             memset(&s->price[i], 0, sizeof(s->price[i]));

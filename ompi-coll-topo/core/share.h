@@ -142,7 +142,7 @@ void topo_share_take(topo_share_t *s, int round, const int64_t len[TOPO_SHARE_SL
 int topo_share_owner(const topo_share_t *s, int round, int i);
 /* After the last round: the candidates and their table, as
  * topo_candidates_price with upto SIZE_MAX (a candidate not priced is
- * TOPO_PRUNED; bounds are not kept), moved to out (free with
+ * TOPO_PRUNED; the bounds of round 0 kept, as with want_bounds), moved to out (free with
  * topo_candidates_free).  Returns TOPO_OK or an error (s->failed). */
 int topo_share_finish(topo_share_t *s, topo_candidates_t *out);
 void topo_share_free(topo_share_t *s);
