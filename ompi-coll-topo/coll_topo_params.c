@@ -208,13 +208,12 @@ static const param_t params[] = {
     {.name = "price_share", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.price_share,
      .def = 0, RANGE(-1, INT_MAX), .agree = true,
      .help = "Automatic decision: on a communicator of at least this many ranks, the ranks "
-             "price each decision table together at its first blocking call: the candidates "
-             "are split among them (the heaviest a rank each), each prices its share, the "
-             "prices are exchanged with the previous module's allreduce, and every rank builds "
-             "the same table (the one a single process builds) in one stage; a nonblocking or "
-             "persistent first call still prices alone (it may not block).  0 (default) = on "
-             "a communicator of more ranks than coll_topo_price_ranks (where it is positive); "
-             "-1 = never, every process prices alone"},
+             "price each decision table together at its first blocking call: each prices its "
+             "share of the candidates (the heaviest a rank each), the prices go round by the "
+             "previous module's allreduce, and every rank builds the table a single process "
+             "builds, in one stage; a nonblocking or persistent first call prices alone.  0 "
+             "(default) = on a communicator of more ranks than coll_topo_price_ranks (where it "
+             "is positive); -1 = never"},
     {.name = "price_roots", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.price_roots,
      .def = 16, RANGE(-1, INT_MAX), .agree = true, .agree_value = agree_nonneg,
      .help = "Automatic decision of bcast and reduce where their algorithms cost differently "
