@@ -396,6 +396,17 @@ static void job_rank_run(const plan_t *pl, int rank, int nranks,
      * that what this rank allocates shows in its peak */
     (void)malloc_trim(0);
 #endif
+    /* the peak a child starts with is the parent's at the fork: reset to
+     * what is resident now (Linux 4.0 on), read back as VmHWM */
+    FILE *cr = fopen("/proc/self/clear_refs", "w");
+    const int reset = NULL != cr && fputs("5", cr) >= 0;
+    if (NULL != cr && 0 != fclose(cr)) {
+        die(1, "--job: /proc/self/clear_refs: %s", strerror(errno));
+    }
+    if (!reset) {
+        die(1, "--job --bench-table needs /proc/self/clear_refs (Linux 4.0 or later) to measure "
+               "a rank's peak memory");
+    }
     const long rss0 = rss_kib();
     const double c0 = cpu_seconds();
     topo_share_t s;
@@ -411,9 +422,18 @@ static void job_rank_run(const plan_t *pl, int rank, int nranks,
         topo_candidates_free(&t);
     }
     topo_share_free(&s);
-    struct rusage ru;
     *cpu = cpu_seconds() - c0;
-    const long peak = 0 == getrusage(RUSAGE_SELF, &ru) ? ru.ru_maxrss : -1;
+    long peak = -1;
+    FILE *st = fopen("/proc/self/status", "r");
+    char line[256];
+    while (NULL != st && NULL != fgets(line, sizeof(line), st) && peak < 0) {
+        if (1 != sscanf(line, "VmHWM: %ld kB", &peak)) {
+            peak = -1;
+        }
+    }
+    if (NULL != st) {
+        fclose(st);
+    }
     *kib = rss0 >= 0 && peak >= 0 ? (peak > rss0 ? peak - rss0 : 0) : -1;
 }
 
@@ -476,6 +496,22 @@ static void price_job(plan_t *pl, int nranks, int bench)
             round_max[r] = fmax(round_max[r], rk[k].cpu[r]);
         }
     }
+    /* what each rank priced in rounds 1 and 2, for the report */
+    char (*what)[160] = calloc((size_t)nrk + 1, sizeof(*what));
+    if (NULL == what) {
+        die(1, "out of memory");
+    }
+    for (int k = 0; k < nrk; k++) {
+        for (int r = 1; r < TOPO_SHARE_ROUNDS; r++) {
+            for (int i = 0; i < obs.nfit; i++) {
+                if (topo_share_owner(&obs, r, i) == rk[k].rank) {
+                    const size_t at = strlen(what[k]);
+                    snprintf(what[k] + at, sizeof(what[k]) - at, "%s%s", at > 0 ? "," : "",
+                             obs.fit[i]->name);
+                }
+            }
+        }
+    }
     if (TOPO_OK != topo_share_finish(&obs, &pl->all)) {
         die(1, "the shared pricing failed (out of memory?)");
     }
@@ -488,7 +524,7 @@ static void price_job(plan_t *pl, int nranks, int bench)
          * rank that prices nothing (the cost of reading the exchanges) */
         double worst = 0.0, idle_cpu = 0.0;
         long worst_kib = 0, idle_kib = 0;
-        int worst_rank = -1, idle = -1;
+        int worst_rank = -1, idle = -1, worst_at = nrk, kib_at = nrk;
         for (int r = 0; r < nranks && idle < 0; r++) {
             int owns = 0;
             for (int k = 0; k < nrk && !owns; k++) {
@@ -531,8 +567,12 @@ static void price_job(plan_t *pl, int nranks, int bench)
             } else if (c > worst || worst_rank < 0) {
                 worst = c;
                 worst_rank = rank;
+                worst_at = k;
             }
-            worst_kib = kib > worst_kib ? kib : worst_kib;
+            if (kib > worst_kib) {
+                worst_kib = kib;
+                kib_at = k;
+            }
         }
         char idle_text[96] = "none";
         if (idle >= 0) {
@@ -543,14 +583,18 @@ static void price_job(plan_t *pl, int nranks, int bench)
          * the single process's line */
         fprintf(stderr,
                 "table per process: %.3f s processor time, peak resident +%.1f MiB (the worst "
-                "of the %d of %d ranks that price, rank %d; a rank that prices nothing: %s; "
-                "rounds bounds, light, heavy: %.3f + %.3f + %.3f s, the slowest rank of each)\n",
-                worst, (double)worst_kib / 1024.0, nrk, nranks, worst_rank, idle_text,
-                round_max[0], round_max[1], round_max[2]);
+                "of the %d of %d ranks that price: rank %d in time, pricing %s; in memory %s; a "
+                "rank that prices nothing: %s; rounds bounds, light, heavy: %.3f + %.3f + %.3f "
+                "s, the slowest rank of each)\n",
+                worst, (double)worst_kib / 1024.0, nrk, nranks, worst_rank,
+                '\0' != what[worst_at][0] ? what[worst_at] : "bounds only",
+                '\0' != what[kib_at][0] ? what[kib_at] : "bounds only", idle_text, round_max[0],
+                round_max[1], round_max[2]);
     }
     for (int r = 0; r < TOPO_SHARE_ROUNDS; r++) {
         free(buf[r]);
     }
+    free(what);
     free(rk);
     pl->cands = pl->all.cand;
     pl->ncands = pl->all.n;
