@@ -195,10 +195,10 @@ static const param_t params[] = {
      .help = "Cost model of the automatic decision: on a communicator of more ranks than this, "
              "an algorithm whose schedules grow as p^2 (ring, pairwise, the bandwidth-optimal "
              "Swing and Trivance) is priced on this many of its ranks, not every rank, with its "
-             "busiest link estimated or routed from them; the first call of at most 4096 bytes "
-             "prices only the candidates that can win there: a first call on thousands of ranks "
-             "takes seconds, not minutes (README: How auto decides).  0 or -1 = every rank, "
-             "every link routed, one stage"},
+             "busiest link estimated or routed from them; where the ranks price alone "
+             "(coll_topo_price_share), the first call of at most 4096 bytes prices only the "
+             "candidates that can win there: a first call on thousands of ranks takes seconds, "
+             "not minutes.  0 or -1 = every rank, every link routed, one stage"},
     {.name = "prune", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_6, .var = &COMP.prune, .def = 1,
      .help = "Cost model of the automatic decision: do not price a candidate whose lower bound "
              "(rank 0's schedule alone) is above the candidates already priced at every "

@@ -33,15 +33,21 @@
  * protocol (coll_topo_eager_limit, coll_topo_rndv_alpha).  At the first
  * call of a (primitive, root, commutativity) on a communicator every
  * candidate is priced and the table of payload ranges is built; every
- * later call is a binary search in it.  On a communicator of more ranks
- * than coll_topo_price_ranks, a first call of at most
- * TOPO_PRICE_FIRST_STAGE bytes prices only the candidates that can be the
- * cheapest up to that payload, and the first call above it prices the
- * table of every payload (two stages, see below).  Every rank has the same
- * inputs (communicator size, topology, parameters, payload; the agreement
- * of coll_topo_place.c covers them) and runs the same arithmetic, so every
- * rank picks the same algorithm without communicating.  Ties go to the
- * earlier catalog row.
+ * later call is a binary search in it.  On a communicator of at least
+ * coll_topo_price_share ranks (by default more than coll_topo_price_ranks)
+ * a blocking first call prices the table of every payload with the other
+ * ranks, each its share of the candidates (build_together, core share.h),
+ * the prices exchanged with the previous module's allreduce.  Where a
+ * communicator of more ranks than coll_topo_price_ranks prices alone
+ * (coll_topo_price_share -1, or a nonblocking or persistent first call,
+ * which may not block), a first call of at most TOPO_PRICE_FIRST_STAGE
+ * bytes prices only the candidates that can be the cheapest up to that
+ * payload, and the first call above it prices the table of every payload
+ * (two stages, see below).  Every rank has the same inputs (communicator
+ * size, topology, parameters, payload; the agreement of coll_topo_place.c
+ * covers them) and runs the same arithmetic, so every rank picks the same
+ * algorithm, alone or together (the same table).  Ties go to the earlier
+ * catalog row.
  */
 #include "ompi_config.h"
 
