@@ -149,7 +149,9 @@ void topo_share_free(topo_share_t *s);
 
 /* Every rank of a job of nranks in this process, one after the other
  * (the exchanges done in memory): the table the component's ranks build
- * together.  Returns TOPO_OK or an error. */
+ * together, checked to be the same on every rank (TOPO_EINVAL if not).
+ * A state per rank: for tests of tens of ranks (topo-plan --job keeps
+ * states only for the ranks that price).  Returns TOPO_OK or an error. */
 int topo_share_local(const topo_gen_args_t *a, int opclass, const topo_cost_params_t *p,
                      const topo_cost_net_t *net, const topo_proto_t *proto, int prune,
                      int nranks, topo_candidates_t *out);
