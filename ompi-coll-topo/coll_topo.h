@@ -124,6 +124,9 @@ typedef struct mca_coll_topo_component_t {
     int ports;                        /* ports per rank; 0 = the topology's */
     int price_ranks;                  /* ranks the cost model prices (0 = all) */
     int price_roots;                  /* roots with a decision table (0 = all) */
+    int price_share;                  /* communicators of at least this many ranks price
+                                         their tables together (0: of more than
+                                         price_ranks; -1: never; coll_topo_route.c) */
     bool prune;                       /* coll_topo_prune: skip candidates that
                                          cannot win (decision.h) */
     long eager_limit;                 /* bytes; -1 = the BTLs' (auto) */
@@ -337,6 +340,8 @@ typedef struct {
                                  (coll_topo_route.c: two stages) */
     bool shared;              /* owned by the process's cache (coll_topo_route.c),
                                  not by the module */
+    int together;             /* the ranks that priced it together, each its share
+                                 (coll_topo_price_share); 0: this process alone */
 } mca_coll_topo_decision_t;
 
 #include "coll_topo_memo.h"

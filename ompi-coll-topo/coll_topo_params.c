@@ -195,16 +195,25 @@ static const param_t params[] = {
      .help = "Cost model of the automatic decision: on a communicator of more ranks than this, "
              "an algorithm whose schedules grow as p^2 (ring, pairwise, the bandwidth-optimal "
              "Swing and Trivance) is priced on this many of its ranks, not every rank, with its "
-             "busiest link estimated or routed from them; the first call of at most 4096 bytes "
-             "prices only the candidates that can win there: a first call on thousands of ranks "
-             "takes seconds, not minutes (README: How auto decides).  0 or -1 = every rank, "
-             "every link routed, one stage"},
+             "busiest link estimated or routed from them; where the ranks price alone "
+             "(coll_topo_price_share), the first call of at most 4096 bytes prices only the "
+             "candidates that can win there: a first call on thousands of ranks takes seconds, "
+             "not minutes.  0 or -1 = every rank, every link routed, one stage"},
     {.name = "prune", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_6, .var = &COMP.prune, .def = 1,
      .help = "Cost model of the automatic decision: do not price a candidate whose lower bound "
              "(rank 0's schedule alone) is above the candidates already priced at every "
              "payload: it cannot be in the decision table, which is the same either way; only "
              "the first call's time changes (on 16384 ranks, seconds).  coll_topo_verbose=2 "
              "lists it as pruned, without a price.  0 = price every candidate"},
+    {.name = "price_share", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.price_share,
+     .def = 0, RANGE(-1, INT_MAX), .agree = true,
+     .help = "Automatic decision: on a communicator of at least this many ranks, the ranks "
+             "price each decision table together at its first blocking call: each prices its "
+             "share of the candidates (the heaviest a rank each), the prices go round by the "
+             "previous module's allreduce, and every rank builds the table a single process "
+             "builds, in one stage; a nonblocking or persistent first call prices alone.  0 "
+             "(default) = on a communicator of more ranks than coll_topo_price_ranks (where it "
+             "is positive); -1 = never"},
     {.name = "price_roots", .type = PARAM_INT, .level = OPAL_INFO_LVL_6, .var = &COMP.price_roots,
      .def = 16, RANGE(-1, INT_MAX), .agree = true, .agree_value = agree_nonneg,
      .help = "Automatic decision of bcast and reduce where their algorithms cost differently "

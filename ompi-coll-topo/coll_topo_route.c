@@ -33,19 +33,27 @@
  * protocol (coll_topo_eager_limit, coll_topo_rndv_alpha).  At the first
  * call of a (primitive, root, commutativity) on a communicator every
  * candidate is priced and the table of payload ranges is built; every
- * later call is a binary search in it.  On a communicator of more ranks
- * than coll_topo_price_ranks, a first call of at most
- * TOPO_PRICE_FIRST_STAGE bytes prices only the candidates that can be the
- * cheapest up to that payload, and the first call above it prices the
- * table of every payload (two stages, see below).  Every rank has the same
- * inputs (communicator size, topology, parameters, payload; the agreement
- * of coll_topo_place.c covers them) and runs the same arithmetic, so every
- * rank picks the same algorithm without communicating.  Ties go to the
- * earlier catalog row.
+ * later call is a binary search in it.  On a communicator of at least
+ * coll_topo_price_share ranks (by default more than coll_topo_price_ranks)
+ * a blocking first call prices the table of every payload with the other
+ * ranks, each its share of the candidates (build_together, core share.h),
+ * the prices exchanged with the previous module's allreduce.  Where a
+ * communicator of more ranks than coll_topo_price_ranks prices alone
+ * (coll_topo_price_share -1, or a nonblocking or persistent first call,
+ * which may not block), a first call of at most TOPO_PRICE_FIRST_STAGE
+ * bytes prices only the candidates that can be the cheapest up to that
+ * payload, and the first call above it prices the table of every payload
+ * (two stages, see below).  Every rank has the same inputs (communicator
+ * size, topology, parameters, payload; the agreement of coll_topo_place.c
+ * covers them) and runs the same arithmetic, so every rank picks the same
+ * algorithm, alone or together (the same table).  Ties go to the earlier
+ * catalog row.
  */
 #include "ompi_config.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ompi/mca/pml/base/base.h"
@@ -54,6 +62,7 @@
 #include "opal/threads/mutex.h"
 
 #include "coll_topo.h"
+#include "share.h"
 
 /* Headers that travel in the eager fragment with the data: ob1's match
  * header and the BTL's own (with vader in Open MPI 4.1.4 the switch was
@@ -275,33 +284,158 @@ static size_t stage_upto(int size, size_t bytes)
                : SIZE_MAX;
 }
 
+/* The cost model's parameters of this communicator's pricing. */
+static void cost_inputs(const mca_coll_topo_module_t *m, topo_cost_params_t *params,
+                        topo_cost_net_t *net)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    *params = (topo_cost_params_t){m->model.alpha, m->model.beta, c->gamma};
+    *net = (topo_cost_net_t){.hop = c->hop,
+                             .no_links = 0,
+                             .intra_alpha = c->intra_alpha,
+                             .intra_beta = c->intra_beta,
+                             .intra_beta_written = c->intra_beta_written,
+                             .copy = c->copy,
+                             .msg_overhead = c->msg_overhead,
+                             .price_ranks = c->price_ranks};
+}
+
+static mca_coll_topo_decision_t *keep(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                      const topo_gen_args_t *args, int opclass, size_t upto,
+                                      int together, topo_candidates_t *all);
+
+/* Do the ranks of a communicator of `size` price its tables together
+ * (coll_topo_price_share)?  A function of the parameters (in the
+ * agreement hash) and the size, so every rank answers alike; never
+ * without the previous module's allreduce, which carries the exchanges. */
+static bool share_on(const mca_coll_topo_module_t *m, int size)
+{
+    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
+    const bool on = c->price_share > 0    ? size >= c->price_share
+                    : 0 == c->price_share ? c->price_ranks > 0 && size > c->price_ranks
+                                          : false;
+    return on && size > 1 && NULL != m->prev[TOPO_PRIM_ALLREDUCE].fn.allreduce;
+}
+
 /* Price the candidates (those that can be the cheapest up to `upto`
  * bytes) and build the table, appended to m->tables.d (which has room for
  * it).  NULL when out of memory. */
 static mca_coll_topo_decision_t *build(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                        const topo_gen_args_t *args, int opclass, size_t upto)
 {
-    const mca_coll_topo_component_t *c = &mca_coll_topo_component;
-    const topo_cost_params_t params = {m->model.alpha, m->model.beta, c->gamma};
-    const topo_cost_net_t net = {.hop = c->hop,
-                                 .no_links = 0,
-                                 .intra_alpha = c->intra_alpha,
-                                 .intra_beta = c->intra_beta,
-                                 .intra_beta_written = c->intra_beta_written,
-                                 .copy = c->copy,
-                                 .msg_overhead = c->msg_overhead,
-                                 .price_ranks = c->price_ranks};
+    topo_cost_params_t params;
+    topo_cost_net_t net;
+    cost_inputs(m, &params, &net);
     const topo_proto_t proto = m->model.proto;
-    const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
     topo_candidates_t all;
     /* candidates whose lower bound is above a priced one at every payload
      * are not priced: they cannot be in the table (decision.h) */
-    if (TOPO_OK !=
-        topo_candidates_price(args, opclass, &params, &net, &proto, c->prune, upto, 0, &all)) {
+    if (TOPO_OK != topo_candidates_price(args, opclass, &params, &net, &proto,
+                                         mca_coll_topo_component.prune, upto, 0, &all)) {
         return NULL;
     }
-    mca_coll_topo_decision_t d = {
-        .prim = args->prim, .root = args->root, .opclass = opclass, .upto = upto};
+    return keep(m, comm, args, opclass, upto, 0, &all);
+}
+
+/* The allreduce of the previous module, in place (the shared pricing's
+ * exchanges: never coll/topo's own, which is what is being decided). */
+static int prev_allreduce(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm, void *buf,
+                          int count, struct ompi_datatype_t *dt, struct ompi_op_t *op)
+{
+    const mca_coll_topo_previous_t *f = &m->prev[TOPO_PRIM_ALLREDUCE];
+    return f->fn.allreduce(MPI_IN_PLACE, buf, count, dt, op, comm, f->module);
+}
+
+/* One round of the shared pricing (share.h): this rank's share priced,
+ * then three allreduces that every rank makes whatever happened here:
+ * the records' lengths with the failure flag (max), whether every rank
+ * has room for the records (min), the records (bitwise or of each rank's
+ * at their places).  An error of one rank is every rank's after the first
+ * allreduce, so that none waits for another that gave up. */
+static int share_round(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                       topo_share_t *s, int round)
+{
+    int64_t len[TOPO_SHARE_SLOTS];
+    topo_share_work(s, round, len);
+    int rc = prev_allreduce(m, comm, len, TOPO_SHARE_SLOTS, MPI_INT64_T, MPI_MAX);
+    if (OMPI_SUCCESS != rc || 0 != len[TOPO_SHARE_ERR]) {
+        return OMPI_SUCCESS != rc ? rc : OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    const size_t total = topo_share_total(len);
+    if (total > INT_MAX) { /* the same lengths on every rank: every rank stops */
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    unsigned char none = 0, *buf = 0 == total ? &none : calloc(total, 1);
+    int room = NULL != buf;
+    if (0 != total) {
+        rc = prev_allreduce(m, comm, &room, 1, MPI_INT, MPI_MIN);
+        if (OMPI_SUCCESS == rc && room) {
+            topo_share_put(s, len, buf);
+            rc = prev_allreduce(m, comm, buf, (int)total, MPI_UNSIGNED_CHAR, MPI_BOR);
+        }
+    }
+    if (OMPI_SUCCESS == rc && room) {
+        topo_share_take(s, round, len, buf); /* an error: said at the next exchange */
+    }
+    if (&none != buf) {
+        free(buf);
+    }
+    return OMPI_SUCCESS != rc ? rc : room ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+/* The table of every payload priced by the communicator's ranks together
+ * (coll_topo_price_share): each prices its share of the candidates, the
+ * prices are exchanged, every rank builds the table from all of them, the
+ * same table as build()'s (share.h; check_decision compares them).  The
+ * ranks agree on the outcome, so that every rank has the table or none
+ * has (then the call goes to the previous module on every rank, and the
+ * next call tries again).  Appended to m->tables.d as build()'s; NULL on
+ * an error of any rank. */
+static mca_coll_topo_decision_t *build_together(mca_coll_topo_module_t *m,
+                                                struct ompi_communicator_t *comm,
+                                                const topo_gen_args_t *args, int opclass)
+{
+    topo_cost_params_t params;
+    topo_cost_net_t net;
+    cost_inputs(m, &params, &net);
+    const topo_proto_t proto = m->model.proto;
+    topo_share_t s;
+    (void)topo_share_begin(&s, args, opclass, &params, &net, &proto,
+                           mca_coll_topo_component.prune, ompi_comm_rank(comm),
+                           ompi_comm_size(comm));
+    int rc = OMPI_SUCCESS;
+    for (int r = 0; r < TOPO_SHARE_ROUNDS && OMPI_SUCCESS == rc; r++) {
+        rc = share_round(m, comm, &s, r);
+    }
+    topo_candidates_t all;
+    int ok = OMPI_SUCCESS == rc && TOPO_OK == topo_share_finish(&s, &all);
+    topo_share_free(&s);
+    if (OMPI_SUCCESS == rc) { /* every rank made every exchange: agree on the end */
+        int every = ok;
+        rc = prev_allreduce(m, comm, &every, 1, MPI_INT, MPI_MIN);
+        if ((OMPI_SUCCESS != rc || !every) && ok) {
+            topo_candidates_free(&all);
+        }
+        ok = ok && OMPI_SUCCESS == rc && every;
+    }
+    return ok ? keep(m, comm, args, opclass, SIZE_MAX, ompi_comm_size(comm), &all) : NULL;
+}
+
+/* The candidates `all` (priced alone or together) as the module's table of
+ * (args, opclass) for payloads up to upto, appended to m->tables.d (which
+ * has room for it); all is freed.  NULL when out of memory. */
+static mca_coll_topo_decision_t *keep(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
+                                      const topo_gen_args_t *args, int opclass, size_t upto,
+                                      int together, topo_candidates_t *all_)
+{
+    topo_candidates_t all = *all_;
+    const topo_proto_t proto = m->model.proto;
+    const bool say = mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES);
+    mca_coll_topo_decision_t d = {.prim = args->prim,
+                                  .root = args->root,
+                                  .opclass = opclass,
+                                  .upto = upto,
+                                  .together = together};
     d.algo = calloc((size_t)all.n + 1, sizeof(*d.algo));
     d.price = calloc((size_t)all.n + 1, sizeof(*d.price));
     int *at = calloc((size_t)all.n + 1, sizeof(*at)); /* all.cand -> d's index */
@@ -440,12 +574,13 @@ void mca_coll_topo_shared_tables_free(void)
 
 /* The table of (primitive, root, opclass) that covers `bytes`: the
  * module's, the process's (another communicator's with the same inputs),
- * or built now (the first stage's table stays beside the complete one, so
+ * or built now (together: a blocking call, which may price with the other
+ * ranks where coll_topo_price_share says so) (the first stage's table stays beside the complete one, so
  * that neither moves under a communicator that shares it). */
 static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
                                                      struct ompi_communicator_t *comm,
                                                      const topo_gen_args_t *args, int opclass,
-                                                     size_t bytes)
+                                                     size_t bytes, bool together)
 {
     for (int i = 0; i < m->tables.n; i++) {
         const mca_coll_topo_decision_t *d = &m->tables.d[i];
@@ -465,6 +600,44 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
         m->tables.cap = (int)(cap / sizeof(*m->tables.d));
     }
     const mca_coll_topo_decision_t *d = NULL;
+    if (together && share_on(m, args->size)) {
+        /* The ranks price together.  The process's cache may hold the
+         * table on some ranks and not on others (a communicator of the
+         * same shape that only some of them were in), so they agree on a
+         * hit first: every rank takes the cache's table, or every rank
+         * takes part in the pricing.  No lock is held across the
+         * exchanges (another thread's communicator may be pricing in the
+         * processes of this one's peers). */
+        mca_coll_topo_decision_t hit = {.prim = TOPO_PRIM_COUNT};
+        OPAL_THREAD_LOCK(&shared_lock);
+        for (int i = 0; i < nshared && TOPO_PRIM_COUNT == hit.prim; i++) {
+            if (same_inputs(&shared[i], &m->model, args, opclass) && bytes <= shared[i].d.upto) {
+                hit = shared[i].d;
+            }
+        }
+        OPAL_THREAD_UNLOCK(&shared_lock);
+        int every = TOPO_PRIM_COUNT != hit.prim;
+        if (OMPI_SUCCESS != prev_allreduce(m, comm, &every, 1, MPI_INT, MPI_MIN)) {
+            return NULL;
+        }
+        if (every) {
+            m->tables.d[m->tables.n] = hit;
+            d = &m->tables.d[m->tables.n++];
+            if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
+                mca_coll_topo_say_table(comm, d, &m->model.proto);
+                fflush(stderr);
+            }
+        } else if (NULL != (d = build_together(m, comm, args, opclass)) &&
+                   TOPO_PRIM_COUNT == hit.prim) {
+            OPAL_THREAD_LOCK(&shared_lock);
+            share(&m->tables.d[m->tables.n - 1], &m->model, args);
+            OPAL_THREAD_UNLOCK(&shared_lock);
+        }
+        if (NULL != d) {
+            m->tables.last[args->prim] = m->tables.n;
+        }
+        return d;
+    }
     OPAL_THREAD_LOCK(&shared_lock);
     for (int i = 0; i < nshared && NULL == d; i++) {
         if (same_inputs(&shared[i], &m->model, args, opclass) && bytes <= shared[i].d.upto) {
@@ -496,7 +669,7 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
 static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
                                               struct ompi_communicator_t *comm,
                                               const topo_gen_args_t *in, int opclass,
-                                              size_t bytes)
+                                              size_t bytes, bool together)
 {
     const topo_prim_t prim = in->prim;
     topo_gen_args_t a = *in;
@@ -516,7 +689,7 @@ static const mca_coll_topo_decision_t *lookup(mca_coll_topo_module_t *m,
         m->tables.d[last].opclass == opclass && bytes <= m->tables.d[last].upto) {
         return &m->tables.d[last];
     }
-    return find_or_build(m, comm, &a, opclass, bytes);
+    return find_or_build(m, comm, &a, opclass, bytes, together);
 }
 
 /* The answer of `auto`: the cheapest algorithm of args->prim that fits, or
@@ -536,9 +709,9 @@ typedef struct {
 } choice_t;
 static const topo_algo_t *decide(mca_coll_topo_module_t *m, struct ompi_communicator_t *comm,
                                  const topo_gen_args_t *args, int opclass, size_t bytes,
-                                 choice_t *ch)
+                                 bool together, choice_t *ch)
 {
-    const mca_coll_topo_decision_t *d = lookup(m, comm, args, opclass, bytes);
+    const mca_coll_topo_decision_t *d = lookup(m, comm, args, opclass, bytes, together);
     *ch = (choice_t){.predicted = 0.0, .msgs = 0, .steps = 0, .lo = 0, .hi = 0};
     if (NULL == d) {
         return NULL;
@@ -714,7 +887,11 @@ const topo_algo_t *mca_coll_topo_route(mca_coll_topo_module_t *m, struct ompi_co
     }
     /* 4. auto */
     choice_t ch;
-    algo = decide(m, comm, args, opclass, bytes, &ch);
+    /* only a blocking call may price with the other ranks: a nonblocking
+     * or persistent one may not block (Open MPI starts nonblocking
+     * collectives from its progress engine), so it prices alone, the same
+     * table either way */
+    algo = decide(m, comm, args, opclass, bytes, COLL_TOPO_BLOCKING == call->mode, &ch);
     if (NULL == algo) {
         int n, rows = 0;
         const topo_algo_t *cat = topo_catalog(&n);

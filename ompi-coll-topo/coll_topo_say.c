@@ -159,6 +159,15 @@ void mca_coll_topo_say_table(struct ompi_communicator_t *comm, const mca_coll_to
                 d->upto);
     }
     fprintf(stderr, "\n");
+    if (d->together > 0) {
+        /* a line of its own, so that the table's line reads the same as a
+         * single process's (the same table) */
+        fprintf(stderr,
+                "coll:topo: comm %s (cid %u): %s decision (root %d, %s) priced by the %d ranks "
+                "together, each its share of the candidates (coll_topo_price_share)\n",
+                mca_coll_topo_comm_name(comm), (unsigned)comm->c_contextid,
+                topo_prim_name(d->prim), d->root, topo_opclass_name(d->opclass), d->together);
+    }
 }
 
 /* Level 2: every candidate's price, once per (primitive, power-of-two

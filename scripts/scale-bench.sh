@@ -39,3 +39,26 @@ for p in allreduce reduce_scatter allgather bcast reduce alltoall barrier; do
             'BEGIN { printf "%-15s %10s %10s %10.3f %10.1f\n", p, "-", "-", ts, tm }'
     fi
 done
+echo
+echo "decision table on torus:256x256 priced by a job of 65,536 ranks together (topo-plan --rules"
+echo "--job 65536, coll_topo_price_share; target 50 ms, 4 MiB per process)"
+# per process: the worst of the ranks that price (each run in a process of
+# its own from the same exchanges: its processor time and the peak resident
+# memory it added); rounds: the slowest rank of each of the three rounds
+# (bounds, the lighter half, the heavier half), whose sum is the first
+# call's critical path; same: the table equals the single process's
+printf '%-15s %10s %10s %22s %6s\n' primitive "s/process" "MiB/proc" "rounds s" same
+for p in allreduce reduce_scatter allgather bcast reduce alltoall barrier; do
+    one=$("$plan" --topology torus:256x256 --primitive "$p" --rules)
+    r=$("$plan" --topology torus:256x256 --primitive "$p" --rules --job 65536 --bench-table 2>&1)
+    line=$(grep '^table per process' <<<"$r")
+    rules=$(grep -v '^table per process' <<<"$r")
+    # "table per process: S s processor time, peak resident +X MiB (... rounds bounds,
+    # light, heavy: A + B + C s, ...)"
+    ts=$(sed -E 's/^table per process: ([0-9.]+) s.*/\1/' <<<"$line")
+    tm=$(sed -E 's/.*peak resident \+([0-9.]+) MiB.*/\1/' <<<"$line")
+    rounds=$(sed -E 's/.*heavy: ([0-9.]+) \+ ([0-9.]+) \+ ([0-9.]+) s.*/\1+\2+\3/' <<<"$line")
+    same=no
+    [ "$one" = "$rules" ] && same=yes
+    printf '%-15s %10.3f %10.1f %22s %6s\n' "$p" "$ts" "$tm" "$rounds" "$same"
+done

@@ -20,10 +20,14 @@
 #include "route.h"
 #include "rules.h"
 #include "schedule.h"
+#include "share.h"
 #include "topology.h"
 
 #include <errno.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -130,6 +134,14 @@ static void usage(FILE *f)
         "  --bench-table      with --rules: print on stderr the processor seconds the\n"
         "                     pricing of the table took and the resident memory it added\n"
         "                     at its peak (the peak less the process's before pricing)\n"
+        "  --job N            price the table as the component does on a communicator of\n"
+        "                     N ranks that share the pricing (coll_topo_price_share):\n"
+        "                     each rank prices its share of the candidates, in three\n"
+        "                     rounds, from the exchanged prices every rank builds the\n"
+        "                     same table (the one printed, the same as without --job);\n"
+        "                     with --bench-table the worst rank's processor time and\n"
+        "                     peak memory, each rank that prices measured in a process\n"
+        "                     of its own\n"
         "  --first-stage      price as the component's first stage on a communicator of\n"
         "                     more ranks than coll_topo_price_ranks: only the candidates\n"
         "                     that can be the cheapest up to 4096 bytes (the others are\n"
@@ -353,6 +365,237 @@ static void price(plan_t *pl)
                                          pl->prune, pl->upto, 1, &pl->all)) {
         die(1, "out of memory");
     }
+    pl->cands = pl->all.cand;
+    pl->ncands = pl->all.n;
+    pl->table = pl->all.table;
+}
+
+/* --job N: the pricing shared by N ranks (share.h), run here rank by rank
+ * with the exchanges in memory.  Only the ranks that price something in
+ * some round get a state (on 65,536 ranks a few dozen); the others would
+ * only read the exchanges, as the observer (rank -1) does, whose table is
+ * the answer.  Each round's lengths and bytes are kept, so that with
+ * `bench` every pricing rank is run again in a process of its own from
+ * the same exchanges: its processor time and peak memory are then its
+ * own, as on a node of the job. */
+typedef struct {
+    int rank;
+    topo_share_t s;
+    double cpu[TOPO_SHARE_ROUNDS]; /* its work and take per round, here */
+} job_rank_t;
+
+/* One rank's whole part, measured: begin, every round's work and take
+ * from the kept exchanges, finish.  Its processor seconds and the peak
+ * resident memory it added, KiB. */
+static void job_rank_run(const plan_t *pl, int rank, int nranks,
+                         int64_t len[][TOPO_SHARE_SLOTS], unsigned char **buf, double *cpu,
+                         long *kib)
+{
+#ifdef __GLIBC__
+    /* the heap the parent freed is still resident here: given back, so
+     * that what this rank allocates shows in its peak */
+    (void)malloc_trim(0);
+#endif
+    /* the peak a child starts with is the parent's at the fork: reset to
+     * what is resident now (Linux 4.0 on), read back as VmHWM */
+    FILE *cr = fopen("/proc/self/clear_refs", "w");
+    const int reset = NULL != cr && fputs("5", cr) >= 0;
+    if (NULL != cr && 0 != fclose(cr)) {
+        die(1, "--job: /proc/self/clear_refs: %s", strerror(errno));
+    }
+    if (!reset) {
+        die(1, "--job --bench-table needs /proc/self/clear_refs (Linux 4.0 or later) to measure "
+               "a rank's peak memory");
+    }
+    const long rss0 = rss_kib();
+    const double c0 = cpu_seconds();
+    topo_share_t s;
+    int64_t mine[TOPO_SHARE_SLOTS];
+    (void)topo_share_begin(&s, &pl->args, pl->opclass, &pl->params, &pl->net, &pl->proto,
+                           pl->prune, rank, nranks);
+    for (int r = 0; r < TOPO_SHARE_ROUNDS; r++) {
+        topo_share_work(&s, r, mine);
+        topo_share_take(&s, r, len[r], buf[r]);
+    }
+    topo_candidates_t t;
+    if (TOPO_OK == topo_share_finish(&s, &t)) {
+        topo_candidates_free(&t);
+    }
+    topo_share_free(&s);
+    *cpu = cpu_seconds() - c0;
+    long peak = -1;
+    FILE *st = fopen("/proc/self/status", "r");
+    char line[256];
+    while (NULL != st && NULL != fgets(line, sizeof(line), st) && peak < 0) {
+        if (1 != sscanf(line, "VmHWM: %ld kB", &peak)) {
+            peak = -1;
+        }
+    }
+    if (NULL != st) {
+        fclose(st);
+    }
+    *kib = rss0 >= 0 && peak >= 0 ? (peak > rss0 ? peak - rss0 : 0) : -1;
+}
+
+static void price_job(plan_t *pl, int nranks, int bench)
+{
+    int64_t len[TOPO_SHARE_ROUNDS][TOPO_SHARE_SLOTS], mine[TOPO_SHARE_SLOTS];
+    unsigned char *buf[TOPO_SHARE_ROUNDS] = {NULL};
+    double round_max[TOPO_SHARE_ROUNDS] = {0.0};
+    topo_share_t obs; /* rank -1: prices nothing, reads every exchange */
+    job_rank_t *rk = calloc(TOPO_SHARE_SLOTS * TOPO_SHARE_ROUNDS, sizeof(*rk));
+    int nrk = 0;
+    if (NULL == rk || TOPO_OK != topo_share_begin(&obs, &pl->args, pl->opclass, &pl->params,
+                                                  &pl->net, &pl->proto, pl->prune, -1, nranks)) {
+        die(1, "out of memory");
+    }
+    for (int r = 0; r < TOPO_SHARE_ROUNDS; r++) {
+        topo_share_work(&obs, r, mine); /* the round's assignment */
+        for (int i = 0; i < obs.nfit; i++) {
+            const int o = topo_share_owner(&obs, r, i);
+            int have = o < 0;
+            for (int k = 0; k < nrk && !have; k++) {
+                have = rk[k].rank == o;
+            }
+            if (have) {
+                continue;
+            }
+            /* a rank that prices from this round on: its earlier rounds
+             * replayed (it priced nothing in them) */
+            job_rank_t *j = &rk[nrk++];
+            j->rank = o;
+            (void)topo_share_begin(&j->s, &pl->args, pl->opclass, &pl->params, &pl->net,
+                                   &pl->proto, pl->prune, o, nranks);
+            for (int q = 0; q < r; q++) {
+                topo_share_work(&j->s, q, mine);
+                topo_share_take(&j->s, q, len[q], buf[q]);
+            }
+        }
+        memcpy(len[r], mine, sizeof(mine)); /* the observer's: zeros, its error flag */
+        for (int k = 0; k < nrk; k++) {
+            const double c0 = cpu_seconds();
+            topo_share_work(&rk[k].s, r, mine);
+            rk[k].cpu[r] = cpu_seconds() - c0;
+            for (int x = 0; x < TOPO_SHARE_SLOTS; x++) {
+                len[r][x] = mine[x] > len[r][x] ? mine[x] : len[r][x];
+            }
+        }
+        const size_t total = topo_share_total(len[r]);
+        if (0 != len[r][TOPO_SHARE_ERR] || SIZE_MAX == total ||
+            NULL == (buf[r] = calloc(total > 0 ? total : 1, 1))) {
+            die(1, "the shared pricing failed (out of memory?)");
+        }
+        for (int k = 0; k < nrk; k++) {
+            topo_share_put(&rk[k].s, len[r], buf[r]);
+        }
+        topo_share_take(&obs, r, len[r], buf[r]);
+        for (int k = 0; k < nrk; k++) {
+            const double c0 = cpu_seconds();
+            topo_share_take(&rk[k].s, r, len[r], buf[r]);
+            rk[k].cpu[r] += cpu_seconds() - c0;
+            round_max[r] = fmax(round_max[r], rk[k].cpu[r]);
+        }
+    }
+    /* what each rank priced in rounds 1 and 2, for the report */
+    char (*what)[160] = calloc((size_t)nrk + 1, sizeof(*what));
+    if (NULL == what) {
+        die(1, "out of memory");
+    }
+    for (int k = 0; k < nrk; k++) {
+        for (int r = 1; r < TOPO_SHARE_ROUNDS; r++) {
+            for (int i = 0; i < obs.nfit; i++) {
+                if (topo_share_owner(&obs, r, i) == rk[k].rank) {
+                    const size_t at = strlen(what[k]);
+                    snprintf(what[k] + at, sizeof(what[k]) - at, "%s%s", at > 0 ? "," : "",
+                             obs.fit[i]->name);
+                }
+            }
+        }
+    }
+    if (TOPO_OK != topo_share_finish(&obs, &pl->all)) {
+        die(1, "the shared pricing failed (out of memory?)");
+    }
+    topo_share_free(&obs);
+    for (int k = 0; k < nrk; k++) {
+        topo_share_free(&rk[k].s);
+    }
+    if (bench) {
+        /* every pricing rank again, each in a child of its own, and one
+         * rank that prices nothing (the cost of reading the exchanges) */
+        double worst = 0.0, idle_cpu = 0.0;
+        long worst_kib = 0, idle_kib = 0;
+        int worst_rank = -1, idle = -1, worst_at = nrk, kib_at = nrk;
+        for (int r = 0; r < nranks && idle < 0; r++) {
+            int owns = 0;
+            for (int k = 0; k < nrk && !owns; k++) {
+                owns = rk[k].rank == r;
+            }
+            idle = owns ? -1 : r;
+        }
+        for (int k = 0; k <= nrk; k++) {
+            const int rank = k < nrk ? rk[k].rank : idle;
+            int fd[2];
+            if (rank < 0 || 0 != pipe(fd)) {
+                continue;
+            }
+            fflush(NULL);
+            const pid_t pid = fork();
+            if (0 == pid) {
+                double c;
+                long kib;
+                close(fd[0]);
+                job_rank_run(pl, rank, nranks, len, buf, &c, &kib);
+                const ssize_t w = write(fd[1], &c, sizeof(c)) + write(fd[1], &kib, sizeof(kib));
+                _exit(w == (ssize_t)(sizeof(c) + sizeof(kib)) ? 0 : 1);
+            }
+            close(fd[1]);
+            double c = -1.0;
+            long kib = -1;
+            int st = 0;
+            const int ok = pid > 0 && sizeof(c) == read(fd[0], &c, sizeof(c)) &&
+                           sizeof(kib) == read(fd[0], &kib, sizeof(kib));
+            close(fd[0]);
+            if (pid > 0) {
+                (void)waitpid(pid, &st, 0);
+            }
+            if (!ok || !WIFEXITED(st) || 0 != WEXITSTATUS(st)) {
+                die(1, "--job: the process of rank %d failed", rank);
+            }
+            if (k == nrk) {
+                idle_cpu = c;
+                idle_kib = kib;
+            } else if (c > worst || worst_rank < 0) {
+                worst = c;
+                worst_rank = rank;
+                worst_at = k;
+            }
+            if (kib > worst_kib) {
+                worst_kib = kib;
+                kib_at = k;
+            }
+        }
+        char idle_text[96] = "none";
+        if (idle >= 0) {
+            snprintf(idle_text, sizeof(idle_text), "%.3f s, +%.1f MiB", idle_cpu,
+                     (double)idle_kib / 1024.0);
+        }
+        /* the first two numbers are what scale-bench.sh reads, as it reads
+         * the single process's line */
+        fprintf(stderr,
+                "table per process: %.3f s processor time, peak resident +%.1f MiB (the worst "
+                "of the %d of %d ranks that price: rank %d in time, pricing %s; in memory %s; a "
+                "rank that prices nothing: %s; rounds bounds, light, heavy: %.3f + %.3f + %.3f "
+                "s, the slowest rank of each)\n",
+                worst, (double)worst_kib / 1024.0, nrk, nranks, worst_rank,
+                '\0' != what[worst_at][0] ? what[worst_at] : "bounds only",
+                '\0' != what[kib_at][0] ? what[kib_at] : "bounds only", idle_text, round_max[0],
+                round_max[1], round_max[2]);
+    }
+    for (int r = 0; r < TOPO_SHARE_ROUNDS; r++) {
+        free(buf[r]);
+    }
+    free(what);
+    free(rk);
     pl->cands = pl->all.cand;
     pl->ncands = pl->all.n;
     pl->table = pl->all.table;
@@ -1000,6 +1243,7 @@ int main(int argc, char **argv)
     const char *dump_algo = NULL, *plot_file = NULL;
     int rules = 0;       /* --rules */
     int bench_table = 0; /* --bench-table */
+    int job = 0;         /* --job: ranks that share the pricing (0: one process) */
     int bench = 0;       /* --bench-schedules */
     int sizes_given = 0; /* --sizes */
     long size = 0, rank = -1, root = 0;
@@ -1089,7 +1333,7 @@ int main(int argc, char **argv)
             "--intra-beta",  "--copy",       "--msg-overhead", "--intra-beta-written",
             "--price-ranks", "--algorithm",  "--use-rules",    "--rules-file",
             "--handoff",     "--host-handoff", "--previous",   "--btl-bandwidth",
-            "--btl-latency", "--btl-eager-limit"};
+            "--btl-latency", "--btl-eager-limit", "--job"};
         int known = 0;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
             known = known || 0 == strcmp(opt, with_value[k]);
@@ -1136,6 +1380,8 @@ int main(int argc, char **argv)
             pl.net.msg_overhead = parse_double(opt, val);
         } else if (0 == strcmp(opt, "--price-ranks")) {
             pl.net.price_ranks = (int)parse_int(opt, val, 0, 1L << 24);
+        } else if (0 == strcmp(opt, "--job")) {
+            job = (int)parse_int(opt, val, 1, 1L << 24);
         } else if (0 == strcmp(opt, "--root")) {
             root = parse_int(opt, val, 0, 1L << 24);
         } else if (0 == strcmp(opt, "--dump")) {
@@ -1332,10 +1578,21 @@ int main(int argc, char **argv)
         free(place);
         return brc;
     }
+    if (job > 0 && SIZE_MAX != pl.upto) {
+        die(EXIT_USAGE, "--job prices the table of every payload (one stage): not with "
+                        "--first-stage");
+    }
+    if (job > 0 && NULL != dump_algo) {
+        die(EXIT_USAGE, "--job prices the table: not with --dump");
+    }
     const long rss0 = rss_kib();
     const double cpu0 = cpu_seconds();
-    price(&pl);
-    if (bench_table) {
+    if (job > 0) {
+        price_job(&pl, job, bench_table);
+    } else {
+        price(&pl);
+    }
+    if (bench_table && 0 == job) {
         struct rusage ru;
         const double cpu = cpu_seconds() - cpu0;
         const long peak = 0 == getrusage(RUSAGE_SELF, &ru) ? ru.ru_maxrss : -1;

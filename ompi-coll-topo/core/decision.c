@@ -461,6 +461,20 @@ static int dominated(const topo_price_t *lb, int c, const topo_price_t *const *p
     return 1;
 }
 
+int topo_price_dominated(const topo_price_t *lb, int c, const topo_price_t *const *prices, int n,
+                         size_t upto, int *out)
+{
+    topo_decision_t d;
+    *out = 0;
+    const int rc = topo_decision_build(prices, n, &d);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    *out = dominated(lb, c, prices, n, &d, upto);
+    topo_decision_free(&d);
+    return TOPO_OK;
+}
+
 typedef struct {
     size_t work;
     int i;

@@ -124,6 +124,15 @@ int topo_price_candidates_upto(const topo_algo_t *const *algos, int n, const top
                                const topo_proto_t *proto, int prune, size_t upto,
                                topo_price_t *prices, int *rc, topo_price_t *bounds);
 
+/* The test topo_price_candidates_upto prunes by: is lb, the bound of
+ * candidate c (an index into prices[0..n), whose entry is NULL), above the
+ * lower envelope of the prices (NULL entries: not priced) at every payload
+ * from 0 to upto, by more than the decision's ties?  *out 1 yes, 0 no.
+ * The shared pricing (share.h) prunes with it against the candidates the
+ * ranks priced in earlier rounds.  Returns TOPO_OK or TOPO_ENOMEM. */
+int topo_price_dominated(const topo_price_t *lb, int c, const topo_price_t *const *prices, int n,
+                         size_t upto, int *out);
+
 /* Tests: multiply every bound by `scale` where topo_price_candidates
  * compares it (1: as computed; a scale above 1 makes the bound wrong, to
  * prove that the tests catch a bound that prunes a winner).  Returns the

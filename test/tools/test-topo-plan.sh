@@ -236,6 +236,35 @@ run first-sizes 2 --topology torus:4x4 --first-stage --sizes 8,8k
 has first-sizes '--first-stage prices for payloads up to 4096 bytes' err
 run first-rules 2 --topology torus:4x4 --first-stage --rules
 
+# --job N: the table priced by N ranks together is the single process's
+# (the rules, and the whole listing but the pruned rows: the job prunes a
+# subset of what one process prunes), for every primitive, sampled or not;
+# --bench-table's line names the worst rank's share
+for prim in allreduce reduce_scatter allgather bcast reduce alltoall barrier; do
+    for shape in "torus:4x4x4" "torus:8x8 --price-ranks 16" "star --size 24 --root 5"; do
+        # shellcheck disable=SC2086
+        a=$("$plan" --topology $shape --primitive "$prim" --eager-limit 4032 --rules 2>&1)
+        # shellcheck disable=SC2086
+        b=$("$plan" --topology $shape --primitive "$prim" --eager-limit 4032 --rules --job 7 2>&1)
+        [ "$a" = "$b" ] || fail "--job 7 --rules on $shape, $prim: '$b', alone '$a'"
+        # shellcheck disable=SC2086
+        a=$("$plan" --topology $shape --primitive "$prim" --sizes 8,64k,16M | sed -n '/^decision table:/,$p')
+        # shellcheck disable=SC2086
+        b=$("$plan" --topology $shape --primitive "$prim" --sizes 8,64k,16M --job 300 |
+            sed -n '/^decision table:/,$p')
+        [ "$a" = "$b" ] || fail "--job 300 on $shape, $prim: the table and choices differ"
+    done
+done
+run job-bench 0 --topology torus:4x4 --rules --job 40 --bench-table
+has job-bench '^table per process: [0-9.]+ s processor time, peak resident \+[0-9.]+ MiB \(the worst of the [0-9]+ of 40 ranks that price: rank [0-9]+ in time, pricing [a-z_,]+' err
+has job-bench 'a rank that prices nothing: [0-9.]+ s, \+[0-9.]+ MiB; rounds bounds, light, heavy' err
+run job-zero 2 --topology torus:4x4 --rules --job 0
+has job-zero '--job' err
+run job-first 2 --topology torus:4x4 --job 4 --first-stage
+has job-first '--job prices the table of every payload' err
+run job-dump 2 --topology torus:4x4 --job 4 --dump ring
+has job-dump '--job prices the table: not with --dump' err
+
 # --plot
 if command -v gnuplot >/dev/null 2>&1; then
     run plot 0 --topology torus:4x4 --plot "$tmp/plan.svg"
