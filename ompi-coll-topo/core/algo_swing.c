@@ -142,8 +142,8 @@ typedef struct {
     int dist[64]; /* rho(s) mod m (C's sign), s <= L: ring_peer's */
 } ring_t;
 
-/* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (reach
- * and tree_order visit O(m) nodes per step). */
+/* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (the
+ * send sets visit O(m) nodes per step). */
 static int ring_peer(const ring_t *g, int r, int s)
 {
     int q = r % 2 ? r - g->dist[s] : r + g->dist[s]; /* in (-m, 2m) */
@@ -236,33 +236,35 @@ static void add_xfer(ring_t *g, int peer, int recv, int n)
     x->nrun = add_runs(g, g->tmp, n);
 }
 
-/* Every node x reaches through steps t..L-1 (R(x,t)), with
- * repetitions, appended to g->buf. */
-static void reach(ring_t *g, int x, int t, int *n)
+/* The leaves of node 0's step tree, in order, repeats kept:
+ * T(r, s) = T(r, s+1) then T(pi(r, s+1), s+1), a leaf at s = L-1, from
+ * T(0, -1).  Nodes of one parity are translates and the two parities
+ * mirror images (ring_peer moves with r + 2j and reflects with 1 - r, m
+ * even), so T(r, s) = r + T(0, s) for even r and r - T(0, s) for odd r
+ * (mod m), and pi(0, s+1) is odd: T(0, s) is T(0, s+1) then
+ * pi(0, s+1) - T(0, s+1), and T(0, s) the first 2^(L-1-s) leaves of
+ * T(0, -1).  Iterative, into seq (2^L entries). */
+static void tree_seq(const ring_t *g, int *seq)
 {
-    for (int s = t; s < g->L; s++) {
-        int q = ring_peer(g, x, s);
-        g->buf[(*n)++] = q;
-        reach(g, q, s + 1, n);
+    seq[0] = 0;
+    for (int s = g->L - 2, len = 1; s >= -1; s--, len *= 2) {
+        const int c = ring_peer(g, 0, s + 1);
+        for (int i = 0; i < len; i++) {
+            const int v = c - seq[i];
+            seq[len + i] = v < 0 ? v + g->m : v;
+        }
     }
-}
-
-/* S(x,t) = {q} + R(q,t+1), q = pi(x,t), into g->buf; returns its length. */
-static int send_multiset(ring_t *g, int x, int t)
-{
-    int n = 0, q = ring_peer(g, x, t);
-    g->buf[n++] = q;
-    reach(g, q, t + 1, &n);
-    return n;
 }
 
 /* Core node c's deduplicated send sets, every step, into g->canon from
  * *n on: keep-latest (the blocks of S(c,t) that are in no S(c,t'),
  * t' > t), and never c's own block (see the header); from the last step
- * down, so that the blocks of the later steps are marked once. */
-static int canon_sets(ring_t *g, int c, int *n)
+ * down, so that the blocks of the later steps are marked once.  S(c,t) =
+ * {q} + R(q,t+1), q = pi(c,t), is (as a multiset) the leaves of T(q, t):
+ * q +- the first 2^(L-1-t) entries of seq (tree_seq). */
+static int canon_sets(ring_t *g, int c, const int *seq, int *n)
 {
-    /* the nodes seen: one bit each (the multisets visit them in no order;
+    /* the nodes seen: one bit each (the sets visit them in no order;
      * a bitmap stays in the cache where stamps would not) */
     uint64_t *seen = calloc((size_t)g->m / 64 + 1, sizeof(*seen));
     if (NULL == seen) {
@@ -270,10 +272,11 @@ static int canon_sets(ring_t *g, int c, int *n)
     }
     seen[c / 64] |= (uint64_t)1 << (c % 64); /* never c's own block */
     for (int t = g->L - 1; t >= 0; t--) {
-        const int nm = send_multiset(g, c, t);
+        const int q = ring_peer(g, c, t), nm = 1 << (g->L - 1 - t), m = g->m;
         g->cs0[c][t] = *n;
         for (int i = 0; i < nm; i++) {
-            const int b = g->buf[i];
+            int b = q % 2 ? q - seq[i] : q + seq[i];
+            b = b < 0 ? b + m : b >= m ? b - m : b;
             const uint64_t bit = (uint64_t)1 << (b % 64);
             if (!(seen[b / 64] & bit)) {
                 seen[b / 64] |= bit; /* also drops repeats within S(c,t) */
@@ -297,21 +300,6 @@ static int send_set(ring_t *g, int x, int t, int *out)
         out[i] = g->pos[b >= g->m ? b - g->m : b];
     }
     return g->csn[c][t];
-}
-
-/* The block order: the step tree of node 0 (laminar for powers
- * of two), first occurrences, then the extra node. */
-static void tree_order(ring_t *g, int r, int s, int *n)
-{
-    if (s + 1 >= g->L) {
-        if (g->pos[r] < 0) {
-            g->pos[r] = *n;
-            g->order[(*n)++] = r;
-        }
-        return;
-    }
-    tree_order(g, r, s + 1, n);
-    tree_order(g, ring_peer(g, r, s + 1), s + 1, n);
 }
 
 static void ring_free(ring_t *g)
@@ -366,16 +354,30 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
         memcpy(g->cs0, like->cs0, sizeof(g->cs0));
         memcpy(g->csn, like->csn, sizeof(g->csn));
     } else {
+        int *seq = malloc(sizeof(int) << L);
+        if (NULL == seq) {
+            return TOPO_ENOMEM;
+        }
+        tree_seq(g, seq);
         for (int c = 0, nc = 0; c < 2 && c < m; c++) {
-            if (TOPO_OK != canon_sets(g, c, &nc)) {
+            if (TOPO_OK != canon_sets(g, c, seq, &nc)) {
+                free(seq);
                 return TOPO_ENOMEM;
             }
         }
+        /* The block order: the step tree of node 0 (laminar for powers
+         * of two), first occurrences, then the extra node. */
         int n = 0;
         for (int c = 0; c < d; c++) {
             g->pos[c] = -1;
         }
-        tree_order(g, 0, -1, &n);
+        for (int i = 0; i < 1 << L; i++) {
+            if (g->pos[seq[i]] < 0) {
+                g->pos[seq[i]] = n;
+                g->order[n++] = seq[i];
+            }
+        }
+        free(seq);
         for (int c = 0; c < d; c++) { /* the extra node, and any node missed */
             if (g->pos[c] < 0) {
                 g->pos[c] = n;
@@ -403,8 +405,7 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     const int me = (mirror && a != x) ? (m - a) % m : a;
     /* a core node's own send sets as positions, the last step's first:
      * mine[at[t] .. at[t] + len[t]); those of the steps after t are then
-     * mine[0 .. at[t]) (the live sets below); in buf, which only the
-     * send sets' multisets above need */
+     * mine[0 .. at[t]) (the live sets below); in buf */
     int at[64], len[64], *mine = g->buf;
     if (me != x && L > 0) {
         for (int t = L - 1, k = 0; t >= 0; t--) {
@@ -562,10 +563,30 @@ static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, 
     }
 }
 
+/* The same box as one mapped run (topo_sched_mapped), where every set is
+ * one run of positions: axis i reads dimension axis[i]'s map, whose value
+ * at position q is the block offset of the ring node there (maps[j],
+ * bw_maps), plus `base` (the lane). */
+static void emit_mapped(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll,
+                        const ring_t *rg, int k, const rxfer_t *x, const int *cnt, int base,
+                        const int32_t *maps)
+{
+    topo_map_axis_t ax[TOPO_MAX_DIMS];
+    for (int i = 0; i < g->nd; i++) {
+        const int j = ll->axis[i];
+        const topo_range_t *r = j == k ? &rg[k].runs[x->run0] : &rg[j].runs[rg[j].lv0[cnt[j]]];
+        ax[i] = (topo_map_axis_t){maps[j], r->first, r->count};
+    }
+    topo_sched_mapped(s, base, g->nd, ax);
+}
+
 /* One step of a lane in dimension k, at dimension step cnt[k]; reverse
- * gives the allgather's mirror image of the reduce-scatter step. */
+ * gives the allgather's mirror image of the reduce-scatter step.  With
+ * maps (unit-major blocks, every set one run) the boxes are mapped runs
+ * whose base is `base`, else emit_box's ranges. */
 static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
-                    int k, const int *cnt, int base, int reverse, const int *umap)
+                    int k, const int *cnt, int base, int reverse, const int *umap,
+                    const int32_t *maps)
 {
     const ring_t *r = &rg[k];
     topo_sched_step(s);
@@ -577,8 +598,65 @@ static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, c
         } else {
             topo_sched_send(s, peer, 0, 0);
         }
-        emit_box(s, g, ll, rg, k, x, cnt, 0, base, umap);
+        if (NULL != maps) {
+            emit_mapped(s, g, ll, rg, k, x, cnt, base, maps);
+        } else {
+            emit_box(s, g, ll, rg, k, x, cnt, 0, base, umap);
+        }
     }
+}
+
+/* Whether every set of the rings rg[0..nd) (each step's transfers, each
+ * live set) is one run of positions, as on rings of powers of two (the
+ * laminar order). */
+static int bw_single_runs(const ring_t *rg, int nd)
+{
+    for (int k = 0; k < nd; k++) {
+        for (int i = 0; i < rg[k].nxf; i++) {
+            if (1 != rg[k].xf[i].nrun) {
+                return 0;
+            }
+        }
+        for (int t = 0; t <= rg[k].L; t++) {
+            if (1 != rg[k].lv0[t + 1] - rg[k].lv0[t]) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The maps of the mapped runs, one per dimension k of orientation o: at
+ * position q the first block of the unit whose coordinate k is the ring
+ * node there (phi(order[q]) mirrored, see unit_of), weighted as a
+ * row-major rank (the rank is the sum over k of coordinate k times the
+ * sizes of the dimensions after k) and times nl, the blocks per unit: so
+ * a lane's block for a tuple of positions is the sum of its maps' values
+ * plus the lane, umap's value.  Ids into maps[0..nd); -1 on error. */
+static int bw_maps(topo_sched_t *s, const geom_t *g, const ring_t *rg, int mirror, int nl,
+                   int32_t *maps)
+{
+    for (int k = 0; k < g->nd; k++) {
+        const ring_t *r = &rg[k];
+        int32_t w = nl;
+        for (int j = k + 1; j < g->nd; j++) {
+            w *= g->dims[j];
+        }
+        int32_t *val = malloc(sizeof(*val) * (size_t)r->d);
+        if (NULL == val) {
+            return TOPO_ENOMEM;
+        }
+        for (int q = 0; q < r->d; q++) {
+            const int c = r->order[q];
+            val[q] = w * ((mirror && c != r->x) ? (r->m - c) % r->m : c);
+        }
+        maps[k] = topo_sched_map(s, val, r->d);
+        free(val);
+        if (maps[k] < 0) {
+            return s->err ? s->err : TOPO_EINVAL;
+        }
+    }
+    return TOPO_OK;
 }
 
 /* The rank a lane-local block index stands for: the position tuple of
@@ -620,10 +698,6 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     ring_t rg[2][TOPO_MAX_DIMS];
     memset(rg, 0, sizeof(rg));
     int rc = TOPO_OK, steps[TOPO_MAX_DIMS];
-    int *umap = unit ? malloc(sizeof(int) * (size_t)p) : NULL;
-    if (unit && NULL == umap) {
-        rc = TOPO_ENOMEM;
-    }
     for (int o = 0; o < 2 && nl > 0; o++) {
         for (int k = 0; k < g.nd; k++) {
             int e = ring_build(&rg[o][k], g.dims[k], g.coords[k], o,
@@ -632,25 +706,40 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
             steps[k] = rg[o][k].L;
         }
     }
+    /* unit-major blocks: where every set is one run of positions, a box is
+     * one mapped run through the maps of its dimensions (O(sum of the
+     * dimensions) entries per orientation, shared by the lanes and steps);
+     * else a range per block through the lane's unit map umap */
+    int32_t maps[2][TOPO_MAX_DIMS];
+    const int mapped = unit && nl > 0 && TOPO_OK == rc && bw_single_runs(rg[0], g.nd) &&
+                       bw_single_runs(rg[1], g.nd);
+    for (int o = 0; o < 2 && mapped && TOPO_OK == rc; o++) {
+        rc = bw_maps(s, &g, rg[o], o, nl, maps[o]);
+    }
+    int *umap = unit && !mapped ? malloc(sizeof(int) * (size_t)p) : NULL;
+    if (unit && !mapped && NULL == umap) {
+        rc = rc ? rc : TOPO_ENOMEM;
+    }
     for (int l = 0; l < nl && TOPO_OK == rc; l++) {
         const int o = l >= g.D;
         int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0}, base = unit ? 0 : l * p;
         int n = lane_dims(&g, g.first[l % g.D], steps, seq);
         lane_layout_t ll;
         layout_init(&ll, &g, g.first[l % g.D]);
-        for (int idx = 0; unit && idx < p; idx++) {
+        for (int idx = 0; NULL != umap && idx < p; idx++) {
             umap[idx] = unit_of(&g, &ll, rg[o], o, idx) * nl + l;
         }
+        const int32_t *mp = mapped ? maps[o] : NULL;
         topo_sched_lane(s);
         for (int i = 0; i < n; i++) {
             if (rs) {
-                bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 0, umap);
+                bw_step(s, &g, &ll, rg[o], seq[i], cnt, mapped ? l : base, 0, umap, mp);
             }
             cnt[seq[i]]++;
         }
         for (int i = n - 1; i >= 0 && ag; i--) {
             cnt[seq[i]]--;
-            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 1, umap);
+            bw_step(s, &g, &ll, rg[o], seq[i], cnt, mapped ? l : base, 1, umap, mp);
         }
     }
     for (int o = 0; o < 2; o++) {
