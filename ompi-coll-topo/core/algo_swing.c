@@ -137,9 +137,13 @@ typedef struct {
      * is canon[cs0[c][t] .. cs0[c][t] + csn[c][t]), as ring nodes */
     int *canon;
     int cs0[2][64], csn[2][64];
+    int whole; /* canon_sets dropped nothing: every S(c,t) is the leaves of
+                  T(q,t), no repeats and never c (so for every node) */
     /* scratch */
     int *buf, *stamp, *sx, *tmp, stamp_id;
     int dist[64]; /* rho(s) mod m (C's sign), s <= L: ring_peer's */
+    int shared;   /* order, pos, sx and canon are another ring's (ring_build's
+                     like), not freed with this one */
 } ring_t;
 
 /* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (the
@@ -193,6 +197,13 @@ static int add_runs(ring_t *g, int *v, int n)
             g->runs[g->nruns++] = (topo_range_t){lo, n};
             return 1;
         }
+        if (NULL == g->stamp) { /* first needed here (never on powers of two) */
+            g->stamp = calloc((size_t)g->d, sizeof(int));
+            if (NULL == g->stamp) {
+                g->err = TOPO_ENOMEM;
+                return 0;
+            }
+        }
         g->stamp_id++;
         for (int i = 0; i < n; i++) {
             g->stamp[v[i]] = g->stamp_id;
@@ -220,7 +231,8 @@ static int add_runs(ring_t *g, int *v, int n)
     return g->nruns - start;
 }
 
-static void add_xfer(ring_t *g, int peer, int recv, int n)
+/* A transfer of the n distinct positions v[0..n) (add_runs sorts them). */
+static void add_xfer_of(ring_t *g, int peer, int recv, int *v, int n)
 {
     if (0 == n) {
         return; /* both ends compute the same empty set and skip it */
@@ -233,7 +245,58 @@ static void add_xfer(ring_t *g, int peer, int recv, int n)
     x->peer = peer;
     x->recv = recv;
     x->run0 = g->nruns;
-    x->nrun = add_runs(g, g->tmp, n);
+    x->nrun = add_runs(g, v, n);
+}
+
+static void add_xfer(ring_t *g, int peer, int recv, int n)
+{
+    add_xfer_of(g, peer, recv, g->tmp, n);
+}
+
+/* A transfer of the runs [run0, run0 + nrun) of g->runs, made before. */
+static void add_xfer_runs(ring_t *g, int peer, int recv, int run0, int nrun)
+{
+    if (0 == nrun) {
+        return; /* the empty set, skipped at both ends */
+    }
+    g->xf = grow(g, g->xf, g->nxf, &g->capxf, sizeof(*g->xf));
+    if (g->err) {
+        return;
+    }
+    g->xf[g->nxf++] = (rxfer_t){peer, recv, run0, nrun};
+}
+
+/* The union of the disjoint runs u[0..n) (n <= 64) as add_runs would make
+ * it from their positions (sorted, adjacent ones merged), appended to
+ * g->runs; 0 where two of them overlap (nothing appended). */
+static int add_union(ring_t *g, topo_range_t *u, int n)
+{
+    for (int i = 1; i < n; i++) { /* insertion sort by first position */
+        const topo_range_t e = u[i];
+        int j = i - 1;
+        while (j >= 0 && u[j].first > e.first) {
+            u[j + 1] = u[j];
+            j--;
+        }
+        u[j + 1] = e;
+    }
+    for (int i = 1; i < n; i++) {
+        if (u[i].first < u[i - 1].first + u[i - 1].count) {
+            return 0;
+        }
+    }
+    for (int i = 0, start = g->nruns; i < n && !g->err; i++) {
+        if (g->nruns > start && g->runs[g->nruns - 1].first + g->runs[g->nruns - 1].count ==
+                                    u[i].first) {
+            g->runs[g->nruns - 1].count += u[i].count;
+            continue;
+        }
+        g->runs = grow(g, g->runs, g->nruns, &g->capruns, sizeof(*g->runs));
+        if (!g->err) {
+            g->runs[g->nruns++] = u[i];
+        }
+    }
+    return 1;
 }
 
 /* The leaves of node 0's step tree, in order, repeats kept:
@@ -284,6 +347,7 @@ static int canon_sets(ring_t *g, int c, const int *seq, int *n)
             }
         }
         g->csn[c][t] = *n - g->cs0[c][t];
+        g->whole = g->whole && g->csn[c][t] == nm;
     }
     free(seen);
     return TOPO_OK;
@@ -304,16 +368,18 @@ static int send_set(ring_t *g, int x, int t, int *out)
 
 static void ring_free(ring_t *g)
 {
-    free(g->order);
-    free(g->pos);
-    free(g->canon);
+    if (!g->shared) {
+        free(g->order);
+        free(g->pos);
+        free(g->canon);
+        free(g->sx);
+    }
     free(g->xf0);
     free(g->xf);
     free(g->lv0);
     free(g->runs);
     free(g->buf);
     free(g->stamp);
-    free(g->sx);
     free(g->tmp);
     memset(g, 0, sizeof(*g));
 }
@@ -321,7 +387,8 @@ static void ring_free(ring_t *g)
 /* Build node a's 1-D reduce-scatter on a ring of d nodes; mirror conjugates
  * the plain algorithm by the reflection phi(c) = -c mod m of the core.
  * like: NULL, or a ring built before on d nodes, whose block order, send
- * sets and contact steps (which depend on d alone) are copied. */
+ * sets and contact steps (which depend on d alone) are shared (it is to
+ * be freed after this one, or with nothing read from this one after). */
 static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
 {
     memset(g, 0, sizeof(*g));
@@ -333,35 +400,37 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     for (int s = 0; s <= L && s < 64; s++) {
         g->dist[s] = (int)(rho(s) % m);
     }
-    g->order = malloc(sizeof(int) * (size_t)d);
-    g->pos = malloc(sizeof(int) * (size_t)d);
+    g->shared = NULL != like && like->d == d;
+    if (g->shared) {
+        g->order = like->order;
+        g->pos = like->pos;
+        g->sx = like->sx;
+        g->canon = like->canon;
+    } else {
+        g->order = malloc(sizeof(int) * (size_t)d);
+        g->pos = malloc(sizeof(int) * (size_t)d);
+        g->sx = x >= 0 ? malloc(sizeof(int) * (size_t)d) : NULL; /* the extra node's */
+        g->canon = malloc(sizeof(int) * (size_t)(2 * m + 1));
+    }
     g->xf0 = malloc(sizeof(int) * (size_t)(L + 1));
     g->lv0 = malloc(sizeof(int) * (size_t)(L + 2));
-    g->buf = malloc(sizeof(int) * (size_t)(m + 1));
-    g->stamp = calloc((size_t)d, sizeof(int));
-    g->sx = malloc(sizeof(int) * (size_t)d);
+    /* scratch (buf holds tree_seq's 2^L leaves first) */
+    g->buf = malloc(sizeof(int) * ((size_t)1 << L > (size_t)m + 1 ? (size_t)1 << L : (size_t)m + 1));
     g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
-    g->canon = malloc(sizeof(int) * (size_t)(2 * m + 1));
-    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || !g->stamp || !g->sx || !g->tmp ||
+    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || (x >= 0 && !g->sx) || !g->tmp ||
         !g->canon) {
         return TOPO_ENOMEM;
     }
-    if (NULL != like && like->d == d) {
-        memcpy(g->order, like->order, sizeof(int) * (size_t)d);
-        memcpy(g->pos, like->pos, sizeof(int) * (size_t)d);
-        memcpy(g->sx, like->sx, sizeof(int) * (size_t)d);
-        memcpy(g->canon, like->canon, sizeof(int) * (size_t)(2 * m + 1));
+    if (g->shared) {
         memcpy(g->cs0, like->cs0, sizeof(g->cs0));
         memcpy(g->csn, like->csn, sizeof(g->csn));
+        g->whole = like->whole;
     } else {
-        int *seq = malloc(sizeof(int) << L);
-        if (NULL == seq) {
-            return TOPO_ENOMEM;
-        }
+        int *seq = g->buf;
         tree_seq(g, seq);
+        g->whole = 1;
         for (int c = 0, nc = 0; c < 2 && c < m; c++) {
             if (TOPO_OK != canon_sets(g, c, seq, &nc)) {
-                free(seq);
                 return TOPO_ENOMEM;
             }
         }
@@ -377,7 +446,6 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
                 g->order[n++] = seq[i];
             }
         }
-        free(seq);
         for (int c = 0; c < d; c++) { /* the extra node, and any node missed */
             if (g->pos[c] < 0) {
                 g->pos[c] = n;
@@ -390,12 +458,12 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
      * count; all core nodes send alike), the last step the rest (one more),
      * so x sends no more than a contacted core node in any step. */
     if (x >= 0 && (NULL == like || like->d != d)) {
-        for (int k = 0, t = 0, now = 0, quota = L > 1 ? send_set(g, 0, 0, g->tmp) : m; k < m; k++) {
+        for (int k = 0, t = 0, now = 0, quota = L > 1 ? g->csn[0][0] : m; k < m; k++) {
             int c = k % 2 ? m - 1 - k / 2 : k / 2;
             while (now == quota) {
                 now = 0;
                 t++;
-                quota = t == L - 1 ? m - k : send_set(g, 0, t, g->tmp);
+                quota = t == L - 1 ? m - k : g->csn[0][t];
             }
             g->sx[c] = t;
             now++;
@@ -406,12 +474,19 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     /* a core node's own send sets as positions, the last step's first:
      * mine[at[t] .. at[t] + len[t]); those of the steps after t are then
      * mine[0 .. at[t]) (the live sets below); in buf */
-    int at[64], len[64], *mine = g->buf;
+    int at[64], len[64], sr0[64] = {0}, srn[64] = {0}, *mine = g->buf;
     if (me != x && L > 0) {
         for (int t = L - 1, k = 0; t >= 0; t--) {
             at[t] = k;
             len[t] = send_set(g, me, t, mine + k);
             k += len[t];
+        }
+        /* their runs, sr0[t] .. sr0[t] + srn[t] of g->runs (add_runs sorts
+         * each step's part of mine in place: the live sets below read mine
+         * as sets) */
+        for (int t = 0; t < L && !g->err; t++) {
+            sr0[t] = g->nruns;
+            srn[t] = len[t] > 0 ? add_runs(g, mine + at[t], len[t]) : 0;
         }
     }
 #define PHI(c) ((mirror && (c) != x) ? (m - (c)) % m : (c))
@@ -429,9 +504,29 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
             continue;
         }
         int q = swing_peer(m, me, t, 1);
-        memcpy(g->tmp, mine + at[t], sizeof(int) * (size_t)len[t]); /* add_runs sorts it */
-        add_xfer(g, PHI(q), 0, len[t]);
-        add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
+        add_xfer_runs(g, PHI(q), 0, sr0[t], srn[t]);
+        /* what q sends is S(q,t): the leaves of T(me,t), which are me and
+         * our sends of the later steps (T(me,t) is T(me,L-1) then
+         * T(pi(me,t'),t') for t' = L-1 down to t+1); where no set drops a
+         * block (g->whole) and they are few runs, their union, else q's
+         * set read block by block */
+        topo_range_t u[64];
+        int nu = 1;
+        u[0] = (topo_range_t){g->pos[me], 1};
+        for (int st = t + 1; st < L && g->whole && nu <= 64; st++) {
+            if (srn[st] > 64 - nu) {
+                nu = 65; /* too many */
+                break;
+            }
+            memcpy(u + nu, g->runs + sr0[st], sizeof(*u) * (size_t)srn[st]);
+            nu += srn[st];
+        }
+        const int r0 = g->nruns;
+        if (!g->whole || nu > 64 || !add_union(g, u, nu)) {
+            add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
+        } else {
+            add_xfer_runs(g, PHI(q), 1, r0, g->nruns - r0);
+        }
         if (x >= 0 && g->sx[me] == t) {
             g->tmp[0] = g->pos[x];
             add_xfer(g, x, 0, 1);
@@ -460,6 +555,28 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
                 }
             }
         } else {
+            /* the runs of the sends still to come (disjoint: keep-latest
+             * sends a block once, and never the own one), with the own
+             * block and block x, where they are few (on powers of two one
+             * each): their union, without reading the blocks again */
+            topo_range_t u[64];
+            int nu = 0;
+            u[nu++] = (topo_range_t){g->pos[me], 1};
+            if (x >= 0 && g->sx[me] > t) {
+                u[nu++] = (topo_range_t){g->pos[x], 1};
+            }
+            for (int st = t + 1; st < L && nu <= 64; st++) {
+                if (srn[st] > 64 - nu) {
+                    nu = 65; /* too many */
+                    break;
+                }
+                for (int i = 0; i < srn[st]; i++) {
+                    u[nu++] = g->runs[sr0[st] + i];
+                }
+            }
+            if (nu <= 64 && add_union(g, u, nu)) {
+                continue;
+            }
             g->tmp[k++] = g->pos[me];
             if (x >= 0 && g->sx[me] > t) {
                 g->tmp[k++] = g->pos[x];
@@ -634,7 +751,7 @@ static int bw_single_runs(const ring_t *rg, int nd)
  * a lane's block for a tuple of positions is the sum of its maps' values
  * plus the lane, umap's value.  Ids into maps[0..nd); -1 on error. */
 static int bw_maps(topo_sched_t *s, const geom_t *g, const ring_t *rg, int mirror, int nl,
-                   int32_t *maps)
+                   int32_t *maps, int32_t *val)
 {
     for (int k = 0; k < g->nd; k++) {
         const ring_t *r = &rg[k];
@@ -642,16 +759,11 @@ static int bw_maps(topo_sched_t *s, const geom_t *g, const ring_t *rg, int mirro
         for (int j = k + 1; j < g->nd; j++) {
             w *= g->dims[j];
         }
-        int32_t *val = malloc(sizeof(*val) * (size_t)r->d);
-        if (NULL == val) {
-            return TOPO_ENOMEM;
-        }
         for (int q = 0; q < r->d; q++) {
             const int c = r->order[q];
-            val[q] = w * ((mirror && c != r->x) ? (r->m - c) % r->m : c);
+            val[q] = w * ((mirror && c != r->x && c > 0) ? r->m - c : c);
         }
         maps[k] = topo_sched_map(s, val, r->d);
-        free(val);
         if (maps[k] < 0) {
             return s->err ? s->err : TOPO_EINVAL;
         }
@@ -713,9 +825,15 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     int32_t maps[2][TOPO_MAX_DIMS];
     const int mapped = unit && nl > 0 && TOPO_OK == rc && bw_single_runs(rg[0], g.nd) &&
                        bw_single_runs(rg[1], g.nd);
-    for (int o = 0; o < 2 && mapped && TOPO_OK == rc; o++) {
-        rc = bw_maps(s, &g, rg[o], o, nl, maps[o]);
+    int32_t *val = mapped ? malloc(sizeof(*val) * (size_t)topo_topology_lane_max(a->topo, p))
+                          : NULL; /* bw_maps' scratch: the longest dimension */
+    if (mapped && NULL == val) {
+        rc = TOPO_ENOMEM;
     }
+    for (int o = 0; o < 2 && mapped && TOPO_OK == rc; o++) {
+        rc = bw_maps(s, &g, rg[o], o, nl, maps[o], val);
+    }
+    free(val);
     int *umap = unit && !mapped ? malloc(sizeof(int) * (size_t)p) : NULL;
     if (unit && !mapped && NULL == umap) {
         rc = rc ? rc : TOPO_ENOMEM;

@@ -381,15 +381,6 @@ static inline int32_t map_value(const topo_range_t *ranges, int32_t v)
     return v & 1 ? ranges[v >> 1].count : ranges[v >> 1].first;
 }
 
-static int32_t gcd32(int32_t a, int32_t b)
-{
-    while (0 != b) {
-        const int32_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
 
 int32_t topo_sched_map(topo_sched_t *s, const int32_t *val, int32_t n)
 {
@@ -401,21 +392,38 @@ int32_t topo_sched_map(topo_sched_t *s, const int32_t *val, int32_t n)
         s->err = TOPO_EINVAL;
         return -1;
     }
-    int32_t lo = INT32_MAX, hi = 0, g = 0;
+    /* the least and greatest values, and the largest power of two that
+     * divides them all (the lowest bit set in any; 0: all zero) */
+    int32_t lo = INT32_MAX, hi = 0, any = 0;
     for (int32_t i = 0; i < n; i++) {
-        if (val[i] < 0) {
-            s->err = TOPO_EINVAL;
-            return -1;
-        }
         lo = val[i] < lo ? val[i] : lo;
         hi = val[i] > hi ? val[i] : hi;
-        g = gcd32(val[i], g);
+        any |= val[i];
+    }
+    if (lo < 0) {
+        s->err = TOPO_EINVAL;
+        return -1;
+    }
+    /* room for it at once (its entries and a few transfers' after it),
+     * not by doubling through it */
+    const int32_t need = s->nranges + 2 + (n + 1) / 2;
+    if (s->cap_ranges < need) {
+        topo_range_t *r = realloc(s->ranges, sizeof(*r) * ((size_t)need + 256));
+        if (NULL == r) {
+            s->err = TOPO_ENOMEM;
+            return -1;
+        }
+        s->ranges = r;
+        s->cap_ranges = need + 256;
     }
     const int32_t id = s->nranges;
-    add_entry(s, n, g);
+    add_entry(s, n, any & -any);
     add_entry(s, lo, hi);
-    for (int32_t i = 0; i < n && !s->err; i += 2) {
-        add_entry(s, val[i], i + 1 < n ? val[i + 1] : 0);
+    for (int32_t i = 0; i + 1 < n; i += 2) {
+        s->ranges[s->nranges++] = (topo_range_t){val[i], val[i + 1]};
+    }
+    if (n % 2) {
+        s->ranges[s->nranges++] = (topo_range_t){val[n - 1], 0};
     }
     return s->err ? -1 : id;
 }
@@ -444,7 +452,7 @@ void topo_sched_mapped(topo_sched_t *s, int32_t base, int nax, const topo_map_ax
     /* the axes as a mapped run's entries would hold them, checked */
     topo_range_t e[TOPO_MAP_AXES];
     int64_t n = 1, lo = base, hi = base;
-    int32_t g = 0;
+    int32_t g = 0; /* the largest power of two dividing every value (0: all zero) */
     for (int a = 0; a < nax; a++) {
         const int32_t id = ax[a].map;
         if (id < 0 || id + 1 >= s->nranges || s->ranges[id].first < 1 ||
@@ -455,7 +463,8 @@ void topo_sched_mapped(topo_sched_t *s, int32_t base, int nax, const topo_map_ax
         }
         e[a] = (topo_range_t){2 * (id + 2) + ax[a].first, ax[a].count};
         n *= ax[a].count;
-        g = gcd32(s->ranges[id].count, g);
+        g = 0 == g || (0 != s->ranges[id].count && s->ranges[id].count < g) ? s->ranges[id].count
+                                                                             : g;
         lo += s->ranges[id + 1].first;
         hi += s->ranges[id + 1].count;
         if (n > INT32_MAX) {

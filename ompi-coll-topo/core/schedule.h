@@ -184,8 +184,9 @@ typedef struct {
  * transfer that reads it.  Its entries: {base, TOPO_RUN_MAPPED - n}, then
  * per axis {v, count}, v the value index of its first position (value v
  * of the array is ranges[v / 2].first for even v, .count for odd).  A
- * map's own entries ({values, gcd}, {min, max}, the values two to an
- * entry) belong to no transfer.
+ * map's own entries belong to no transfer: {values, the largest power of
+ * two that divides them all (0: all zero)}, {least, greatest}, then the
+ * values two to an entry.
  *
  * Transfers that repeat within a step (topo_sched_repeat_xfers: linear
  * alltoall's p - 1 exchanges) are stored once: the step's stored entries
@@ -279,8 +280,8 @@ typedef struct {
  * 0 outermost), each a one-block range: the same as topo_sched_range(b, 1)
  * for each in turn.  Stored as one mapped run (see Storage) where the
  * transfer has no ranges yet, s->runs is 0, the run holds two blocks or
- * more, no two of its blocks can be adjacent (the values of its maps have
- * a common divisor other than 1, so the explicit form would merge none)
+ * more, no two of its blocks can be adjacent (the values of its maps are
+ * all even, or all zero: so the explicit form would merge none)
  * and every block is inside the blocks by the maps' least and greatest
  * values; otherwise emitted range by range.  After a mapped run no range
  * may join its transfer, and a transfer holding one may not be in the
