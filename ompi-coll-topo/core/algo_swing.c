@@ -133,17 +133,19 @@ typedef struct {
     int *lv0; /* live set after t steps: runs lv0[t] .. lv0[t+1] */
     topo_range_t *runs;
     int nruns, capruns;
-    /* the send sets of core nodes 0 and 1 (send_set): parity c's at step t
-     * is canon[cs0[c][t] .. cs0[c][t] + csn[c][t]), as ring nodes */
+    /* the send sets of core node 0 (send_set; node 1's are their mirror
+     * images 1 - b): at step t canon[cs0[t] .. cs0[t] + csn[t]), as ring
+     * nodes */
     int *canon;
-    int cs0[2][64], csn[2][64];
-    int whole; /* canon_sets dropped nothing: every S(c,t) is the leaves of
-                  T(q,t), no repeats and never c (so for every node) */
+    int cs0[64], csn[64];
+    int whole; /* canon_sets dropped nothing: every S(0,t) is the leaves of
+                  T(q,t), no repeats and never 0 (so for every node) */
     /* scratch */
     int *buf, *stamp, *sx, *tmp, stamp_id;
     int dist[64]; /* rho(s) mod m (C's sign), s <= L: ring_peer's */
-    int shared;   /* order, pos, sx and canon are another ring's (ring_build's
-                     like), not freed with this one */
+    int shared;   /* order, pos, sx, canon and the scratch buf and tmp are
+                     another ring's (ring_build's like), not freed with this
+                     one */
 } ring_t;
 
 /* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (the
@@ -319,13 +321,15 @@ static void tree_seq(const ring_t *g, int *seq)
     }
 }
 
-/* Core node c's deduplicated send sets, every step, into g->canon from
- * *n on: keep-latest (the blocks of S(c,t) that are in no S(c,t'),
- * t' > t), and never c's own block (see the header); from the last step
- * down, so that the blocks of the later steps are marked once.  S(c,t) =
- * {q} + R(q,t+1), q = pi(c,t), is (as a multiset) the leaves of T(q, t):
- * q +- the first 2^(L-1-t) entries of seq (tree_seq). */
-static int canon_sets(ring_t *g, int c, const int *seq, int *n)
+/* Core node 0's deduplicated send sets, every step, into g->canon:
+ * keep-latest (the blocks of S(0,t) that are in no S(0,t'), t' > t), and
+ * never 0's own block (see the header); from the last step down, so that
+ * the blocks of the later steps are marked once.  S(0,t) = {q} + R(q,t+1),
+ * q = pi(0,t), is (as a multiset) the leaves of T(q, t): q - the first
+ * 2^(L-1-t) entries of seq (tree_seq; q is odd).  Node 1's are the mirror
+ * images 1 - b of these (ring_peer reflects with 1 - r, so do the
+ * multisets, the marks and the own block). */
+static int canon_sets(ring_t *g, const int *seq)
 {
     /* the nodes seen: one bit each (the sets visit them in no order;
      * a bitmap stays in the cache where stamps would not) */
@@ -333,37 +337,45 @@ static int canon_sets(ring_t *g, int c, const int *seq, int *n)
     if (NULL == seen) {
         return TOPO_ENOMEM;
     }
-    seen[c / 64] |= (uint64_t)1 << (c % 64); /* never c's own block */
-    for (int t = g->L - 1; t >= 0; t--) {
-        const int q = ring_peer(g, c, t), nm = 1 << (g->L - 1 - t), m = g->m;
-        g->cs0[c][t] = *n;
+    seen[0] = 1; /* never 0's own block */
+    for (int t = g->L - 1, n = 0; t >= 0; t--) {
+        const int q = ring_peer(g, 0, t), nm = 1 << (g->L - 1 - t), m = g->m;
+        g->cs0[t] = n;
         for (int i = 0; i < nm; i++) {
-            int b = q % 2 ? q - seq[i] : q + seq[i];
-            b = b < 0 ? b + m : b >= m ? b - m : b;
+            int b = q - seq[i];
+            b = b < 0 ? b + m : b;
             const uint64_t bit = (uint64_t)1 << (b % 64);
             if (!(seen[b / 64] & bit)) {
-                seen[b / 64] |= bit; /* also drops repeats within S(c,t) */
-                g->canon[(*n)++] = b;
+                seen[b / 64] |= bit; /* also drops repeats within S(0,t) */
+                g->canon[n++] = b;
             }
         }
-        g->csn[c][t] = *n - g->cs0[c][t];
-        g->whole = g->whole && g->csn[c][t] == nm;
+        g->csn[t] = n - g->cs0[t];
+        g->whole = g->whole && g->csn[t] == nm;
     }
     free(seen);
     return TOPO_OK;
 }
 
-/* Core node x's send set at step t, as positions in out: node x % 2's
- * moved by x - x % 2 (nodes of one parity are translates: ring_peer
- * moves with them, so do their reach and the sets). */
+/* Core node x's send set at step t, as positions in out: node 0's moved
+ * by x for even x, node 1's (node 0's mirrored, 1 - b) moved by x - 1 for
+ * odd x (nodes of one parity are translates: ring_peer moves with them,
+ * so do the sets). */
 static int send_set(ring_t *g, int x, int t, int *out)
 {
-    const int c = x % 2, by = x - c, *set = &g->canon[g->cs0[c][t]];
-    for (int i = 0; i < g->csn[c][t]; i++) {
-        const int b = set[i] + by;
-        out[i] = g->pos[b >= g->m ? b - g->m : b];
+    const int *set = &g->canon[g->cs0[t]], m = g->m;
+    if (x % 2) {
+        for (int i = 0; i < g->csn[t]; i++) {
+            const int b = x - set[i];
+            out[i] = g->pos[b < 0 ? b + m : b];
+        }
+    } else {
+        for (int i = 0; i < g->csn[t]; i++) {
+            const int b = set[i] + x;
+            out[i] = g->pos[b >= m ? b - m : b];
+        }
     }
-    return g->csn[c][t];
+    return g->csn[t];
 }
 
 static void ring_free(ring_t *g)
@@ -373,23 +385,24 @@ static void ring_free(ring_t *g)
         free(g->pos);
         free(g->canon);
         free(g->sx);
+        free(g->buf);
+        free(g->tmp);
     }
     free(g->xf0);
     free(g->xf);
     free(g->lv0);
     free(g->runs);
-    free(g->buf);
     free(g->stamp);
-    free(g->tmp);
     memset(g, 0, sizeof(*g));
 }
 
 /* Build node a's 1-D reduce-scatter on a ring of d nodes; mirror conjugates
  * the plain algorithm by the reflection phi(c) = -c mod m of the core.
  * like: NULL, or a ring built before on d nodes, whose block order, send
- * sets and contact steps (which depend on d alone) are shared (it is to
- * be freed after this one, or with nothing read from this one after). */
-static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
+ * sets and contact steps (which depend on d alone) are shared, and its
+ * scratch reused (it is to be freed after this one, or with nothing read
+ * from this one after). */
+static int ring_build(ring_t *g, int d, int a, int mirror, ring_t *like)
 {
     memset(g, 0, sizeof(*g));
     g->d = d;
@@ -406,17 +419,20 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
         g->pos = like->pos;
         g->sx = like->sx;
         g->canon = like->canon;
+        g->buf = like->buf;
+        g->tmp = like->tmp;
     } else {
         g->order = malloc(sizeof(int) * (size_t)d);
         g->pos = malloc(sizeof(int) * (size_t)d);
         g->sx = x >= 0 ? malloc(sizeof(int) * (size_t)d) : NULL; /* the extra node's */
-        g->canon = malloc(sizeof(int) * (size_t)(2 * m + 1));
+        g->canon = malloc(sizeof(int) * (size_t)(m + 1));
+        /* scratch (buf holds tree_seq's 2^L leaves first) */
+        g->buf = malloc(sizeof(int) *
+                        ((size_t)1 << L > (size_t)m + 1 ? (size_t)1 << L : (size_t)m + 1));
+        g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
     }
     g->xf0 = malloc(sizeof(int) * (size_t)(L + 1));
     g->lv0 = malloc(sizeof(int) * (size_t)(L + 2));
-    /* scratch (buf holds tree_seq's 2^L leaves first) */
-    g->buf = malloc(sizeof(int) * ((size_t)1 << L > (size_t)m + 1 ? (size_t)1 << L : (size_t)m + 1));
-    g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
     if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || (x >= 0 && !g->sx) || !g->tmp ||
         !g->canon) {
         return TOPO_ENOMEM;
@@ -429,10 +445,8 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
         int *seq = g->buf;
         tree_seq(g, seq);
         g->whole = 1;
-        for (int c = 0, nc = 0; c < 2 && c < m; c++) {
-            if (TOPO_OK != canon_sets(g, c, seq, &nc)) {
-                return TOPO_ENOMEM;
-            }
+        if (TOPO_OK != canon_sets(g, seq)) {
+            return TOPO_ENOMEM;
         }
         /* The block order: the step tree of node 0 (laminar for powers
          * of two), first occurrences, then the extra node. */
@@ -458,12 +472,12 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
      * count; all core nodes send alike), the last step the rest (one more),
      * so x sends no more than a contacted core node in any step. */
     if (x >= 0 && (NULL == like || like->d != d)) {
-        for (int k = 0, t = 0, now = 0, quota = L > 1 ? g->csn[0][0] : m; k < m; k++) {
+        for (int k = 0, t = 0, now = 0, quota = L > 1 ? g->csn[0] : m; k < m; k++) {
             int c = k % 2 ? m - 1 - k / 2 : k / 2;
             while (now == quota) {
                 now = 0;
                 t++;
-                quota = t == L - 1 ? m - k : g->csn[0][t];
+                quota = t == L - 1 ? m - k : g->csn[t];
             }
             g->sx[c] = t;
             now++;
@@ -750,11 +764,12 @@ static int bw_single_runs(const ring_t *rg, int nd)
  * sizes of the dimensions after k) and times nl, the blocks per unit: so
  * a lane's block for a tuple of positions is the sum of its maps' values
  * plus the lane, umap's value.  Ids into maps[0..nd); -1 on error. */
-static int bw_maps(topo_sched_t *s, const geom_t *g, const ring_t *rg, int mirror, int nl,
-                   int32_t *maps, int32_t *val)
+static int bw_maps(topo_sched_t *s, const geom_t *g, ring_t *rg, int mirror, int nl,
+                   int32_t *maps)
 {
     for (int k = 0; k < g->nd; k++) {
-        const ring_t *r = &rg[k];
+        ring_t *r = &rg[k];
+        int *val = r->buf; /* scratch no longer read: room for m + 1 >= d */
         int32_t w = nl;
         for (int j = k + 1; j < g->nd; j++) {
             w *= g->dims[j];
@@ -825,15 +840,9 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     int32_t maps[2][TOPO_MAX_DIMS];
     const int mapped = unit && nl > 0 && TOPO_OK == rc && bw_single_runs(rg[0], g.nd) &&
                        bw_single_runs(rg[1], g.nd);
-    int32_t *val = mapped ? malloc(sizeof(*val) * (size_t)topo_topology_lane_max(a->topo, p))
-                          : NULL; /* bw_maps' scratch: the longest dimension */
-    if (mapped && NULL == val) {
-        rc = TOPO_ENOMEM;
-    }
     for (int o = 0; o < 2 && mapped && TOPO_OK == rc; o++) {
-        rc = bw_maps(s, &g, rg[o], o, nl, maps[o], val);
+        rc = bw_maps(s, &g, rg[o], o, nl, maps[o]);
     }
-    free(val);
     int *umap = unit && !mapped ? malloc(sizeof(int) * (size_t)p) : NULL;
     if (unit && !mapped && NULL == umap) {
         rc = rc ? rc : TOPO_ENOMEM;

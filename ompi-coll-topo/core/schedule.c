@@ -382,7 +382,7 @@ static inline int32_t map_value(const topo_range_t *ranges, int32_t v)
 }
 
 
-int32_t topo_sched_map(topo_sched_t *s, const int32_t *val, int32_t n)
+int32_t topo_sched_map(topo_sched_t *s, const int *val, int n)
 {
     if (s->err) {
         return -1;

@@ -269,7 +269,7 @@ void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
 /* A map for mapped runs: the n values val[0..n) (each >= 0) stored once
  * in s->ranges; returns its id for topo_map_axis_t.map, or -1 (s->err
  * set). */
-int32_t topo_sched_map(topo_sched_t *s, const int32_t *val, int32_t n);
+int32_t topo_sched_map(topo_sched_t *s, const int *val, int n);
 /* One axis of a mapped run: positions [first, first + count) of map `map`
  * (topo_sched_map's id). */
 typedef struct {
