@@ -808,8 +808,13 @@ static int unit_of(const geom_t *g, const lane_layout_t *ll, const ring_t *rg, i
  * laminar order; the RS and AG alone number them as their primitives
  * demand, unit-major (rank u's blocks are [u*nl, (u+1)*nl), lane l owning
  * part l of every unit), through a per-lane map; then every block is its
- * own range (the executor packs). */
-static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim)
+ * own range (the executor packs).  Where every 1-D set is one run of
+ * positions (rings of powers of two) those ranges are stored as one mapped
+ * run per transfer through per-dimension maps (bw_maps: the unit map is a
+ * sum over the dimensions, the rank being row-major), unless
+ * explicit_units asks for the ranges themselves. */
+static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim,
+                        int explicit_units)
 {
     geom_t g;
     topo_geom_init(&g, a);
@@ -838,8 +843,8 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
      * dimensions) entries per orientation, shared by the lanes and steps);
      * else a range per block through the lane's unit map umap */
     int32_t maps[2][TOPO_MAX_DIMS];
-    const int mapped = unit && nl > 0 && TOPO_OK == rc && bw_single_runs(rg[0], g.nd) &&
-                       bw_single_runs(rg[1], g.nd);
+    const int mapped = unit && nl > 0 && TOPO_OK == rc && !explicit_units &&
+                       bw_single_runs(rg[0], g.nd) && bw_single_runs(rg[1], g.nd);
     for (int o = 0; o < 2 && mapped && TOPO_OK == rc; o++) {
         rc = bw_maps(s, &g, rg[o], o, nl, maps[o]);
     }
@@ -883,17 +888,25 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
 
 int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    return swing_bw_gen(s, a, TOPO_PRIM_ALLREDUCE);
+    return swing_bw_gen(s, a, TOPO_PRIM_ALLREDUCE, 0);
 }
 
 int topo_gen_reduce_scatter_swing(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    return swing_bw_gen(s, a, TOPO_PRIM_REDUCE_SCATTER);
+    return swing_bw_gen(s, a, TOPO_PRIM_REDUCE_SCATTER, 0);
 }
 
 int topo_gen_allgather_swing(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    return swing_bw_gen(s, a, TOPO_PRIM_ALLGATHER);
+    return swing_bw_gen(s, a, TOPO_PRIM_ALLGATHER, 0);
+}
+
+int topo_gen_swing_units_explicit(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    if (a->prim != TOPO_PRIM_REDUCE_SCATTER && a->prim != TOPO_PRIM_ALLGATHER) {
+        return TOPO_EINVAL;
+    }
+    return swing_bw_gen(s, a, a->prim, 1);
 }
 
 /* --- swing_lat ---------------------------------------------------------- */
