@@ -288,8 +288,8 @@ static int add_union(ring_t *g, topo_range_t *u, int n)
         }
     }
     for (int i = 0, start = g->nruns; i < n && !g->err; i++) {
-        if (g->nruns > start && g->runs[g->nruns - 1].first + g->runs[g->nruns - 1].count ==
-                                    u[i].first) {
+        if (g->nruns > start &&
+            g->runs[g->nruns - 1].first + g->runs[g->nruns - 1].count == u[i].first) {
             g->runs[g->nruns - 1].count += u[i].count;
             continue;
         }
@@ -427,8 +427,8 @@ static int ring_build(ring_t *g, int d, int a, int mirror, ring_t *like)
         g->sx = x >= 0 ? malloc(sizeof(int) * (size_t)d) : NULL; /* the extra node's */
         g->canon = malloc(sizeof(int) * (size_t)(m + 1));
         /* scratch (buf holds tree_seq's 2^L leaves first) */
-        g->buf = malloc(sizeof(int) *
-                        ((size_t)1 << L > (size_t)m + 1 ? (size_t)1 << L : (size_t)m + 1));
+        g->buf =
+            malloc(sizeof(int) * ((size_t)1 << L > (size_t)m + 1 ? (size_t)1 << L : (size_t)m + 1));
         g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
     }
     g->xf0 = malloc(sizeof(int) * (size_t)(L + 1));
@@ -698,9 +698,8 @@ static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, 
  * one run of positions: axis i reads dimension axis[i]'s map, whose value
  * at position q is the block offset of the ring node there (maps[j],
  * bw_maps), plus `base` (the lane). */
-static void emit_mapped(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll,
-                        const ring_t *rg, int k, const rxfer_t *x, const int *cnt, int base,
-                        const int32_t *maps)
+static void emit_mapped(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
+                        int k, const rxfer_t *x, const int *cnt, int base, const int32_t *maps)
 {
     topo_map_axis_t ax[TOPO_MAX_DIMS];
     for (int i = 0; i < g->nd; i++) {
@@ -764,8 +763,7 @@ static int bw_single_runs(const ring_t *rg, int nd)
  * sizes of the dimensions after k) and times nl, the blocks per unit: so
  * a lane's block for a tuple of positions is the sum of its maps' values
  * plus the lane, umap's value.  Ids into maps[0..nd); -1 on error. */
-static int bw_maps(topo_sched_t *s, const geom_t *g, ring_t *rg, int mirror, int nl,
-                   int32_t *maps)
+static int bw_maps(topo_sched_t *s, const geom_t *g, ring_t *rg, int mirror, int nl, int32_t *maps)
 {
     for (int k = 0; k < g->nd; k++) {
         ring_t *r = &rg[k];

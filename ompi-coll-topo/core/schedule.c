@@ -381,7 +381,6 @@ static inline int32_t map_value(const topo_range_t *ranges, int32_t v)
     return v & 1 ? ranges[v >> 1].count : ranges[v >> 1].first;
 }
 
-
 int32_t topo_sched_map(topo_sched_t *s, const int *val, int n)
 {
     if (s->err) {
@@ -444,8 +443,8 @@ void topo_sched_mapped(topo_sched_t *s, int32_t base, int nax, const topo_map_ax
     if (s->err) {
         return;
     }
-    if (0 == s->nxfers || s->sealed || s->mapped || nax < 1 || nax > TOPO_MAP_AXES ||
-        NULL == ax || s->xfers[s->nxfers - 1].kind == TOPO_XFER_COPY) {
+    if (0 == s->nxfers || s->sealed || s->mapped || nax < 1 || nax > TOPO_MAP_AXES || NULL == ax ||
+        s->xfers[s->nxfers - 1].kind == TOPO_XFER_COPY) {
         s->err = TOPO_EINVAL;
         return;
     }
@@ -464,7 +463,7 @@ void topo_sched_mapped(topo_sched_t *s, int32_t base, int nax, const topo_map_ax
         e[a] = (topo_range_t){2 * (id + 2) + ax[a].first, ax[a].count};
         n *= ax[a].count;
         g = 0 == g || (0 != s->ranges[id].count && s->ranges[id].count < g) ? s->ranges[id].count
-                                                                             : g;
+                                                                            : g;
         lo += s->ranges[id + 1].first;
         hi += s->ranges[id + 1].count;
         if (n > INT32_MAX) {

@@ -387,7 +387,7 @@ typedef struct {
     int32_t q, end; /* the next stored entry, the end of x's */
     int32_t k;      /* the next copy of run */
     topo_run_t run;
-    int32_t mq;     /* the mapped run being read (its first entry), or -1 */
+    int32_t mq;                /* the mapped run being read (its first entry), or -1 */
     int32_t mi[TOPO_MAP_AXES]; /* ... the next tuple of its positions */
 } topo_range_iter_t;
 

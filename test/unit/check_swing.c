@@ -787,8 +787,8 @@ static void expect_mapped(const topo_sched_t *c, const topo_sched_t *e, int pow2
     topo_sched_totals(c, &ns, &nx, &nr);
     ck_assert_msg(ns == (size_t)e->nsteps && nx == (size_t)e->nxfers && nr == (size_t)e->nranges,
                   "%s: totals", what);
-    ck_assert_msg(!pow2 || topo_sched_compact(c), "%s: %d entries for %d ranges", what,
-                  c->nranges, e->nranges);
+    ck_assert_msg(!pow2 || topo_sched_compact(c), "%s: %d entries for %d ranges", what, c->nranges,
+                  e->nranges);
     topo_sched_free(&x);
 }
 
@@ -815,10 +815,10 @@ static int is_pow2_grid(const char *shape)
  * stored as before). */
 START_TEST(test_mapped_units)
 {
-    static const char *const grids[] = {"torus:2",     "torus:8",   "torus:16",    "torus:64",
-                                        "torus:4x4",   "torus:8x8", "torus:2x8",   "torus:4x4x4",
-                                        "torus:1x8",   "torus:16x4x2", "torus:12", "torus:7",
-                                        "torus:3x5",   "torus:6x8", "torus:4x2x3", "mesh:4x4"};
+    static const char *const grids[] = {"torus:2",   "torus:8",      "torus:16",    "torus:64",
+                                        "torus:4x4", "torus:8x8",    "torus:2x8",   "torus:4x4x4",
+                                        "torus:1x8", "torus:16x4x2", "torus:12",    "torus:7",
+                                        "torus:3x5", "torus:6x8",    "torus:4x2x3", "mesh:4x4"};
     for (size_t k = 0; k < sizeof(grids) / sizeof(grids[0]); k++) {
         topo_topology_t t = ut_topo(grids[k]);
         const int p = topo_topology_size(&t);
@@ -865,9 +865,8 @@ START_TEST(test_mapped_at_scale)
                 topo_sched_totals(&c, &ns, &nx, &nr);
                 ck_assert_msg(topo_sched_compact(&c) && topo_sched_bytes(&c) <= shapes[k].most &&
                                   nr == 2 * (size_t)c.nlanes * (size_t)(p - 1),
-                              "%s swing on %s rank %d: %zu bytes, %zu ranges",
-                              topo_prim_name(prim), shapes[k].topo, rank, topo_sched_bytes(&c),
-                              nr);
+                              "%s swing on %s rank %d: %zu bytes, %zu ranges", topo_prim_name(prim),
+                              shapes[k].topo, rank, topo_sched_bytes(&c), nr);
                 if (0 == pr && rank < 2 * 21845) {
                     topo_sched_t e;
                     ck_assert_int_eq(topo_gen_swing_units_explicit(&e, &a), TOPO_OK);
