@@ -175,7 +175,7 @@ typedef struct {
  * that copy off.  A copy's ranges and sources are plain entries.  Read the
  * ranges of a transfer through topo_range_iter / topo_range_next (or whole
  * runs, topo_run_next); the explicit form (topo_sched_expand) has no
- * strided entries, so there x->nranges entries are x's ranges.
+ * strided or mapped entries, so there x->nranges entries are x's ranges.
  *
  * A send or receive may instead hold one mapped run (topo_sched_mapped):
  * single-block ranges at base + map_0[i_0] + ... + map_{n-1}[i_{n-1}] for
@@ -458,7 +458,8 @@ static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s,
  * empty, safe to free). */
 int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out);
 /* Whether s stores some step once for several logical steps, some
- * transfers once for several of a step, or some ranges as a strided run. */
+ * transfers once for several of a step, or some ranges as a strided or a
+ * mapped run. */
 int topo_sched_compact(const topo_sched_t *s);
 /* The logical steps, transfers and ranges of s (every repetition counted;
  * as s->nsteps, nxfers and nranges count them in the explicit form). */
