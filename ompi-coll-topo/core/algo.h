@@ -84,6 +84,10 @@ int topo_gen_reduce_scatter_bucket(topo_sched_t *s, const topo_gen_args_t *a);
 
 /* allgather */
 int topo_gen_allgather_swing(topo_sched_t *s, const topo_gen_args_t *a);
+/* Swing's reduce_scatter or allgather (a->prim) with a range per block
+ * through the lanes' unit maps, never mapped runs: the explicit form the
+ * mapped runs stand for (for the tests). */
+int topo_gen_swing_units_explicit(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_trivance(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_bucket(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allgather_pat(topo_sched_t *s, const topo_gen_args_t *a);

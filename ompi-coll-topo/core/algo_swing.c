@@ -133,17 +133,23 @@ typedef struct {
     int *lv0; /* live set after t steps: runs lv0[t] .. lv0[t+1] */
     topo_range_t *runs;
     int nruns, capruns;
-    /* the send sets of core nodes 0 and 1 (send_set): parity c's at step t
-     * is canon[cs0[c][t] .. cs0[c][t] + csn[c][t]), as ring nodes */
+    /* the send sets of core node 0 (send_set; node 1's are their mirror
+     * images 1 - b): at step t canon[cs0[t] .. cs0[t] + csn[t]), as ring
+     * nodes */
     int *canon;
-    int cs0[2][64], csn[2][64];
+    int cs0[64], csn[64];
+    int whole; /* canon_sets dropped nothing: every S(0,t) is the leaves of
+                  T(q,t), no repeats and never 0 (so for every node) */
     /* scratch */
     int *buf, *stamp, *sx, *tmp, stamp_id;
     int dist[64]; /* rho(s) mod m (C's sign), s <= L: ring_peer's */
+    int shared;   /* order, pos, sx, canon and the scratch buf and tmp are
+                     another ring's (ring_build's like), not freed with this
+                     one */
 } ring_t;
 
-/* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (reach
- * and tree_order visit O(m) nodes per step). */
+/* swing_peer(g->m, r, s, 1) without rho's loop and the divisions (the
+ * send sets visit O(m) nodes per step). */
 static int ring_peer(const ring_t *g, int r, int s)
 {
     int q = r % 2 ? r - g->dist[s] : r + g->dist[s]; /* in (-m, 2m) */
@@ -193,6 +199,13 @@ static int add_runs(ring_t *g, int *v, int n)
             g->runs[g->nruns++] = (topo_range_t){lo, n};
             return 1;
         }
+        if (NULL == g->stamp) { /* first needed here (never on powers of two) */
+            g->stamp = calloc((size_t)g->d, sizeof(int));
+            if (NULL == g->stamp) {
+                g->err = TOPO_ENOMEM;
+                return 0;
+            }
+        }
         g->stamp_id++;
         for (int i = 0; i < n; i++) {
             g->stamp[v[i]] = g->stamp_id;
@@ -220,7 +233,8 @@ static int add_runs(ring_t *g, int *v, int n)
     return g->nruns - start;
 }
 
-static void add_xfer(ring_t *g, int peer, int recv, int n)
+/* A transfer of the n distinct positions v[0..n) (add_runs sorts them). */
+static void add_xfer_of(ring_t *g, int peer, int recv, int *v, int n)
 {
     if (0 == n) {
         return; /* both ends compute the same empty set and skip it */
@@ -233,108 +247,162 @@ static void add_xfer(ring_t *g, int peer, int recv, int n)
     x->peer = peer;
     x->recv = recv;
     x->run0 = g->nruns;
-    x->nrun = add_runs(g, g->tmp, n);
+    x->nrun = add_runs(g, v, n);
 }
 
-/* Every node x reaches through steps t..L-1 (R(x,t)), with
- * repetitions, appended to g->buf. */
-static void reach(ring_t *g, int x, int t, int *n)
+static void add_xfer(ring_t *g, int peer, int recv, int n)
 {
-    for (int s = t; s < g->L; s++) {
-        int q = ring_peer(g, x, s);
-        g->buf[(*n)++] = q;
-        reach(g, q, s + 1, n);
+    add_xfer_of(g, peer, recv, g->tmp, n);
+}
+
+/* A transfer of the runs [run0, run0 + nrun) of g->runs, made before. */
+static void add_xfer_runs(ring_t *g, int peer, int recv, int run0, int nrun)
+{
+    if (0 == nrun) {
+        return; /* the empty set, skipped at both ends */
+    }
+    g->xf = grow(g, g->xf, g->nxf, &g->capxf, sizeof(*g->xf));
+    if (g->err) {
+        return;
+    }
+    g->xf[g->nxf++] = (rxfer_t){peer, recv, run0, nrun};
+}
+
+/* The union of the disjoint runs u[0..n) (n <= 64) as add_runs would make
+ * it from their positions (sorted, adjacent ones merged), appended to
+ * g->runs; 0 where two of them overlap (nothing appended). */
+static int add_union(ring_t *g, topo_range_t *u, int n)
+{
+    for (int i = 1; i < n; i++) { /* insertion sort by first position */
+        const topo_range_t e = u[i];
+        int j = i - 1;
+        while (j >= 0 && u[j].first > e.first) {
+            u[j + 1] = u[j];
+            j--;
+        }
+        u[j + 1] = e;
+    }
+    for (int i = 1; i < n; i++) {
+        if (u[i].first < u[i - 1].first + u[i - 1].count) {
+            return 0;
+        }
+    }
+    for (int i = 0, start = g->nruns; i < n && !g->err; i++) {
+        if (g->nruns > start &&
+            g->runs[g->nruns - 1].first + g->runs[g->nruns - 1].count == u[i].first) {
+            g->runs[g->nruns - 1].count += u[i].count;
+            continue;
+        }
+        g->runs = grow(g, g->runs, g->nruns, &g->capruns, sizeof(*g->runs));
+        if (!g->err) {
+            g->runs[g->nruns++] = u[i];
+        }
+    }
+    return 1;
+}
+
+/* The leaves of node 0's step tree, in order, repeats kept:
+ * T(r, s) = T(r, s+1) then T(pi(r, s+1), s+1), a leaf at s = L-1, from
+ * T(0, -1).  Nodes of one parity are translates and the two parities
+ * mirror images (ring_peer moves with r + 2j and reflects with 1 - r, m
+ * even), so T(r, s) = r + T(0, s) for even r and r - T(0, s) for odd r
+ * (mod m), and pi(0, s+1) is odd: T(0, s) is T(0, s+1) then
+ * pi(0, s+1) - T(0, s+1), and T(0, s) the first 2^(L-1-s) leaves of
+ * T(0, -1).  Iterative, into seq (2^L entries). */
+static void tree_seq(const ring_t *g, int *seq)
+{
+    seq[0] = 0;
+    for (int s = g->L - 2, len = 1; s >= -1; s--, len *= 2) {
+        const int c = ring_peer(g, 0, s + 1);
+        for (int i = 0; i < len; i++) {
+            const int v = c - seq[i];
+            seq[len + i] = v < 0 ? v + g->m : v;
+        }
     }
 }
 
-/* S(x,t) = {q} + R(q,t+1), q = pi(x,t), into g->buf; returns its length. */
-static int send_multiset(ring_t *g, int x, int t)
+/* Core node 0's deduplicated send sets, every step, into g->canon:
+ * keep-latest (the blocks of S(0,t) that are in no S(0,t'), t' > t), and
+ * never 0's own block (see the header); from the last step down, so that
+ * the blocks of the later steps are marked once.  S(0,t) = {q} + R(q,t+1),
+ * q = pi(0,t), is (as a multiset) the leaves of T(q, t): q - the first
+ * 2^(L-1-t) entries of seq (tree_seq; q is odd).  Node 1's are the mirror
+ * images 1 - b of these (ring_peer reflects with 1 - r, so do the
+ * multisets, the marks and the own block). */
+static int canon_sets(ring_t *g, const int *seq)
 {
-    int n = 0, q = ring_peer(g, x, t);
-    g->buf[n++] = q;
-    reach(g, q, t + 1, &n);
-    return n;
-}
-
-/* Core node c's deduplicated send sets, every step, into g->canon from
- * *n on: keep-latest (the blocks of S(c,t) that are in no S(c,t'),
- * t' > t), and never c's own block (see the header); from the last step
- * down, so that the blocks of the later steps are marked once. */
-static int canon_sets(ring_t *g, int c, int *n)
-{
-    /* the nodes seen: one bit each (the multisets visit them in no order;
+    /* the nodes seen: one bit each (the sets visit them in no order;
      * a bitmap stays in the cache where stamps would not) */
     uint64_t *seen = calloc((size_t)g->m / 64 + 1, sizeof(*seen));
     if (NULL == seen) {
         return TOPO_ENOMEM;
     }
-    seen[c / 64] |= (uint64_t)1 << (c % 64); /* never c's own block */
-    for (int t = g->L - 1; t >= 0; t--) {
-        const int nm = send_multiset(g, c, t);
-        g->cs0[c][t] = *n;
+    seen[0] = 1; /* never 0's own block */
+    for (int t = g->L - 1, n = 0; t >= 0; t--) {
+        const int q = ring_peer(g, 0, t), nm = 1 << (g->L - 1 - t), m = g->m;
+        g->cs0[t] = n;
         for (int i = 0; i < nm; i++) {
-            const int b = g->buf[i];
+            int b = q - seq[i];
+            b = b < 0 ? b + m : b;
             const uint64_t bit = (uint64_t)1 << (b % 64);
             if (!(seen[b / 64] & bit)) {
-                seen[b / 64] |= bit; /* also drops repeats within S(c,t) */
-                g->canon[(*n)++] = b;
+                seen[b / 64] |= bit; /* also drops repeats within S(0,t) */
+                g->canon[n++] = b;
             }
         }
-        g->csn[c][t] = *n - g->cs0[c][t];
+        g->csn[t] = n - g->cs0[t];
+        g->whole = g->whole && g->csn[t] == nm;
     }
     free(seen);
     return TOPO_OK;
 }
 
-/* Core node x's send set at step t, as positions in out: node x % 2's
- * moved by x - x % 2 (nodes of one parity are translates: ring_peer
- * moves with them, so do their reach and the sets). */
+/* Core node x's send set at step t, as positions in out: node 0's moved
+ * by x for even x, node 1's (node 0's mirrored, 1 - b) moved by x - 1 for
+ * odd x (nodes of one parity are translates: ring_peer moves with them,
+ * so do the sets). */
 static int send_set(ring_t *g, int x, int t, int *out)
 {
-    const int c = x % 2, by = x - c, *set = &g->canon[g->cs0[c][t]];
-    for (int i = 0; i < g->csn[c][t]; i++) {
-        const int b = set[i] + by;
-        out[i] = g->pos[b >= g->m ? b - g->m : b];
-    }
-    return g->csn[c][t];
-}
-
-/* The block order: the step tree of node 0 (laminar for powers
- * of two), first occurrences, then the extra node. */
-static void tree_order(ring_t *g, int r, int s, int *n)
-{
-    if (s + 1 >= g->L) {
-        if (g->pos[r] < 0) {
-            g->pos[r] = *n;
-            g->order[(*n)++] = r;
+    const int *set = &g->canon[g->cs0[t]], m = g->m;
+    if (x % 2) {
+        for (int i = 0; i < g->csn[t]; i++) {
+            const int b = x - set[i];
+            out[i] = g->pos[b < 0 ? b + m : b];
         }
-        return;
+    } else {
+        for (int i = 0; i < g->csn[t]; i++) {
+            const int b = set[i] + x;
+            out[i] = g->pos[b >= m ? b - m : b];
+        }
     }
-    tree_order(g, r, s + 1, n);
-    tree_order(g, ring_peer(g, r, s + 1), s + 1, n);
+    return g->csn[t];
 }
 
 static void ring_free(ring_t *g)
 {
-    free(g->order);
-    free(g->pos);
-    free(g->canon);
+    if (!g->shared) {
+        free(g->order);
+        free(g->pos);
+        free(g->canon);
+        free(g->sx);
+        free(g->buf);
+        free(g->tmp);
+    }
     free(g->xf0);
     free(g->xf);
     free(g->lv0);
     free(g->runs);
-    free(g->buf);
     free(g->stamp);
-    free(g->sx);
-    free(g->tmp);
     memset(g, 0, sizeof(*g));
 }
 
 /* Build node a's 1-D reduce-scatter on a ring of d nodes; mirror conjugates
  * the plain algorithm by the reflection phi(c) = -c mod m of the core.
  * like: NULL, or a ring built before on d nodes, whose block order, send
- * sets and contact steps (which depend on d alone) are copied. */
-static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
+ * sets and contact steps (which depend on d alone) are shared, and its
+ * scratch reused (it is to be freed after this one, or with nothing read
+ * from this one after). */
+static int ring_build(ring_t *g, int d, int a, int mirror, ring_t *like)
 {
     memset(g, 0, sizeof(*g));
     g->d = d;
@@ -345,37 +413,53 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     for (int s = 0; s <= L && s < 64; s++) {
         g->dist[s] = (int)(rho(s) % m);
     }
-    g->order = malloc(sizeof(int) * (size_t)d);
-    g->pos = malloc(sizeof(int) * (size_t)d);
+    g->shared = NULL != like && like->d == d;
+    if (g->shared) {
+        g->order = like->order;
+        g->pos = like->pos;
+        g->sx = like->sx;
+        g->canon = like->canon;
+        g->buf = like->buf;
+        g->tmp = like->tmp;
+    } else {
+        g->order = malloc(sizeof(int) * (size_t)d);
+        g->pos = malloc(sizeof(int) * (size_t)d);
+        g->sx = x >= 0 ? malloc(sizeof(int) * (size_t)d) : NULL; /* the extra node's */
+        g->canon = malloc(sizeof(int) * (size_t)(m + 1));
+        /* scratch (buf holds tree_seq's 2^L leaves first) */
+        g->buf =
+            malloc(sizeof(int) * ((size_t)1 << L > (size_t)m + 1 ? (size_t)1 << L : (size_t)m + 1));
+        g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
+    }
     g->xf0 = malloc(sizeof(int) * (size_t)(L + 1));
     g->lv0 = malloc(sizeof(int) * (size_t)(L + 2));
-    g->buf = malloc(sizeof(int) * (size_t)(m + 1));
-    g->stamp = calloc((size_t)d, sizeof(int));
-    g->sx = malloc(sizeof(int) * (size_t)d);
-    g->tmp = malloc(sizeof(int) * (size_t)(d + 1));
-    g->canon = malloc(sizeof(int) * (size_t)(2 * m + 1));
-    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || !g->stamp || !g->sx || !g->tmp ||
+    if (!g->order || !g->pos || !g->xf0 || !g->lv0 || !g->buf || (x >= 0 && !g->sx) || !g->tmp ||
         !g->canon) {
         return TOPO_ENOMEM;
     }
-    if (NULL != like && like->d == d) {
-        memcpy(g->order, like->order, sizeof(int) * (size_t)d);
-        memcpy(g->pos, like->pos, sizeof(int) * (size_t)d);
-        memcpy(g->sx, like->sx, sizeof(int) * (size_t)d);
-        memcpy(g->canon, like->canon, sizeof(int) * (size_t)(2 * m + 1));
+    if (g->shared) {
         memcpy(g->cs0, like->cs0, sizeof(g->cs0));
         memcpy(g->csn, like->csn, sizeof(g->csn));
+        g->whole = like->whole;
     } else {
-        for (int c = 0, nc = 0; c < 2 && c < m; c++) {
-            if (TOPO_OK != canon_sets(g, c, &nc)) {
-                return TOPO_ENOMEM;
-            }
+        int *seq = g->buf;
+        tree_seq(g, seq);
+        g->whole = 1;
+        if (TOPO_OK != canon_sets(g, seq)) {
+            return TOPO_ENOMEM;
         }
+        /* The block order: the step tree of node 0 (laminar for powers
+         * of two), first occurrences, then the extra node. */
         int n = 0;
         for (int c = 0; c < d; c++) {
             g->pos[c] = -1;
         }
-        tree_order(g, 0, -1, &n);
+        for (int i = 0; i < 1 << L; i++) {
+            if (g->pos[seq[i]] < 0) {
+                g->pos[seq[i]] = n;
+                g->order[n++] = seq[i];
+            }
+        }
         for (int c = 0; c < d; c++) { /* the extra node, and any node missed */
             if (g->pos[c] < 0) {
                 g->pos[c] = n;
@@ -388,12 +472,12 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
      * count; all core nodes send alike), the last step the rest (one more),
      * so x sends no more than a contacted core node in any step. */
     if (x >= 0 && (NULL == like || like->d != d)) {
-        for (int k = 0, t = 0, now = 0, quota = L > 1 ? send_set(g, 0, 0, g->tmp) : m; k < m; k++) {
+        for (int k = 0, t = 0, now = 0, quota = L > 1 ? g->csn[0] : m; k < m; k++) {
             int c = k % 2 ? m - 1 - k / 2 : k / 2;
             while (now == quota) {
                 now = 0;
                 t++;
-                quota = t == L - 1 ? m - k : send_set(g, 0, t, g->tmp);
+                quota = t == L - 1 ? m - k : g->csn[t];
             }
             g->sx[c] = t;
             now++;
@@ -403,14 +487,20 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
     const int me = (mirror && a != x) ? (m - a) % m : a;
     /* a core node's own send sets as positions, the last step's first:
      * mine[at[t] .. at[t] + len[t]); those of the steps after t are then
-     * mine[0 .. at[t]) (the live sets below); in buf, which only the
-     * send sets' multisets above need */
-    int at[64], len[64], *mine = g->buf;
+     * mine[0 .. at[t]) (the live sets below); in buf */
+    int at[64], len[64], sr0[64] = {0}, srn[64] = {0}, *mine = g->buf;
     if (me != x && L > 0) {
         for (int t = L - 1, k = 0; t >= 0; t--) {
             at[t] = k;
             len[t] = send_set(g, me, t, mine + k);
             k += len[t];
+        }
+        /* their runs, sr0[t] .. sr0[t] + srn[t] of g->runs (add_runs sorts
+         * each step's part of mine in place: the live sets below read mine
+         * as sets) */
+        for (int t = 0; t < L && !g->err; t++) {
+            sr0[t] = g->nruns;
+            srn[t] = len[t] > 0 ? add_runs(g, mine + at[t], len[t]) : 0;
         }
     }
 #define PHI(c) ((mirror && (c) != x) ? (m - (c)) % m : (c))
@@ -428,9 +518,29 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
             continue;
         }
         int q = swing_peer(m, me, t, 1);
-        memcpy(g->tmp, mine + at[t], sizeof(int) * (size_t)len[t]); /* add_runs sorts it */
-        add_xfer(g, PHI(q), 0, len[t]);
-        add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
+        add_xfer_runs(g, PHI(q), 0, sr0[t], srn[t]);
+        /* what q sends is S(q,t): the leaves of T(me,t), which are me and
+         * our sends of the later steps (T(me,t) is T(me,L-1) then
+         * T(pi(me,t'),t') for t' = L-1 down to t+1); where no set drops a
+         * block (g->whole) and they are few runs, their union, else q's
+         * set read block by block */
+        topo_range_t u[64];
+        int nu = 1;
+        u[0] = (topo_range_t){g->pos[me], 1};
+        for (int st = t + 1; st < L && g->whole && nu <= 64; st++) {
+            if (srn[st] > 64 - nu) {
+                nu = 65; /* too many */
+                break;
+            }
+            memcpy(u + nu, g->runs + sr0[st], sizeof(*u) * (size_t)srn[st]);
+            nu += srn[st];
+        }
+        const int r0 = g->nruns;
+        if (!g->whole || nu > 64 || !add_union(g, u, nu)) {
+            add_xfer(g, PHI(q), 1, send_set(g, q, t, g->tmp));
+        } else {
+            add_xfer_runs(g, PHI(q), 1, r0, g->nruns - r0);
+        }
         if (x >= 0 && g->sx[me] == t) {
             g->tmp[0] = g->pos[x];
             add_xfer(g, x, 0, 1);
@@ -459,6 +569,28 @@ static int ring_build(ring_t *g, int d, int a, int mirror, const ring_t *like)
                 }
             }
         } else {
+            /* the runs of the sends still to come (disjoint: keep-latest
+             * sends a block once, and never the own one), with the own
+             * block and block x, where they are few (on powers of two one
+             * each): their union, without reading the blocks again */
+            topo_range_t u[64];
+            int nu = 0;
+            u[nu++] = (topo_range_t){g->pos[me], 1};
+            if (x >= 0 && g->sx[me] > t) {
+                u[nu++] = (topo_range_t){g->pos[x], 1};
+            }
+            for (int st = t + 1; st < L && nu <= 64; st++) {
+                if (srn[st] > 64 - nu) {
+                    nu = 65; /* too many */
+                    break;
+                }
+                for (int i = 0; i < srn[st]; i++) {
+                    u[nu++] = g->runs[sr0[st] + i];
+                }
+            }
+            if (nu <= 64 && add_union(g, u, nu)) {
+                continue;
+            }
             g->tmp[k++] = g->pos[me];
             if (x >= 0 && g->sx[me] > t) {
                 g->tmp[k++] = g->pos[x];
@@ -562,10 +694,29 @@ static void emit_box(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, 
     }
 }
 
+/* The same box as one mapped run (topo_sched_mapped), where every set is
+ * one run of positions: axis i reads dimension axis[i]'s map, whose value
+ * at position q is the block offset of the ring node there (maps[j],
+ * bw_maps), plus `base` (the lane). */
+static void emit_mapped(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
+                        int k, const rxfer_t *x, const int *cnt, int base, const int32_t *maps)
+{
+    topo_map_axis_t ax[TOPO_MAX_DIMS];
+    for (int i = 0; i < g->nd; i++) {
+        const int j = ll->axis[i];
+        const topo_range_t *r = j == k ? &rg[k].runs[x->run0] : &rg[j].runs[rg[j].lv0[cnt[j]]];
+        ax[i] = (topo_map_axis_t){maps[j], r->first, r->count};
+    }
+    topo_sched_mapped(s, base, g->nd, ax);
+}
+
 /* One step of a lane in dimension k, at dimension step cnt[k]; reverse
- * gives the allgather's mirror image of the reduce-scatter step. */
+ * gives the allgather's mirror image of the reduce-scatter step.  With
+ * maps (unit-major blocks, every set one run) the boxes are mapped runs
+ * whose base is `base`, else emit_box's ranges. */
 static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, const ring_t *rg,
-                    int k, const int *cnt, int base, int reverse, const int *umap)
+                    int k, const int *cnt, int base, int reverse, const int *umap,
+                    const int32_t *maps)
 {
     const ring_t *r = &rg[k];
     topo_sched_step(s);
@@ -577,8 +728,60 @@ static void bw_step(topo_sched_t *s, const geom_t *g, const lane_layout_t *ll, c
         } else {
             topo_sched_send(s, peer, 0, 0);
         }
-        emit_box(s, g, ll, rg, k, x, cnt, 0, base, umap);
+        if (NULL != maps) {
+            emit_mapped(s, g, ll, rg, k, x, cnt, base, maps);
+        } else {
+            emit_box(s, g, ll, rg, k, x, cnt, 0, base, umap);
+        }
     }
+}
+
+/* Whether every set of the rings rg[0..nd) (each step's transfers, each
+ * live set) is one run of positions, as on rings of powers of two (the
+ * laminar order). */
+static int bw_single_runs(const ring_t *rg, int nd)
+{
+    for (int k = 0; k < nd; k++) {
+        for (int i = 0; i < rg[k].nxf; i++) {
+            if (1 != rg[k].xf[i].nrun) {
+                return 0;
+            }
+        }
+        for (int t = 0; t <= rg[k].L; t++) {
+            if (1 != rg[k].lv0[t + 1] - rg[k].lv0[t]) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The maps of the mapped runs, one per dimension k of orientation o: at
+ * position q the first block of the unit whose coordinate k is the ring
+ * node there (phi(order[q]) mirrored, see unit_of), weighted as a
+ * row-major rank (the rank is the sum over k of coordinate k times the
+ * sizes of the dimensions after k) and times nl, the blocks per unit: so
+ * a lane's block for a tuple of positions is the sum of its maps' values
+ * plus the lane, umap's value.  Ids into maps[0..nd); -1 on error. */
+static int bw_maps(topo_sched_t *s, const geom_t *g, ring_t *rg, int mirror, int nl, int32_t *maps)
+{
+    for (int k = 0; k < g->nd; k++) {
+        ring_t *r = &rg[k];
+        int *val = r->buf; /* scratch no longer read: room for m + 1 >= d */
+        int32_t w = nl;
+        for (int j = k + 1; j < g->nd; j++) {
+            w *= g->dims[j];
+        }
+        for (int q = 0; q < r->d; q++) {
+            const int c = r->order[q];
+            val[q] = w * ((mirror && c != r->x && c > 0) ? r->m - c : c);
+        }
+        maps[k] = topo_sched_map(s, val, r->d);
+        if (maps[k] < 0) {
+            return s->err ? s->err : TOPO_EINVAL;
+        }
+    }
+    return TOPO_OK;
 }
 
 /* The rank a lane-local block index stands for: the position tuple of
@@ -603,8 +806,13 @@ static int unit_of(const geom_t *g, const lane_layout_t *ll, const ring_t *rg, i
  * laminar order; the RS and AG alone number them as their primitives
  * demand, unit-major (rank u's blocks are [u*nl, (u+1)*nl), lane l owning
  * part l of every unit), through a per-lane map; then every block is its
- * own range (the executor packs). */
-static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim)
+ * own range (the executor packs).  Where every 1-D set is one run of
+ * positions (rings of powers of two) those ranges are stored as one mapped
+ * run per transfer through per-dimension maps (bw_maps: the unit map is a
+ * sum over the dimensions, the rank being row-major), unless
+ * explicit_units asks for the ranges themselves. */
+static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t prim,
+                        int explicit_units)
 {
     geom_t g;
     topo_geom_init(&g, a);
@@ -620,10 +828,6 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
     ring_t rg[2][TOPO_MAX_DIMS];
     memset(rg, 0, sizeof(rg));
     int rc = TOPO_OK, steps[TOPO_MAX_DIMS];
-    int *umap = unit ? malloc(sizeof(int) * (size_t)p) : NULL;
-    if (unit && NULL == umap) {
-        rc = TOPO_ENOMEM;
-    }
     for (int o = 0; o < 2 && nl > 0; o++) {
         for (int k = 0; k < g.nd; k++) {
             int e = ring_build(&rg[o][k], g.dims[k], g.coords[k], o,
@@ -632,25 +836,40 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
             steps[k] = rg[o][k].L;
         }
     }
+    /* unit-major blocks: where every set is one run of positions, a box is
+     * one mapped run through the maps of its dimensions (O(sum of the
+     * dimensions) entries per orientation, shared by the lanes and steps);
+     * else a range per block through the lane's unit map umap */
+    int32_t maps[2][TOPO_MAX_DIMS];
+    const int mapped = unit && nl > 0 && TOPO_OK == rc && !explicit_units &&
+                       bw_single_runs(rg[0], g.nd) && bw_single_runs(rg[1], g.nd);
+    for (int o = 0; o < 2 && mapped && TOPO_OK == rc; o++) {
+        rc = bw_maps(s, &g, rg[o], o, nl, maps[o]);
+    }
+    int *umap = unit && !mapped ? malloc(sizeof(int) * (size_t)p) : NULL;
+    if (unit && !mapped && NULL == umap) {
+        rc = rc ? rc : TOPO_ENOMEM;
+    }
     for (int l = 0; l < nl && TOPO_OK == rc; l++) {
         const int o = l >= g.D;
         int seq[TOPO_MAX_DIMS * 32], cnt[TOPO_MAX_DIMS] = {0}, base = unit ? 0 : l * p;
         int n = lane_dims(&g, g.first[l % g.D], steps, seq);
         lane_layout_t ll;
         layout_init(&ll, &g, g.first[l % g.D]);
-        for (int idx = 0; unit && idx < p; idx++) {
+        for (int idx = 0; NULL != umap && idx < p; idx++) {
             umap[idx] = unit_of(&g, &ll, rg[o], o, idx) * nl + l;
         }
+        const int32_t *mp = mapped ? maps[o] : NULL;
         topo_sched_lane(s);
         for (int i = 0; i < n; i++) {
             if (rs) {
-                bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 0, umap);
+                bw_step(s, &g, &ll, rg[o], seq[i], cnt, mapped ? l : base, 0, umap, mp);
             }
             cnt[seq[i]]++;
         }
         for (int i = n - 1; i >= 0 && ag; i--) {
             cnt[seq[i]]--;
-            bw_step(s, &g, &ll, rg[o], seq[i], cnt, base, 1, umap);
+            bw_step(s, &g, &ll, rg[o], seq[i], cnt, mapped ? l : base, 1, umap, mp);
         }
     }
     for (int o = 0; o < 2; o++) {
@@ -667,17 +886,25 @@ static int swing_bw_gen(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t p
 
 int topo_gen_allreduce_swing_bw(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    return swing_bw_gen(s, a, TOPO_PRIM_ALLREDUCE);
+    return swing_bw_gen(s, a, TOPO_PRIM_ALLREDUCE, 0);
 }
 
 int topo_gen_reduce_scatter_swing(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    return swing_bw_gen(s, a, TOPO_PRIM_REDUCE_SCATTER);
+    return swing_bw_gen(s, a, TOPO_PRIM_REDUCE_SCATTER, 0);
 }
 
 int topo_gen_allgather_swing(topo_sched_t *s, const topo_gen_args_t *a)
 {
-    return swing_bw_gen(s, a, TOPO_PRIM_ALLGATHER);
+    return swing_bw_gen(s, a, TOPO_PRIM_ALLGATHER, 0);
+}
+
+int topo_gen_swing_units_explicit(topo_sched_t *s, const topo_gen_args_t *a)
+{
+    if (a->prim != TOPO_PRIM_REDUCE_SCATTER && a->prim != TOPO_PRIM_ALLGATHER) {
+        return TOPO_EINVAL;
+    }
+    return swing_bw_gen(s, a, a->prim, 1);
 }
 
 /* --- swing_lat ---------------------------------------------------------- */

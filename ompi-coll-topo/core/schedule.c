@@ -197,6 +197,7 @@ static topo_xfer_t *add_xfer(topo_sched_t *s, int peer, topo_xfer_kind_t kind)
     }
     topo_xfer_t *x = &s->xfers[s->nxfers++];
     memset(x, 0, sizeof(*x));
+    s->mapped = 0;
     x->peer = peer;
     x->kind = (uint8_t)kind;
     x->range0 = s->nranges;
@@ -237,7 +238,7 @@ void topo_sched_range(topo_sched_t *s, int first, int count)
     if (s->err) {
         return;
     }
-    if (0 == s->nxfers || count < 0 || s->sealed) {
+    if (0 == s->nxfers || count < 0 || s->sealed || s->mapped) {
         s->err = TOPO_EINVAL;
         return;
     }
@@ -370,6 +371,160 @@ void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int coun
         i += q;
         f = ((f + q * st) % n + n) % n;
     }
+}
+
+/* --- mapped runs ---------------------------------------------------------- */
+
+/* Value v of the values stored two to an entry (see Storage). */
+static inline int32_t map_value(const topo_range_t *ranges, int32_t v)
+{
+    return v & 1 ? ranges[v >> 1].count : ranges[v >> 1].first;
+}
+
+int32_t topo_sched_map(topo_sched_t *s, const int *val, int n)
+{
+    if (s->err) {
+        return -1;
+    }
+    /* value indices (2 per entry) must stay int32 */
+    if (n < 1 || NULL == val || (int64_t)s->nranges + 2 + (n + 1) / 2 > INT32_MAX / 2) {
+        s->err = TOPO_EINVAL;
+        return -1;
+    }
+    /* the least and greatest values, and the largest power of two that
+     * divides them all (the lowest bit set in any; 0: all zero) */
+    int32_t lo = INT32_MAX, hi = 0, any = 0;
+    for (int32_t i = 0; i < n; i++) {
+        lo = val[i] < lo ? val[i] : lo;
+        hi = val[i] > hi ? val[i] : hi;
+        any |= val[i];
+    }
+    if (lo < 0) {
+        s->err = TOPO_EINVAL;
+        return -1;
+    }
+    /* room for it at once (its entries and a few transfers' after it),
+     * not by doubling through it */
+    const int32_t need = s->nranges + 2 + (n + 1) / 2;
+    if (s->cap_ranges < need) {
+        topo_range_t *r = realloc(s->ranges, sizeof(*r) * ((size_t)need + 256));
+        if (NULL == r) {
+            s->err = TOPO_ENOMEM;
+            return -1;
+        }
+        s->ranges = r;
+        s->cap_ranges = need + 256;
+    }
+    const int32_t id = s->nranges;
+    add_entry(s, n, any & -any);
+    add_entry(s, lo, hi);
+    for (int32_t i = 0; i + 1 < n; i += 2) {
+        s->ranges[s->nranges++] = (topo_range_t){val[i], val[i + 1]};
+    }
+    if (n % 2) {
+        s->ranges[s->nranges++] = (topo_range_t){val[n - 1], 0};
+    }
+    return s->err ? -1 : id;
+}
+
+/* The next tuple of positions of the mapped run whose axes are ax[0..nax)
+ * in mi; 0 after the last. */
+static inline int next_tuple(const topo_range_t *ax, int nax, int32_t *mi)
+{
+    int a = nax - 1;
+    while (a >= 0 && ++mi[a] == ax[a].count) {
+        mi[a--] = 0;
+    }
+    return a >= 0;
+}
+
+void topo_sched_mapped(topo_sched_t *s, int32_t base, int nax, const topo_map_axis_t *ax)
+{
+    if (s->err) {
+        return;
+    }
+    if (0 == s->nxfers || s->sealed || s->mapped || nax < 1 || nax > TOPO_MAP_AXES || NULL == ax ||
+        s->xfers[s->nxfers - 1].kind == TOPO_XFER_COPY) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    /* the axes as a mapped run's entries would hold them, checked */
+    topo_range_t e[TOPO_MAP_AXES];
+    int64_t n = 1, lo = base, hi = base;
+    int32_t g = 0; /* the largest power of two dividing every value (0: all zero) */
+    for (int a = 0; a < nax; a++) {
+        const int32_t id = ax[a].map;
+        if (id < 0 || id + 1 >= s->nranges || s->ranges[id].first < 1 ||
+            (int64_t)id + 2 + (s->ranges[id].first + 1) / 2 > s->nranges || ax[a].first < 0 ||
+            ax[a].count < 0 || ax[a].first > s->ranges[id].first - ax[a].count) {
+            s->err = TOPO_EINVAL;
+            return;
+        }
+        e[a] = (topo_range_t){2 * (id + 2) + ax[a].first, ax[a].count};
+        n *= ax[a].count;
+        g = 0 == g || (0 != s->ranges[id].count && s->ranges[id].count < g) ? s->ranges[id].count
+                                                                            : g;
+        lo += s->ranges[id + 1].first;
+        hi += s->ranges[id + 1].count;
+        if (n > INT32_MAX) {
+            s->err = TOPO_EINVAL;
+            return;
+        }
+    }
+    topo_xfer_t *x = &s->xfers[s->nxfers - 1];
+    if (0 == n) {
+        return;
+    }
+    if (n >= 2 && 0 == x->nranges && !s->runs && 1 != g && lo >= 0 && hi < s->nblocks &&
+        (int64_t)x->nblk + n <= INT32_MAX) {
+        add_entry(s, base, TOPO_RUN_MAPPED - nax);
+        for (int a = 0; a < nax; a++) {
+            add_entry(s, e[a].first, e[a].count);
+        }
+        if (!s->err) {
+            x->nranges += 1 + nax;
+            x->nblk += (int32_t)n;
+            s->mapped = 1;
+        }
+        return;
+    }
+    /* the explicit emission, which the stored run stands for */
+    int32_t mi[TOPO_MAP_AXES] = {0};
+    do {
+        int64_t b = base;
+        for (int a = 0; a < nax; a++) {
+            b += map_value(s->ranges, e[a].first + mi[a]);
+        }
+        topo_sched_range(s, b > INT32_MAX ? -1 : (int)b, 1);
+    } while (!s->err && next_tuple(e, nax, mi));
+}
+
+int topo_range_next_mapped(topo_range_iter_t *it, topo_range_t *r)
+{
+    const topo_range_t *h = &it->ranges[it->q], *ax = h + 1;
+    const int nax = TOPO_RUN_MAPPED - h->count;
+    if (it->mq != it->q) { /* its first tuple */
+        it->mq = it->q;
+        memset(it->mi, 0, sizeof(it->mi));
+    }
+    int32_t b = h->first;
+    for (int a = 0; a < nax; a++) {
+        b += map_value(it->ranges, ax[a].first + it->mi[a]);
+    }
+    if (!next_tuple(ax, nax, it->mi)) { /* the last: on to the next run */
+        it->q += 1 + nax;
+        it->mq = -1;
+    }
+    r->first = b;
+    r->count = 1;
+    return 1;
+}
+
+/* Whether x holds a mapped run (always all its ranges). */
+static int holds_mapped(const topo_sched_t *s, const topo_xfer_t *x)
+{
+    return x->kind != TOPO_XFER_COPY && x->kind != TOPO_XFER_REPEAT && x->nranges > 0 &&
+           s->ranges[x->range0].count <= TOPO_RUN_MAPPED;
 }
 
 /* --- the compact form ---------------------------------------------------- */
@@ -775,6 +930,10 @@ void topo_sched_repeat(topo_sched_t *s, int nsteps, int k, const topo_shift_t *s
             s->err = TOPO_EINVAL; /* a group repeated within a step: no template */
             return;
         }
+        if (holds_mapped(s, &s->xfers[xi])) {
+            s->err = TOPO_EINVAL; /* mapped runs are not moved */
+            return;
+        }
     }
     const int32_t sh0 = s->nshifts;
     for (int i = 0; i < nshift; i++) {
@@ -957,7 +1116,7 @@ void topo_sched_repeat_xfers(topo_sched_t *s, int n, int k, const topo_shift_t *
     for (int i = 0; i < n; i++) {
         const topo_xfer_t *x = &s->xfers[g0 + i];
         if (!shift_valid(s, &shift[i]) || x->kind == TOPO_XFER_COPY ||
-            x->kind == TOPO_XFER_REPEAT) {
+            x->kind == TOPO_XFER_REPEAT || holds_mapped(s, x)) {
             s->err = TOPO_EINVAL;
             return;
         }
@@ -1110,6 +1269,16 @@ static size_t logical_ranges(const topo_range_t *ranges, int32_t r0, int32_t n)
 {
     size_t k = (size_t)n;
     for (int32_t q = 0; q < n; q++) {
+        if (ranges[r0 + q].count <= TOPO_RUN_MAPPED) { /* its entries, for its ranges */
+            const int nax = TOPO_RUN_MAPPED - ranges[r0 + q].count;
+            size_t m = 1;
+            for (int a = 1; a <= nax; a++) {
+                m *= (size_t)ranges[r0 + q + a].count;
+            }
+            k += m - 1 - (size_t)nax;
+            q += nax;
+            continue;
+        }
         k += ranges[r0 + q].count < 0 ? (size_t)(-ranges[r0 + q].count) - 2 : 0;
     }
     return k;
@@ -1122,15 +1291,17 @@ void topo_sched_totals(const topo_sched_t *s, size_t *steps, size_t *xfers, size
         const topo_seg_t *g = &s->segs[i];
         const topo_step_t *a = &s->steps[g->step0], *b = &s->steps[g->step0 + g->nsteps - 1];
         const int32_t x0 = a->xfer0, x1 = b->xfer0 + b->nxfers;
-        /* the stored ranges of transfers [x0, x1): from the first's to the
-         * end of the last's (a copy's sources come before its ranges) */
-        const int32_t r0 =
-            x1 > x0 ? s->xfers[x0].kind == TOPO_XFER_COPY ? s->xfers[x0].src0 : s->xfers[x0].range0
-                    : 0;
-        const int32_t r1 = x1 > x0 ? s->xfers[x1 - 1].range0 + s->xfers[x1 - 1].nranges : 0;
+        /* the stored ranges of transfers [x0, x1), transfer by transfer
+         * (a map's entries may lie between two of them) */
+        size_t lr = 0;
+        for (int32_t xi = x0; xi < x1; xi++) {
+            const topo_xfer_t *xx = &s->xfers[xi];
+            lr += logical_ranges(s->ranges, xx->range0, xx->nranges) +
+                  (xx->kind == TOPO_XFER_COPY ? (size_t)xx->nsrc : 0);
+        }
         st += (size_t)g->nsteps * (size_t)g->reps;
         x += (size_t)(x1 - x0) * (size_t)g->reps;
-        r += logical_ranges(s->ranges, r0, r1 - r0) * (size_t)g->reps;
+        r += lr * (size_t)g->reps;
         for (int k = g->step0; 1 == g->reps && k < g->step0 + g->nsteps; k++) {
             const topo_step_t *sk = &s->steps[k];
             const topo_xfer_t *m = sk->nxfers > 0 ? &s->xfers[sk->xfer0 + sk->nxfers - 1] : NULL;
@@ -1336,10 +1507,12 @@ int topo_sched_finish(topo_sched_t *s)
     shrink((void **)&s->ranges, s->nranges, &s->cap_ranges, sizeof(*s->ranges));
     shrink((void **)&s->segs, s->nsegs, &s->cap_segs, sizeof(*s->segs));
     shrink((void **)&s->shifts, s->nshifts, &s->cap_shifts, sizeof(*s->shifts));
-    size_t most = 0; /* ranges in the step that has the most */
+    size_t most = 0; /* ranges in the step that has the most (of those
+                        mark_direct reads: with a receive that could be direct) */
     for (int st = 0; st < s->nsteps; st++) {
         const topo_step_t *step = &s->steps[st];
         size_t nr = 0;
+        int cand = 0;
         /* a step whose group repeats within it has its direct receives
          * from topo_sched_repeat_xfers (group_direct) */
         const int grouped = step_grouped(s, step);
@@ -1355,6 +1528,7 @@ int topo_sched_finish(topo_sched_t *s)
                 x->direct = 0;
                 nr += logical_ranges(s->ranges, x->range0, x->nranges) +
                       (x->kind == TOPO_XFER_COPY ? (size_t)x->nsrc : 0);
+                cand = cand || (x->kind == TOPO_XFER_RECV_COPY && x->nranges == 1);
             }
             if (x->kind == TOPO_XFER_COPY) {
                 if (x->peer != s->rank) {
@@ -1366,7 +1540,7 @@ int topo_sched_finish(topo_sched_t *s)
                 return s->err = TOPO_EINVAL;
             }
         }
-        most = nr > most ? nr : most;
+        most = cand && nr > most ? nr : most;
     }
     span_t *sp = most > 0 ? malloc(sizeof(*sp) * 2 * most) : NULL;
     if (most > 0 && NULL == sp) {

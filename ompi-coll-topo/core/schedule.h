@@ -175,7 +175,18 @@ typedef struct {
  * that copy off.  A copy's ranges and sources are plain entries.  Read the
  * ranges of a transfer through topo_range_iter / topo_range_next (or whole
  * runs, topo_run_next); the explicit form (topo_sched_expand) has no
- * strided entries, so there x->nranges entries are x's ranges.
+ * strided or mapped entries, so there x->nranges entries are x's ranges.
+ *
+ * A send or receive may instead hold one mapped run (topo_sched_mapped):
+ * single-block ranges at base + map_0[i_0] + ... + map_{n-1}[i_{n-1}] for
+ * every tuple of positions (axis 0 outermost), each map a table of
+ * values stored once in `ranges` (topo_sched_map) and shared by every
+ * transfer that reads it.  Its entries: {base, TOPO_RUN_MAPPED - n}, then
+ * per axis {v, count}, v the value index of its first position (value v
+ * of the array is ranges[v / 2].first for even v, .count for odd).  A
+ * map's own entries belong to no transfer: {values, the largest power of
+ * two that divides them all (0: all zero)}, {least, greatest}, then the
+ * values two to an entry.
  *
  * Transfers that repeat within a step (topo_sched_repeat_xfers: linear
  * alltoall's p - 1 exchanges) are stored once: the step's stored entries
@@ -213,6 +224,8 @@ typedef struct topo_sched {
     int32_t cap_lanes, cap_steps, cap_xfers, cap_ranges, cap_segs, cap_shifts;
     uint8_t sealed; /* the last step is a repeat's: no transfer may join it */
     int err;        /* sticky: 0 or a TOPO_E* code from the builder */
+    uint8_t mapped; /* the last transfer holds a mapped run: no range may
+                       join it */
 } topo_sched_t;
 
 /* Error codes of the core. */
@@ -253,6 +266,29 @@ void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int coun
                            int reps);
 /* Local copy of `count` blocks from `src_first` to `dst_first`. */
 void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
+/* A map for mapped runs: the n values val[0..n) (each >= 0) stored once
+ * in s->ranges; returns its id for topo_map_axis_t.map, or -1 (s->err
+ * set). */
+int32_t topo_sched_map(topo_sched_t *s, const int *val, int n);
+/* One axis of a mapped run: positions [first, first + count) of map `map`
+ * (topo_sched_map's id). */
+typedef struct {
+    int32_t map, first, count;
+} topo_map_axis_t;
+/* Append to the last transfer (a send or receive) the blocks
+ * base + sum_a map_a[first_a + i_a] for every tuple i (i_a < count_a, axis
+ * 0 outermost), each a one-block range: the same as topo_sched_range(b, 1)
+ * for each in turn.  Stored as one mapped run (see Storage) where the
+ * transfer has no ranges yet, s->runs is 0, the run holds two blocks or
+ * more, no two of its blocks can be adjacent (the values of its maps are
+ * all even, or all zero: so the explicit form would merge none)
+ * and every block is inside the blocks by the maps' least and greatest
+ * values; otherwise emitted range by range.  After a mapped run no range
+ * may join its transfer, and a transfer holding one may not be in the
+ * template of topo_sched_repeat nor the group of topo_sched_repeat_xfers
+ * (TOPO_EINVAL).  nax <= TOPO_MAP_AXES. */
+#define TOPO_MAP_AXES 8
+void topo_sched_mapped(topo_sched_t *s, int32_t base, int nax, const topo_map_axis_t *ax);
 /* `n` empty steps in the current lane (stored as one, repeated). */
 void topo_sched_idle(topo_sched_t *s, int n);
 /* The compact form.  The last `nsteps` steps of the current lane (its
@@ -351,7 +387,15 @@ typedef struct {
     int32_t q, end; /* the next stored entry, the end of x's */
     int32_t k;      /* the next copy of run */
     topo_run_t run;
+    int32_t mq;                /* the mapped run being read (its first entry), or -1 */
+    int32_t mi[TOPO_MAP_AXES]; /* ... the next tuple of its positions */
 } topo_range_iter_t;
+
+/* The first entry of a mapped run (see Storage), at a run's start. */
+#define TOPO_RUN_MAPPED (-0x40000000)
+
+/* The next range of the mapped run at it->q (topo_range_next). */
+int topo_range_next_mapped(topo_range_iter_t *it, topo_range_t *r);
 
 static inline void topo_range_iter(topo_range_iter_t *it, const topo_range_t *ranges,
                                    const topo_xfer_t *x, int side)
@@ -361,6 +405,7 @@ static inline void topo_range_iter(topo_range_iter_t *it, const topo_range_t *ra
     it->end = it->q + (side ? (x->kind == TOPO_XFER_COPY ? x->nsrc : 0) : x->nranges);
     it->k = 0;
     it->run = (topo_run_t){0, 0, 0, 0};
+    it->mq = -1;
 }
 
 /* The next range, in wire order, into *r; 0 at the end. */
@@ -369,6 +414,9 @@ static inline int topo_range_next(topo_range_iter_t *it, topo_range_t *r)
     if (it->k >= it->run.reps) {
         if (it->q >= it->end) {
             return 0;
+        }
+        if (it->ranges[it->q].count <= TOPO_RUN_MAPPED) {
+            return topo_range_next_mapped(it, r);
         }
         it->q += topo_run_at(it->ranges, it->q, it->end, &it->run);
         it->k = 0;
@@ -380,11 +428,18 @@ static inline int topo_range_next(topo_range_iter_t *it, topo_range_t *r)
 }
 
 /* The next whole run into *run; 0 at the end (not mixed with
- * topo_range_next on one iterator). */
+ * topo_range_next on one iterator).  A mapped run comes as its ranges,
+ * each a run of one. */
 static inline int topo_run_next(topo_range_iter_t *it, topo_run_t *run)
 {
     if (it->q >= it->end) {
         return 0;
+    }
+    if (it->ranges[it->q].count <= TOPO_RUN_MAPPED) {
+        topo_range_t r;
+        topo_range_next_mapped(it, &r);
+        *run = (topo_run_t){r.first, r.count, 0, 1};
+        return 1;
     }
     it->q += topo_run_at(it->ranges, it->q, it->end, run);
     return 1;
@@ -403,7 +458,8 @@ static inline const topo_step_t *topo_sched_explicit_step(const topo_sched_t *s,
  * empty, safe to free). */
 int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out);
 /* Whether s stores some step once for several logical steps, some
- * transfers once for several of a step, or some ranges as a strided run. */
+ * transfers once for several of a step, or some ranges as a strided or a
+ * mapped run. */
 int topo_sched_compact(const topo_sched_t *s);
 /* The logical steps, transfers and ranges of s (every repetition counted;
  * as s->nsteps, nxfers and nranges count them in the explicit form). */

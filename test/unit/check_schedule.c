@@ -984,6 +984,201 @@ START_TEST(test_strided_generators_compact)
 }
 END_TEST
 
+/* The blocks base + sum_a val[a][ax[a].first + i_a] of a mapped run, one
+ * topo_sched_range each, axis 0 outermost: the explicit emission a stored
+ * mapped run stands for. */
+static void emit_tuples(topo_sched_t *e, int base, int nax, const int *const *val,
+                        const topo_map_axis_t *ax)
+{
+    int mi[TOPO_MAP_AXES] = {0};
+    for (int a = 0; a < nax; a++) {
+        if (0 == ax[a].count) {
+            return;
+        }
+    }
+    for (;;) {
+        int b = base;
+        for (int a = 0; a < nax; a++) {
+            b += val[a][ax[a].first + mi[a]];
+        }
+        topo_sched_range(e, b, 1);
+        int a = nax - 1;
+        while (a >= 0 && ++mi[a] == ax[a].count) {
+            mi[a--] = 0;
+        }
+        if (a < 0) {
+            return;
+        }
+    }
+}
+
+/* Mapped runs (topo_sched_map, topo_sched_mapped) expand to the ranges
+ * emitted one by one, with the same direct receives and totals; where the
+ * stored form could differ from that emission (odd values, whose blocks
+ * may be adjacent and merge; ranges before the run; s->runs; blocks the
+ * maps' extremes do not keep inside) the ranges are emitted instead. */
+START_TEST(test_mapped_equals_explicit)
+{
+    static const int A[] = {0, 8, 40, 16, 24}, B[] = {2, 0, 6, 4}, C[] = {100, 200},
+                     D[] = {1, 2, 3, 9};
+    const int *const vals[] = {A, B, C, D};
+    const int lens[] = {5, 4, 2, 4};
+    /* each case: a step's transfers; per transfer a kind, a peer, a base and
+     * up to 3 axes (map index, first, count), or a plain range (nax 0) */
+    typedef struct {
+        int kind, peer, base, nax, ax[3][3], plain_first, before;
+    } xf_t;
+    static const xf_t steps[][4] = {
+        {{TOPO_XFER_SEND, 1, 1, 2, {{0, 1, 3}, {1, 0, 4}}, 0, 0},
+         {TOPO_XFER_RECV_COPY, 1, 0, 0, {{0}}, 250, 0},
+         {TOPO_XFER_RECV_REDUCE, 2, 3, 1, {{2, 0, 2}}, 0, 0},
+         {-1, 0, 0, 0, {{0}}, 0, 0}},
+        {{TOPO_XFER_SEND, 3, 1, 1, {{0, 0, 5}}, 0, 0},
+         {TOPO_XFER_RECV_COPY, 1, 0, 0, {{0}}, 9, 0},  /* meets the send: not direct */
+         {TOPO_XFER_RECV_COPY, 2, 0, 0, {{0}}, 11, 0}, /* alone: direct */
+         {TOPO_XFER_RECV_COPY, 3, 0, 3, {{0, 0, 5}, {1, 1, 2}, {2, 0, 2}}, 0, 0}},
+        {{TOPO_XFER_SEND, 1, 7, 2, {{0, 2, 1}, {1, 3, 1}}, 0, 0},  /* one block: a range */
+         {TOPO_XFER_RECV_REDUCE, 1, 0, 1, {{3, 0, 4}}, 0, 0},      /* odd values: 1-3 merge */
+         {TOPO_XFER_SEND, 2, 60, 2, {{0, 0, 2}, {1, 0, 4}}, 0, 1}, /* a range before */
+         /* inside, but not by the maps' extremes (100 + 40 + 200) */
+         {TOPO_XFER_RECV_COPY, 2, 100, 2, {{0, 0, 2}, {2, 0, 1}}, 0, 0}},
+        {{TOPO_XFER_SEND, 1, 0, 2, {{0, 0, 0}, {1, 0, 4}}, 0, 0}, /* empty */
+         {TOPO_XFER_RECV_REDUCE, 1, 5, 2, {{1, 0, 4}, {0, 0, 5}}, 0, 0},
+         {-1, 0, 0, 0, {{0}}, 0, 0},
+         {-1, 0, 0, 0, {{0}}, 0, 0}},
+    };
+    const int nsteps = (int)(sizeof(steps) / sizeof(steps[0]));
+    for (int runs = 0; runs < 2; runs++) {
+        topo_sched_t c, e;
+        topo_sched_init(&c, 4, 0, 256);
+        topo_sched_init(&e, 4, 0, 256);
+        c.runs = e.runs = (uint8_t)runs;
+        int32_t id[4];
+        for (int m = 0; m < 4; m++) {
+            id[m] = topo_sched_map(&c, vals[m], lens[m]);
+            ck_assert_int_ge(id[m], 0);
+        }
+        for (int st = 0; st < nsteps; st++) {
+            topo_sched_step(&c);
+            topo_sched_step(&e);
+            for (int i = 0; i < 4 && steps[st][i].kind >= 0; i++) {
+                const xf_t *x = &steps[st][i];
+                topo_map_axis_t ax[3];
+                const int *v[3];
+                for (int a = 0; a < x->nax; a++) {
+                    ax[a] = (topo_map_axis_t){id[x->ax[a][0]], x->ax[a][1], x->ax[a][2]};
+                    v[a] = vals[x->ax[a][0]];
+                }
+                for (int k = 0; k < 2; k++) {
+                    topo_sched_t *t = k ? &e : &c;
+                    if (x->kind == TOPO_XFER_SEND) {
+                        topo_sched_send(t, x->peer, 0, 0);
+                    } else {
+                        topo_sched_recv(t, x->peer, (topo_xfer_kind_t)x->kind, 0, 0);
+                    }
+                    if (x->before) {
+                        topo_sched_range(t, 250, 2);
+                    }
+                    if (0 == x->nax) {
+                        topo_sched_range(t, x->plain_first, 1);
+                    } else if (k) {
+                        emit_tuples(t, x->base, x->nax, v, ax);
+                    } else {
+                        topo_sched_mapped(t, x->base, x->nax, ax);
+                    }
+                }
+            }
+        }
+        ck_assert_int_eq(topo_sched_finish(&c), TOPO_OK);
+        ck_assert_int_eq(topo_sched_finish(&e), TOPO_OK);
+        ck_assert(runs || !topo_sched_compact(&e));
+        char what[64];
+        snprintf(what, sizeof(what), "mapped runs, runs %d", runs);
+        expect_expanded(&c, &e, what, NULL, NULL);
+        /* stored: the mapped ones, and only where the emission would not
+         * join strided runs */
+        const topo_xfer_t *x0 = &c.xfers[c.steps[0].xfer0];
+        ck_assert(runs || topo_sched_compact(&c));
+        ck_assert_int_eq(x0->nranges, runs ? e.xfers[0].nranges : 3);
+        ck_assert_int_eq(x0->nblk, 12);
+        /* whole runs read as ranges */
+        topo_range_iter_t it, ie;
+        topo_run_t run;
+        topo_range_t r;
+        topo_range_iter(&it, c.ranges, x0, 0);
+        topo_range_iter(&ie, e.ranges, &e.xfers[0], 0);
+        int n = 0;
+        while (topo_run_next(&it, &run)) {
+            for (int j = 0; j < run.reps; j++, n++) {
+                ck_assert(topo_range_next(&ie, &r));
+                ck_assert_int_eq(run.first + j * run.stride, r.first);
+                ck_assert_int_eq(run.count, r.count);
+            }
+        }
+        ck_assert(!topo_range_next(&ie, &r));
+        /* the direct receives: step 1's [9] meets the send, [11] does not */
+        const topo_xfer_t *y = &c.xfers[c.steps[1].xfer0];
+        ck_assert(!y[1].direct && y[2].direct);
+        topo_sched_free(&c);
+        topo_sched_free(&e);
+    }
+}
+END_TEST
+
+/* A mapped run ends its transfer, does not repeat, reads its maps inside
+ * them; a map holds values >= 0. */
+START_TEST(test_mapped_edges)
+{
+    static const int A[] = {0, 2, 4, 6}, bad[] = {0, -2};
+    for (int c = 0; c < 8; c++) {
+        topo_sched_t s;
+        topo_sched_init(&s, 4, 0, 64);
+        const int32_t id = topo_sched_map(&s, A, 4);
+        ck_assert_int_ge(id, 0);
+        topo_map_axis_t ax = {id, 0, 4};
+        topo_sched_step(&s);
+        switch (c) {
+        case 0: /* a range after it */
+            topo_sched_send(&s, 1, 0, 0);
+            topo_sched_mapped(&s, 1, 1, &ax);
+            topo_sched_range(&s, 40, 1);
+            break;
+        case 1: /* the template of a repeat */
+            topo_sched_send(&s, 1, 0, 0);
+            topo_sched_mapped(&s, 1, 1, &ax);
+            topo_sched_repeat(&s, 1, 3, &(topo_shift_t){1, 0, 0, 0, 0, 0, 0}, 1);
+            break;
+        case 2: /* the group of a repeat within the step */
+            topo_sched_send(&s, 1, 0, 0);
+            topo_sched_mapped(&s, 1, 1, &ax);
+            topo_sched_repeat_xfers(&s, 1, 1, &(topo_shift_t){1, 0, 0, 0, 0, 0, 0});
+            break;
+        case 3: /* past the map's end */
+            topo_sched_send(&s, 1, 0, 0);
+            topo_sched_mapped(&s, 1, 1, &(topo_map_axis_t){id, 2, 3});
+            break;
+        case 4: /* no map there */
+            topo_sched_send(&s, 1, 0, 0);
+            topo_sched_mapped(&s, 1, 1, &(topo_map_axis_t){id + 7, 0, 1});
+            break;
+        case 5: /* no axis, or a copy's */
+            topo_sched_send(&s, 1, 0, 0);
+            topo_sched_mapped(&s, 1, 0, &ax);
+            break;
+        case 6:
+            topo_sched_copy(&s, 0, 8, 1);
+            topo_sched_mapped(&s, 1, 1, &ax);
+            break;
+        default: /* a negative value */
+            ck_assert_int_eq(topo_sched_map(&s, bad, 2), -1);
+            break;
+        }
+        ck_assert_msg(topo_sched_finish(&s) == TOPO_EINVAL, "case %d", c);
+        topo_sched_free(&s);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -1007,5 +1202,7 @@ int main(void)
     tcase_add_test(tc, test_strided_mod);
     tcase_add_test(tc, test_strided_repeat);
     tcase_add_test(tc, test_strided_generators_compact);
+    tcase_add_test(tc, test_mapped_equals_explicit);
+    tcase_add_test(tc, test_mapped_edges);
     return ut_run_suite(s);
 }

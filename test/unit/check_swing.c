@@ -5,6 +5,7 @@
  * properties of the peers and block sets, per-step link loads against the
  * congestion figures of De Sensi et al. 2024 (sec. 3, Table 2), and derived
  * costs against the closed forms. */
+#include "algo.h"
 #include "catalog.h"
 #include "cost.h"
 #include "links.h"
@@ -741,6 +742,145 @@ START_TEST(test_barrier_spreads)
 }
 END_TEST
 
+/* ---- storage: mapped runs ------------------------------------------------ */
+
+/* x and e, both explicit, hold the same lanes, steps, transfers (peer,
+ * kind, direct, blocks) and ranges. */
+static void expect_same_explicit(const topo_sched_t *x, const topo_sched_t *e, const char *what)
+{
+    ck_assert_msg(!topo_sched_compact(x) && !topo_sched_compact(e), "%s: not explicit", what);
+    ck_assert_msg(x->nlanes == e->nlanes && x->nblocks == e->nblocks && x->nparts == e->nparts,
+                  "%s: shape", what);
+    for (int l = 0; l < x->nlanes; l++) {
+        ck_assert_msg(x->lanes[l].nsteps == e->lanes[l].nsteps, "%s: lane %d", what, l);
+        for (int st = 0; st < x->lanes[l].nsteps; st++) {
+            const topo_step_t *a = topo_sched_explicit_step(x, l, st),
+                              *b = topo_sched_explicit_step(e, l, st);
+            ck_assert_msg(a->nxfers == b->nxfers, "%s: lane %d step %d", what, l, st);
+            for (int i = 0; i < a->nxfers; i++) {
+                const topo_xfer_t *u = &x->xfers[a->xfer0 + i], *v = &e->xfers[b->xfer0 + i];
+                ck_assert_msg(u->peer == v->peer && u->kind == v->kind && u->direct == v->direct &&
+                                  u->nblk == v->nblk && u->nranges == v->nranges,
+                              "%s: lane %d step %d transfer %d", what, l, st, i);
+                for (int q = 0; q < u->nranges; q++) {
+                    const topo_range_t *r = &x->ranges[u->range0 + q],
+                                       *t = &e->ranges[v->range0 + q];
+                    ck_assert_msg(r->first == t->first && r->count == t->count,
+                                  "%s: lane %d step %d transfer %d range %d: [%d,+%d) vs "
+                                  "[%d,+%d)",
+                                  what, l, st, i, q, r->first, r->count, t->first, t->count);
+                }
+            }
+        }
+    }
+}
+
+/* c's expansion is e; with pow2 (every dimension a power of two, some
+ * set of two blocks or more) c is compact: a mapped run per transfer of
+ * several blocks instead of a range per block. */
+static void expect_mapped(const topo_sched_t *c, const topo_sched_t *e, int pow2, const char *what)
+{
+    topo_sched_t x;
+    ck_assert_int_eq(topo_sched_expand(c, &x), TOPO_OK);
+    expect_same_explicit(&x, e, what);
+    size_t ns, nx, nr;
+    topo_sched_totals(c, &ns, &nx, &nr);
+    ck_assert_msg(ns == (size_t)e->nsteps && nx == (size_t)e->nxfers && nr == (size_t)e->nranges,
+                  "%s: totals", what);
+    ck_assert_msg(!pow2 || topo_sched_compact(c), "%s: %d entries for %d ranges", what, c->nranges,
+                  e->nranges);
+    topo_sched_free(&x);
+}
+
+static int is_pow2_grid(const char *shape)
+{
+    int n = 0;
+    for (const char *q = strchr(shape, ':') + 1; *q; q++) {
+        if (*q >= '0' && *q <= '9') {
+            n = 10 * n + (*q - '0');
+            continue;
+        }
+        if (n & (n - 1)) {
+            return 0;
+        }
+        n = 0;
+    }
+    return !(n & (n - 1));
+}
+
+/* The reduce-scatter and the allgather on every rank of rings and grids:
+ * their mapped runs expand to the explicit form, a range per block
+ * (topo_gen_swing_units_explicit), on powers of two (where every set is
+ * one run of positions) and on the other sizes (where the ranges are
+ * stored as before). */
+START_TEST(test_mapped_units)
+{
+    static const char *const grids[] = {"torus:2",   "torus:8",      "torus:16",    "torus:64",
+                                        "torus:4x4", "torus:8x8",    "torus:2x8",   "torus:4x4x4",
+                                        "torus:1x8", "torus:16x4x2", "torus:12",    "torus:7",
+                                        "torus:3x5", "torus:6x8",    "torus:4x2x3", "mesh:4x4"};
+    for (size_t k = 0; k < sizeof(grids) / sizeof(grids[0]); k++) {
+        topo_topology_t t = ut_topo(grids[k]);
+        const int p = topo_topology_size(&t);
+        for (int pr = 0; pr < 2; pr++) {
+            const topo_prim_t prim = pr ? TOPO_PRIM_ALLGATHER : TOPO_PRIM_REDUCE_SCATTER;
+            for (int rank = 0; rank < p; rank++) {
+                topo_gen_args_t a = {prim, p, rank, 0, &t};
+                topo_sched_t c, e;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(prim, "swing"), &a, &c), TOPO_OK);
+                ck_assert_int_eq(topo_gen_swing_units_explicit(&e, &a), TOPO_OK);
+                char what[96];
+                snprintf(what, sizeof(what), "%s swing on %s rank %d", topo_prim_name(prim),
+                         grids[k], rank);
+                expect_mapped(&c, &e, is_pow2_grid(grids[k]) && p >= 4, what);
+                topo_sched_free(&c);
+                topo_sched_free(&e);
+            }
+        }
+    }
+}
+END_TEST
+
+/* At N = 65,536 (a ring, torus:256x256) one rank's reduce-scatter and
+ * allgather hold their maps and a few entries a transfer, within 1 MiB (a
+ * fallback to a range per block holds 2-4 MiB and fails here) for their
+ * 2 (p - 1) ranges a lane, and the reduce-scatter of two ranks expands to
+ * the explicit form. */
+START_TEST(test_mapped_at_scale)
+{
+    static const struct {
+        const char *topo;
+        size_t most; /* bytes the schedule may hold */
+    } shapes[] = {{"torus:65536", 600 * 1024}, {"torus:256x256", 16 * 1024}};
+    for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+        topo_topology_t t = ut_topo(shapes[k].topo);
+        const int p = topo_topology_size(&t);
+        for (int pr = 0; pr < 2; pr++) {
+            const topo_prim_t prim = pr ? TOPO_PRIM_ALLGATHER : TOPO_PRIM_REDUCE_SCATTER;
+            for (int rank = 0; rank < p; rank += 21845) {
+                topo_gen_args_t a = {prim, p, rank, 0, &t};
+                topo_sched_t c;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(prim, "swing"), &a, &c), TOPO_OK);
+                size_t ns, nx, nr;
+                topo_sched_totals(&c, &ns, &nx, &nr);
+                ck_assert_msg(topo_sched_compact(&c) && topo_sched_bytes(&c) <= shapes[k].most &&
+                                  nr == 2 * (size_t)c.nlanes * (size_t)(p - 1),
+                              "%s swing on %s rank %d: %zu bytes, %zu ranges", topo_prim_name(prim),
+                              shapes[k].topo, rank, topo_sched_bytes(&c), nr);
+                if (0 == pr && rank < 2 * 21845) {
+                    topo_sched_t e;
+                    ck_assert_int_eq(topo_gen_swing_units_explicit(&e, &a), TOPO_OK);
+                    expect_mapped(&c, &e, 1, shapes[k].topo);
+                    topo_sched_free(&e);
+                }
+                topo_sched_free(&c);
+            }
+        }
+    }
+}
+END_TEST
+
+
 START_TEST(test_catalog)
 {
     topo_topology_t star = ut_topo("star");
@@ -781,5 +921,7 @@ int main(void)
     tcase_add_test(tc, test_barrier_peers);
     tcase_add_test(tc, test_barrier_spreads);
     tcase_add_test(tc, test_catalog);
+    tcase_add_test(tc, test_mapped_units);
+    tcase_add_test(tc, test_mapped_at_scale);
     return ut_run_suite(s);
 }
