@@ -106,7 +106,8 @@ typedef struct {
     int n, stride;
     int s;                       /* steps of the pattern (bw), or core steps (lat) */
     int nsh[MAXSTEPS], sh[MAXSTEPS][2]; /* shifts of each step, mod n (or P) */
-    int *lvl, *via;              /* bw: offset f joins H at step lvl[f], via shift via[f] */
+    int8_t *lvl, *via; /* bw: offset f joins H at step lvl[f], via shift via[f] (bytes: the
+                          plan's random reads stay in cache) */
     int *inv;                    /* bw: the coordinate whose blocks sit at position q */
     /* bw, where inv is the identity (else joined is NULL): the offsets f
      * with lvl[f] = t and via[f] = k, ascending, are joined[joined0[2t + k]
@@ -225,6 +226,9 @@ static void compress(vlist_t *l, const leaf_t *in, int m)
         int bg = 0, br = 1;
         int64_t bsave = 0;
         for (int g = 1; g <= GMAX && i + 2 * g <= m; g++) {
+            if (bg > 0 && 0 == g % bg && br * bg >= 4 * g) {
+                continue; /* a multiple of a long run's period: not longer, as a rule */
+            }
             const int32_t P = in[i + g].first - in[i].first;
             int r = 1;
             while (i + (r + 1) * g <= m) {
@@ -353,102 +357,108 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
 {
     const int n = dm->n;
     dm->s = clog3(n);
-    dm->lvl = malloc(sizeof(int) * (size_t)n);
-    dm->via = malloc(sizeof(int) * (size_t)n);
+    dm->lvl = malloc((size_t)n);
+    dm->via = malloc((size_t)n);
     if (!dm->lvl || !dm->via || dm->s > MAXSTEPS) {
         return TOPO_ENOMEM;
     }
-    for (int f = 0; f < n; f++) {
-        dm->lvl[f] = dm->via[f] = -1;
-    }
-    dm->lvl[0] = dm->s;
-    /* H: the offsets that joined after step t, ascending (the senders of
-     * step t); fresh: those that join at t, ascending */
-    int *H = malloc(sizeof(int) * (size_t)n), *H2 = malloc(sizeof(int) * (size_t)n);
-    int *both = malloc(sizeof(int) * (size_t)n), *fresh = malloc(sizeof(int) * (size_t)n);
-    if (NULL == both || NULL == H || NULL == H2 || NULL == fresh) {
-        free(H);
-        free(H2);
-        free(both);
-        free(fresh);
+    memset(dm->lvl, -1, (size_t)n);
+    memset(dm->via, -1, (size_t)n);
+    dm->lvl[0] = (int8_t)dm->s;
+    /* H: the offsets that joined after step t (the senders of step t),
+     * fresh: those that join at t, twice: those both shifts reach, as bit
+     * sets (read in ascending order, so that the reads of lvl and reach
+     * run along the offsets); reach: the shifts (bits) by which an offset
+     * not yet joined is reached at t */
+    const size_t words = ((size_t)n + 63) / 64;
+    uint64_t *inh = calloc(3 * words, sizeof(uint64_t)), *fresh = inh + words,
+             *twice = inh + 2 * words;
+    uint8_t *reach = calloc((size_t)n, 1);
+    if (NULL == inh || NULL == reach) {
+        free(inh);
+        free(reach);
         return TOPO_ENOMEM;
     }
-    int nh = 1;
-    H[0] = 0;
+    int nh = 1, tail = n - 1;
+    inh[0] = 1;
+    long p3 = 1;
+    for (int i = 0; i < dm->s; i++) {
+        p3 *= 3;
+    }
+    if (p3 != n) { /* the offsets' lists: values() lists a transfer's positions from them */
+        dm->joined = malloc(sizeof(int) * (size_t)n);
+        if (NULL == dm->joined) {
+            free(inh);
+            free(reach);
+            return TOPO_ENOMEM;
+        }
+        dm->joined0[2 * dm->s] = n - 1;
+    }
     for (int t = dm->s - 1; t >= 0; t--) {
-        int load[2] = {0, 0}, nboth = 0, nfresh = 0;
+        int load[2] = {0, 0};
         const int ns = plan_shifts(dm, n, t, 0, fn);
         /* Offsets one shift reaches first, then those both reach (joining
          * at t does not make an offset a sender at t), to the shift with
          * fewer blocks so far, else the one whose sender is nearer the
-         * owner (for Trivance: f and -f take opposite shifts).  The
-         * offsets reached, f = h + shift for h in H, in ascending order:
-         * per shift H rotated where h + shift passes n, the two merged. */
-        int pos[2], left[2];
-        for (int j = 0; j < ns; j++) {
-            int r = 0; /* the first h with h + shift >= n */
-            while (r < nh && H[r] + dm->sh[t][j] < n) {
-                r++;
+         * owner (for Trivance: f and -f take opposite shifts), in
+         * ascending order. */
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = inh[w]; bits; bits &= bits - 1) {
+                const int h = (int)(w * 64) + __builtin_ctzll(bits);
+                for (int j = 0; j < ns; j++) {
+                    const int f = h + dm->sh[t][j] >= n ? h + dm->sh[t][j] - n : h + dm->sh[t][j];
+                    /* not joined yet: no branch (which way is random) */
+                    const unsigned neg = (uint8_t)dm->lvl[f] >> 7;
+                    reach[f] |= (uint8_t)(neg << j);
+                    fresh[f >> 6] |= (uint64_t)neg << (f & 63);
+                }
             }
-            pos[j] = r;
-            left[j] = nh;
         }
-        for (;;) {
-            int v[2] = {INT32_MAX, INT32_MAX};
-            for (int j = 0; j < ns; j++) {
-                    if (left[j] > 0) {
-                    const int h = H[pos[j] < nh ? pos[j] : pos[j] - nh];
-                    v[j] = h + dm->sh[t][j] >= n ? h + dm->sh[t][j] - n : h + dm->sh[t][j];
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = fresh[w]; bits; bits &= bits - 1) {
+                const int f = (int)(w * 64) + __builtin_ctzll(bits);
+                dm->lvl[f] = (int8_t)t;
+                nh++;
+                if (3 == reach[f]) {
+                    twice[w] |= (uint64_t)1 << (f & 63);
+                } else {
+                    const int k = 2 == reach[f];
+                    load[k]++;
+                    dm->via[f] = (int8_t)k;
                 }
+                reach[f] = 0;
             }
-            const int f = v[0] < v[1] ? v[0] : v[1];
-            if (INT32_MAX == f) {
-                break;
-            }
-            int k = -1, nc = 0;
-            for (int j = 0; j < ns; j++) {
-                if (v[j] == f) {
-                    k = 0 == nc ? j : k;
-                    nc++;
-                    pos[j]++;
-                    left[j]--;
-                }
-            }
-            if (dm->lvl[f] >= 0) {
-                continue; /* joined already */
-            }
-            fresh[nfresh++] = f;
-            if (2 == nc) {
-                both[nboth++] = f;
-                dm->lvl[f] = t; /* via below */
-            } else {
+        }
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = twice[w]; bits; bits &= bits - 1) {
+                const int f = (int)(w * 64) + __builtin_ctzll(bits);
+                const int f0 = f - dm->sh[t][0] < 0 ? f - dm->sh[t][0] + n : f - dm->sh[t][0];
+                const int f1 = f - dm->sh[t][1] < 0 ? f - dm->sh[t][1] + n : f - dm->sh[t][1];
+                const int k = load[0] != load[1] ? load[1] < load[0] : circ(f1, n) < circ(f0, n);
                 load[k]++;
-                dm->lvl[f] = t;
-                dm->via[f] = k;
+                dm->via[f] = (int8_t)k;
             }
+            twice[w] = 0;
         }
-        for (int j = 0; j < nboth; j++) {
-            const int f = both[j];
-            const int f0 = f - dm->sh[t][0] < 0 ? f - dm->sh[t][0] + n : f - dm->sh[t][0];
-            const int f1 = f - dm->sh[t][1] < 0 ? f - dm->sh[t][1] + n : f - dm->sh[t][1];
-            const int k = load[0] != load[1] ? load[1] < load[0] : circ(f1, n) < circ(f0, n);
-            load[k]++;
-            dm->via[f] = k;
+        /* the offsets that joined at t via each shift, ascending, before
+         * those of the later steps (joined, where it is kept) */
+        int at0 = tail - load[0] - load[1], at1 = tail - load[1];
+        tail = at0;
+        if (NULL != dm->joined) {
+            dm->joined0[2 * t] = at0;
+            dm->joined0[2 * t + 1] = at1;
         }
-        /* H and fresh merged */
-        int a = 0, b = 0, m = 0;
-        while (a < nh || b < nfresh) {
-            H2[m++] = b >= nfresh || (a < nh && H[a] < fresh[b]) ? H[a++] : fresh[b++];
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = NULL != dm->joined ? fresh[w] : 0; bits; bits &= bits - 1) {
+                const int f = (int)(w * 64) + __builtin_ctzll(bits);
+                dm->joined[dm->via[f] ? at1++ : at0++] = f;
+            }
+            inh[w] |= fresh[w];
+            fresh[w] = 0;
         }
-        int *tmp = H;
-        H = H2;
-        H2 = tmp;
-        nh = m;
     }
-    free(H);
-    free(H2);
-    free(both);
-    free(fresh);
+    free(inh);
+    free(reach);
     if (nh != n) {
         return TOPO_EINVAL; /* the shifts do not cover the ring */
     }
@@ -458,10 +468,6 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     dm->inv = malloc(sizeof(int) * (size_t)n);
     if (NULL == dm->inv) {
         return TOPO_ENOMEM;
-    }
-    long p3 = 1;
-    for (int i = 0; i < dm->s; i++) {
-        p3 *= 3;
     }
     for (int q = 0; q < n; q++) {
         int v = q;
@@ -476,23 +482,6 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     dm->nops = dm->s;
     if (p3 == n) {
         return TOPO_OK; /* digits reversed: values() scans */
-    }
-    /* the offsets that joined at each step via each shift, ascending (a
-     * counting sort): values() lists a transfer's positions from them */
-    if (NULL == (dm->joined = malloc(sizeof(int) * (size_t)n))) {
-        return TOPO_ENOMEM;
-    }
-    memset(dm->joined0, 0, sizeof(dm->joined0));
-    for (int f = 1; f < n; f++) {
-        dm->joined0[2 * dm->lvl[f] + dm->via[f] + 1]++;
-    }
-    for (int j = 0; j < 2 * dm->s; j++) {
-        dm->joined0[j + 1] += dm->joined0[j];
-    }
-    int at[2 * MAXSTEPS];
-    memcpy(at, dm->joined0, sizeof(at));
-    for (int f = 1; f < n; f++) {
-        dm->joined[at[2 * dm->lvl[f] + dm->via[f]]++] = f;
     }
     /* and compressed, once per dimension: a transfer's list is one of
      * them reflected about its coordinate (reflect) */
@@ -578,9 +567,10 @@ static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *c
     /* base and the coordinates are in [0, n): f = (b - v) mod n without a
      * division (this loop is most of a rank's schedule on a large ring) */
     const int b = i == dim ? base : e->c[i];
-    const int *lvl = dm->lvl, *inv = dm->inv;
+    const int8_t *lvl = dm->lvl;
+    const int *inv = dm->inv;
     if (i == dim) {
-        const int *via = dm->via;
+        const int8_t *via = dm->via;
         for (int q = 0; q < n; q++) {
             const int f = b - inv[q] < 0 ? b - inv[q] + n : b - inv[q];
             if (lvl[f] == t && via[f] == k) {
