@@ -140,6 +140,10 @@ typedef struct {
      * tstart (the dimensions from i on) */
     int32_t mul[TOPO_MAX_DIMS], tstart[TOPO_MAX_DIMS + 1], tlen[TOPO_MAX_DIMS + 1];
     uint8_t tight[TOPO_MAX_DIMS], single[TOPO_MAX_DIMS + 1];
+    /* bw: the rows of dimension i meet (the last dimension's list runs
+     * from its first value to its last), and that list rotated */
+    uint8_t wrap[TOPO_MAX_DIMS];
+    vlist_t rot, rest;
 } eng_t;
 
 static int clog3(int n)
@@ -629,14 +633,59 @@ static int dim_list(eng_t *e, int i, int dim, int base, int t, int k, const int 
  * one range of mul blocks: a leaf of values is then one range of blocks),
  * each leaf of it a group run of the later dimensions' product, mul
  * blocks apart; past TOPO_RUN_DEPTH groups deep, copy by copy. */
+static void emit_list(eng_t *e, int i, const vlist_t *l, int32_t off, int depth);
+
 static void emit_dim(eng_t *e, int i, int32_t off, int depth)
 {
-    topo_sched_t *s = e->s;
     if (i == e->nd) {
-        topo_sched_range(s, off, 1);
+        topo_sched_range(e->s, off, 1);
         return;
     }
-    const vlist_t *l = &e->lst[i];
+    emit_list(e, i, &e->lst[i], off, depth);
+}
+
+/* The list l with its first leaf moved to its end, n values on (rot), or
+ * left out (rest): the last dimension's list across a row boundary. */
+static void rotate(vlist_t *out, const vlist_t *l, int n, int rot)
+{
+    out->nlf = out->ngr = out->open0 = 0;
+    for (int gi = 0; gi < l->ngr; gi++) {
+        const grp_t *g = &l->gr[gi];
+        const leaf_t *L = &l->lf[g->leaf0];
+        if (gi > 0) {
+            const int32_t l0 = out->nlf;
+            memcpy(&out->lf[l0], L, sizeof(*L) * (size_t)g->nleaf);
+            out->nlf += g->nleaf;
+            out->gr[out->ngr++] = (grp_t){l0, g->nleaf, g->stride, g->reps};
+            continue;
+        }
+        for (int q = 1; q < g->nleaf; q++) { /* copy 0 from its second leaf */
+            push_leaf(out, L[q].first, L[q].count);
+        }
+        if (g->reps >= 2) { /* copies 1.. */
+            const int32_t l0 = out->nlf;
+            for (int q = 0; q < g->nleaf; q++) {
+                out->lf[out->nlf++] = (leaf_t){L[q].first + g->stride, L[q].count};
+            }
+            out->gr[out->ngr++] = (grp_t){l0, g->nleaf, g->stride, g->reps - 1};
+        }
+    }
+    if (rot) {
+        push_leaf(out, l->lf[l->gr[0].leaf0].first + n, l->lf[l->gr[0].leaf0].count);
+    }
+}
+
+/* The last value of list l. */
+static int32_t list_last(const vlist_t *l)
+{
+    const grp_t *g = &l->gr[l->ngr - 1];
+    const leaf_t *L = &l->lf[g->leaf0 + g->nleaf - 1];
+    return L->first + L->count - 1 + (g->reps - 1) * g->stride;
+}
+
+static void emit_list(eng_t *e, int i, const vlist_t *l, int32_t off, int depth)
+{
+    topo_sched_t *s = e->s;
     const int32_t m = e->mul[i], st = e->tstart[i + 1];
     for (int gi = 0; gi < l->ngr && !s->err; gi++) {
         const grp_t *g = &l->gr[gi];
@@ -653,6 +702,19 @@ static void emit_dim(eng_t *e, int i, int32_t off, int depth)
             for (int q = 0; q < g->nleaf; q++) {
                 if (e->tight[i]) {
                     topo_sched_range(s, o + st + L[q].first * m, L[q].count * m);
+                } else if (L[q].count >= 2 && d < TOPO_RUN_DEPTH && e->wrap[i]) {
+                    /* rows whose last range meets the next row's first:
+                     * the first, then the rows from their second range
+                     * to the next row's first (merged), then the last
+                     * row from its second range */
+                    const vlist_t *in = &e->lst[i + 1];
+                    const int32_t mi = e->mul[i + 1], o2 = o + L[q].first * m;
+                    const leaf_t *h = &in->lf[in->gr[0].leaf0];
+                    topo_sched_range(s, o2 + h->first * mi, h->count * mi);
+                    const int32_t lm = topo_sched_group_begin(s);
+                    emit_list(e, i + 1, &e->rot, o2, d + 1);
+                    topo_sched_group_end(s, lm, m, L[q].count - 1);
+                    emit_list(e, i + 1, &e->rest, o2 + (L[q].count - 1) * m, d);
                 } else if (L[q].count >= 2 && d < TOPO_RUN_DEPTH) {
                     const int32_t lm = topo_sched_group_begin(s);
                     emit_dim(e, i + 1, o + L[q].first * m, d + 1);
@@ -698,6 +760,19 @@ static void transfer(eng_t *e, int lane, int to, int kind, int dim, int base, in
         e->single[i] = e->tight[i] && 1 == l->ngr && 1 == l->gr[0].reps && 1 == l->gr[0].nleaf;
         e->tstart[i] = e->single[i] ? e->tstart[i + 1] + l->lf[0].first * e->mul[i] : 0;
         e->tlen[i] = e->single[i] ? l->lf[0].count * e->mul[i] : 0;
+    }
+    /* the last dimension's list from its first row's block to its last
+     * (rows that meet: emit_list rotates it, e->rot and e->rest) */
+    for (int i = 0; i < e->nd; i++) {
+        e->wrap[i] = 0;
+    }
+    const int nd = e->nd;
+    if (nd >= 2 && e->tight[nd - 1] && !e->tight[nd - 2] && 1 == e->mul[nd - 1] &&
+        0 == e->lst[nd - 1].lf[e->lst[nd - 1].gr[0].leaf0].first &&
+        list_last(&e->lst[nd - 1]) == e->d[nd - 1].n - 1 && e->lst[nd - 1].nlf >= 2) {
+        e->wrap[nd - 2] = 1;
+        rotate(&e->rot, &e->lst[nd - 1], e->d[nd - 1].n, 1);
+        rotate(&e->rest, &e->lst[nd - 1], e->d[nd - 1].n, 0);
     }
     emit_dim(e, 0, e->prim == TOPO_PRIM_ALLREDUCE ? lane * e->n : lane, 0);
 }
@@ -844,6 +919,10 @@ static void eng_free(eng_t *e)
         free(e->lst[i].lf);
         free(e->lst[i].gr);
     }
+    free(e->rot.lf);
+    free(e->rot.gr);
+    free(e->rest.lf);
+    free(e->rest.gr);
     free(e->lv);
     free(e->vals);
     free(e->voff);
@@ -901,7 +980,12 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
             most = e.d[i].n > most ? e.d[i].n : most;
         }
         e.lv = malloc(sizeof(leaf_t) * (size_t)most);
-        rc = e.lv ? rc : TOPO_ENOMEM;
+        const size_t cap = 2 * (size_t)most + 4 * GMAX + 8;
+        e.rot.lf = malloc(sizeof(leaf_t) * cap);
+        e.rot.gr = malloc(sizeof(grp_t) * cap);
+        e.rest.lf = malloc(sizeof(leaf_t) * cap);
+        e.rest.gr = malloc(sizeof(grp_t) * cap);
+        rc = e.lv && e.rot.lf && e.rot.gr && e.rest.lf && e.rest.gr ? rc : TOPO_ENOMEM;
     }
     for (int i = 0, off = 0; i < e.nd && TOPO_OK == rc; i++) {
         e.voff[i] = off;
