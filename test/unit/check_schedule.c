@@ -1224,6 +1224,43 @@ START_TEST(test_group_edges)
 }
 END_TEST
 
+
+/* The shift engine's bandwidth schedules (trivance_bw and Bruck's
+ * allreduce, Trivance's reduce_scatter and allgather) stay compact at
+ * N = 65,536: group runs hold the shift sets' periods of several ranges
+ * and the torus's products of rows, so a fallback to one entry per range
+ * (or per strided run) fails here; their totals count every range. */
+START_TEST(test_group_generators_compact)
+{
+    static const struct {
+        topo_prim_t prim;
+        const char *name;
+    } algos[] = {{TOPO_PRIM_ALLREDUCE, "trivance_bw"},
+                 {TOPO_PRIM_ALLREDUCE, "bruck"},
+                 {TOPO_PRIM_REDUCE_SCATTER, "trivance"},
+                 {TOPO_PRIM_ALLGATHER, "trivance"}};
+    static const char *topos[] = {"torus:65536", "torus:256x256"};
+    for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
+        topo_topology_t t = ut_topo(topos[k]);
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+            for (int rank = 0; rank < 65536; rank += 21845) {
+                topo_gen_args_t a = {algos[i].prim, 65536, rank, 0, &t};
+                topo_sched_t s;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(algos[i].prim, algos[i].name), &a, &s),
+                                 TOPO_OK);
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                ck_assert_msg(topo_sched_bytes(&s) <= ((size_t)128 << 10) && nr >= (size_t)65535,
+                              "%s %s on %s rank %d: %zu bytes, %d entries for %zu ranges",
+                              topo_prim_name(algos[i].prim), algos[i].name, topos[k], rank,
+                              topo_sched_bytes(&s), s.nranges, nr);
+                topo_sched_free(&s);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -1249,5 +1286,6 @@ int main(void)
     tcase_add_test(tc, test_strided_generators_compact);
     tcase_add_test(tc, test_group_equals_explicit);
     tcase_add_test(tc, test_group_edges);
+    tcase_add_test(tc, test_group_generators_compact);
     return ut_run_suite(s);
 }
