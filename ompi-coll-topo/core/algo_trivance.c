@@ -389,7 +389,7 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     for (int i = 0; i < dm->s; i++) {
         p3 *= 3;
     }
-    if (p3 != n) { /* the offsets' lists: values() lists a transfer's positions from them */
+    if (p3 != n) { /* the offsets' lists, from which dim_list lists a transfer's */
         dm->joined = malloc(sizeof(int) * (size_t)n);
         if (NULL == dm->joined) {
             free(inh);
@@ -569,7 +569,8 @@ static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *c
         return m;
     }
     /* base and the coordinates are in [0, n): f = (b - v) mod n without a
-     * division (this loop is most of a rank's schedule on a large ring) */
+     * division (the step's dimension comes here only for n = 3^s: other
+     * sizes reflect its compressed lists, dim_list) */
     const int b = i == dim ? base : e->c[i];
     const int8_t *lvl = dm->lvl;
     const int *inv = dm->inv;
@@ -600,7 +601,7 @@ static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *c
  * the offsets f up to base, then base + n - f for those above it, each
  * in ascending q); otherwise values()'s, compressed.  The values are the
  * coordinates' blocks (inv applied for the reduce-scatter or allgather
- * alone).  Returns the values' count is nonzero. */
+ * alone).  Returns whether the list holds any value. */
 static int dim_list(eng_t *e, int i, int dim, int base, int t, int k, const int *cur)
 {
     const dim_t *dm = &e->d[i];
