@@ -981,7 +981,8 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
             most = e.d[i].n > most ? e.d[i].n : most;
         }
         e.lv = malloc(sizeof(leaf_t) * (size_t)most);
-        const size_t cap = 2 * (size_t)most + 4 * GMAX + 8;
+        /* rot and rest: the last dimension's list, on grids */
+        const size_t cap = e.nd >= 2 ? 2 * (size_t)e.d[e.nd - 1].n + 4 * GMAX + 8 : 1;
         e.rot.lf = malloc(sizeof(leaf_t) * cap);
         e.rot.gr = malloc(sizeof(grp_t) * cap);
         e.rest.lf = malloc(sizeof(leaf_t) * cap);
