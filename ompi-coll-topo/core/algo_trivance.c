@@ -81,16 +81,42 @@
 #define OP_FOLD_IN (-1)
 #define OP_FOLD_OUT (-2)
 
+/* A list of coordinates (values) compressed: ranges of consecutive
+ * values (leaves), in groups of leaves repeated at a stride (a period of
+ * several ranges: the shift sets' gaps that alternate, 2, 7, 2, 7, ...
+ * on sizes that are not powers of 3 or 2).  Group g is the leaves
+ * lf[leaf0 .. leaf0 + nleaf), then the same `stride` values on, reps
+ * times; the values in list order are the groups' in turn. */
+typedef struct {
+    int32_t first, count;
+} leaf_t;
+
+typedef struct {
+    int32_t leaf0, nleaf, stride, reps;
+} grp_t;
+
+typedef struct {
+    leaf_t *lf;
+    grp_t *gr;
+    int32_t nlf, ngr;
+    int32_t open0; /* the first group a plain leaf may join (a list's own) */
+} vlist_t;
+
 typedef struct {
     int n, stride;
     int s;                       /* steps of the pattern (bw), or core steps (lat) */
     int nsh[MAXSTEPS], sh[MAXSTEPS][2]; /* shifts of each step, mod n (or P) */
-    int *lvl, *via;              /* bw: offset f joins H at step lvl[f], via shift via[f] */
+    int8_t *lvl, *via; /* bw: offset f joins H at step lvl[f], via shift via[f] (bytes: the
+                          plan's random reads stay in cache) */
     int *inv;                    /* bw: the coordinate whose blocks sit at position q */
     /* bw, where inv is the identity (else joined is NULL): the offsets f
      * with lvl[f] = t and via[f] = k, ascending, are joined[joined0[2t + k]
      * .. joined0[2t + k + 1]) */
     int *joined, joined0[2 * MAXSTEPS + 1];
+    /* bw, where joined is: those offsets as lists of ranges (vlist_t),
+     * the groups [jg0[2t + k], jg0[2t + k + 1]) of jl */
+    vlist_t jl;
+    int jg0[2 * MAXSTEPS + 1];
     int P, fold, nops;           /* lat: core ranks (groups: group_of), folded?, steps in
                                     this dimension */
 } dim_t;
@@ -104,6 +130,20 @@ typedef struct {
     int c[TOPO_MAX_DIMS];         /* this rank's coordinates */
     int *vals, nv[TOPO_MAX_DIMS]; /* per-dimension value lists (scratch) */
     int *voff;
+    /* bw: a transfer's value list of each dimension, compressed (scratch),
+     * and the leaves of one before compress */
+    vlist_t lst[TOPO_MAX_DIMS];
+    leaf_t *lv;
+    /* bw, per dimension: the blocks one value moves (mul), and whether
+     * the product of the later dimensions' lists is one range of mul
+     * blocks (tight) from tstart, or one range (single) of tlen from
+     * tstart (the dimensions from i on) */
+    int32_t mul[TOPO_MAX_DIMS], tstart[TOPO_MAX_DIMS + 1], tlen[TOPO_MAX_DIMS + 1];
+    uint8_t tight[TOPO_MAX_DIMS], single[TOPO_MAX_DIMS + 1];
+    /* bw: the rows of dimension i meet (the last dimension's list runs
+     * from its first value to its last), and that list rotated */
+    uint8_t wrap[TOPO_MAX_DIMS];
+    vlist_t rot, rest;
 } eng_t;
 
 static int clog3(int n)
@@ -161,67 +201,270 @@ static int circ(int f, int n)
     return f < n - f ? f : n - f;
 }
 
+/* --- compressed value lists -------------------------------------------- */
+
+/* The longest period (in ranges) compress looks for. */
+#define GMAX 16
+
+/* Append leaf {first, count} to l as a plain leaf: into the last group
+ * where that is one of plain leaves (reps 1), else a new one. */
+static void push_leaf(vlist_t *l, int32_t first, int32_t count)
+{
+    grp_t *g = l->ngr > 0 ? &l->gr[l->ngr - 1] : NULL;
+    l->lf[l->nlf] = (leaf_t){first, count};
+    if (NULL != g && l->ngr - 1 >= l->open0 && 1 == g->reps && g->leaf0 + g->nleaf == l->nlf) {
+        g->nleaf++;
+    } else {
+        l->gr[l->ngr++] = (grp_t){l->nlf, 1, 0, 1};
+    }
+    l->nlf++;
+}
+
+/* Append to l the leaves in[0..m) as groups: at each leaf, the period of
+ * 1..GMAX leaves whose copies (each leaf `stride` values after the one a
+ * period before, of its count) cover the most leaves beyond the first
+ * copy, greedily; a leaf that starts no such run stays plain. */
+static void compress(vlist_t *l, const leaf_t *in, int m)
+{
+    for (int i = 0; i < m;) {
+        int bg = 0, br = 1;
+        int64_t bsave = 0;
+        for (int g = 1; g <= GMAX && i + 2 * g <= m; g++) {
+            if (bg > 0 && 0 == g % bg && br * bg >= 4 * g) {
+                continue; /* a multiple of a long run's period: not longer, as a rule */
+            }
+            const int32_t P = in[i + g].first - in[i].first;
+            int r = 1;
+            while (i + (r + 1) * g <= m) {
+                const leaf_t *x = in + i + (r - 1) * g, *y = x + g;
+                int q = 0;
+                while (q < g && y[q].count == x[q].count && y[q].first == x[q].first + P) {
+                    q++;
+                }
+                if (q < g) {
+                    break;
+                }
+                r++;
+            }
+            if ((int64_t)(r - 1) * g > bsave) {
+                bsave = (int64_t)(r - 1) * g;
+                bg = g;
+                br = r;
+            }
+            if (i + br * bg >= m) {
+                break; /* it covers the rest */
+            }
+        }
+        if (br < 2) {
+            push_leaf(l, in[i].first, in[i].count);
+            i++;
+            continue;
+        }
+        const int32_t l0 = l->nlf;
+        for (int q = 0; q < bg; q++) {
+            l->lf[l->nlf++] = in[i + q];
+        }
+        l->gr[l->ngr++] = (grp_t){l0, bg, in[i + bg].first - in[i].first, br};
+        i += bg * br;
+    }
+}
+
+/* Leaves of the values v[0..m) (maximal runs of consecutive ones, in
+ * order) into out; returns how many. */
+static int to_leaves(const int *v, int m, leaf_t *out)
+{
+    int k = 0;
+    for (int j = 0; j < m; j++) {
+        if (k > 0 && out[k - 1].first + out[k - 1].count == v[j]) {
+            out[k - 1].count++;
+        } else {
+            out[k++] = (leaf_t){v[j], 1};
+        }
+    }
+    return k;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    const int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Copy j of group g of `in`, its leaves cut to [lo, hi] and mapped to
+ * c - v, onto out as plain leaves (in ascending order of c - v). */
+static void reflect_copy(vlist_t *out, const vlist_t *in, const grp_t *g, int64_t j, int32_t lo,
+                         int32_t hi, int32_t c)
+{
+    for (int q = g->nleaf - 1; q >= 0; q--) {
+        const leaf_t *L = &in->lf[g->leaf0 + q];
+        const int64_t a = L->first + j * g->stride, x0 = a > lo ? a : lo;
+        const int64_t x1 = a + L->count < (int64_t)hi + 1 ? a + L->count : (int64_t)hi + 1;
+        if (x0 < x1) {
+            push_leaf(out, (int32_t)(c - (x1 - 1)), (int32_t)(x1 - x0));
+        }
+    }
+}
+
+/* The values of groups [g0, g1) of `in` (ascending) that lie in [lo, hi],
+ * mapped to c - v, appended to out in ascending order: the groups from
+ * the last, a group's copies that lie wholly inside as one group (its
+ * leaves reversed, from its last such copy), the copies the bounds cut
+ * leaf by leaf. */
+static void reflect(vlist_t *out, const vlist_t *in, int g0, int g1, int32_t lo, int32_t hi,
+                    int32_t c)
+{
+    for (int gi = g1 - 1; gi >= g0; gi--) {
+        const grp_t *g = &in->gr[gi];
+        const leaf_t *L = &in->lf[g->leaf0];
+        const int64_t f0 = L[0].first, e0 = L[g->nleaf - 1].first + L[g->nleaf - 1].count;
+        const int64_t R = g->reps, P = g->stride;
+        int64_t jl, jh; /* the copies wholly inside */
+        if (1 == R) {
+            const int in1 = f0 >= lo && e0 - 1 <= hi;
+            jl = in1 ? 0 : 1;
+            jh = in1 ? 0 : 0;
+            if (!in1) {
+                if (e0 - 1 >= lo && f0 <= hi) {
+                    reflect_copy(out, in, g, 0, lo, hi, c);
+                }
+                continue;
+            }
+        } else {
+            jl = floor_div(lo - f0 + P - 1, P);
+            jh = floor_div(hi + 1 - e0, P);
+            jl = jl < 0 ? 0 : jl > R ? R : jl;
+            jh = jh < -1 ? -1 : jh > R - 1 ? R - 1 : jh;
+        }
+        if (jh + 1 < R && jh + 1 >= 0) {
+            reflect_copy(out, in, g, jh + 1, lo, hi, c);
+        }
+        if (jl <= jh) {
+            if (jl == jh) {
+                reflect_copy(out, in, g, jh, lo, hi, c);
+            } else {
+                const int32_t l0 = out->nlf;
+                for (int q = g->nleaf - 1; q >= 0; q--) {
+                    const int64_t a = L[q].first + jh * P;
+                    out->lf[out->nlf++] = (leaf_t){(int32_t)(c - (a + L[q].count - 1)), L[q].count};
+                }
+                out->gr[out->ngr++] = (grp_t){l0, g->nleaf, (int32_t)P, (int32_t)(jh - jl + 1)};
+            }
+        }
+        if (jl - 1 >= 0 && jl - 1 < R && jl - 1 < jh + 1) {
+            reflect_copy(out, in, g, jl - 1, lo, hi, c);
+        }
+    }
+}
+
 /* bw: the broadcast tree of one dimension (see the header comment). */
 static int plan_bw(dim_t *dm, topo_shift_fn fn)
 {
     const int n = dm->n;
     dm->s = clog3(n);
-    dm->lvl = malloc(sizeof(int) * (size_t)n);
-    dm->via = malloc(sizeof(int) * (size_t)n);
+    dm->lvl = malloc((size_t)n);
+    dm->via = malloc((size_t)n);
     if (!dm->lvl || !dm->via || dm->s > MAXSTEPS) {
         return TOPO_ENOMEM;
     }
-    for (int f = 0; f < n; f++) {
-        dm->lvl[f] = dm->via[f] = -1;
-    }
-    dm->lvl[0] = dm->s;
-    int *both = malloc(sizeof(int) * (size_t)n);
-    if (NULL == both) {
+    memset(dm->lvl, -1, (size_t)n);
+    memset(dm->via, -1, (size_t)n);
+    dm->lvl[0] = (int8_t)dm->s;
+    /* H: the offsets that joined after step t (the senders of step t),
+     * fresh: those that join at t, twice: those both shifts reach, as bit
+     * sets (read in ascending order, so that the reads of lvl and reach
+     * run along the offsets); reach: the shifts (bits) by which an offset
+     * not yet joined is reached at t */
+    const size_t words = ((size_t)n + 63) / 64;
+    uint64_t *inh = calloc(3 * words, sizeof(uint64_t)), *fresh = inh + words,
+             *twice = inh + 2 * words;
+    uint8_t *reach = calloc((size_t)n, 1);
+    if (NULL == inh || NULL == reach) {
+        free(inh);
+        free(reach);
         return TOPO_ENOMEM;
     }
+    int nh = 1, tail = n - 1;
+    inh[0] = 1;
+    long p3 = 1;
+    for (int i = 0; i < dm->s; i++) {
+        p3 *= 3;
+    }
+    if (p3 != n) { /* the offsets' lists, from which dim_list lists a transfer's */
+        dm->joined = malloc(sizeof(int) * (size_t)n);
+        if (NULL == dm->joined) {
+            free(inh);
+            free(reach);
+            return TOPO_ENOMEM;
+        }
+        dm->joined0[2 * dm->s] = n - 1;
+    }
     for (int t = dm->s - 1; t >= 0; t--) {
-        int load[2] = {0, 0}, nboth = 0;
-        plan_shifts(dm, n, t, 0, fn);
-        /* Offsets one shift reaches first, then those both reach (in one
-         * sweep: joining at t does not make an offset a sender at t), to
-         * the shift with fewer blocks so far, else the one whose sender is
-         * nearer the owner (for Trivance: f and -f take opposite shifts). */
-        for (int f = 0; f < n; f++) {
-            if (dm->lvl[f] >= 0) {
-                continue;
-            }
-            /* f - shift mod n (shifts are in [1, n): no division) */
-            int k = -1, nc = 0;
-            for (int j = 0; j < dm->nsh[t]; j++) {
-                const int from = f - dm->sh[t][j] < 0 ? f - dm->sh[t][j] + n : f - dm->sh[t][j];
-                if (dm->lvl[from] > t) {
-                    k = 0 == nc ? j : k;
-                    nc++;
+        int load[2] = {0, 0};
+        const int ns = plan_shifts(dm, n, t, 0, fn);
+        /* Offsets one shift reaches first, then those both reach (joining
+         * at t does not make an offset a sender at t), to the shift with
+         * fewer blocks so far, else the one whose sender is nearer the
+         * owner (for Trivance: f and -f take opposite shifts), in
+         * ascending order. */
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = inh[w]; bits; bits &= bits - 1) {
+                const int h = (int)(w * 64) + __builtin_ctzll(bits);
+                for (int j = 0; j < ns; j++) {
+                    const int f = h + dm->sh[t][j] >= n ? h + dm->sh[t][j] - n : h + dm->sh[t][j];
+                    /* not joined yet: no branch (which way is random) */
+                    const unsigned neg = (uint8_t)dm->lvl[f] >> 7;
+                    reach[f] |= (uint8_t)(neg << j);
+                    fresh[f >> 6] |= (uint64_t)neg << (f & 63);
                 }
             }
-            if (2 == nc) {
-                both[nboth++] = f;
-            } else if (1 == nc) {
-                load[k]++;
-                dm->lvl[f] = t;
-                dm->via[f] = k;
+        }
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = fresh[w]; bits; bits &= bits - 1) {
+                const int f = (int)(w * 64) + __builtin_ctzll(bits);
+                dm->lvl[f] = (int8_t)t;
+                nh++;
+                if (3 == reach[f]) {
+                    twice[w] |= (uint64_t)1 << (f & 63);
+                } else {
+                    const int k = 2 == reach[f];
+                    load[k]++;
+                    dm->via[f] = (int8_t)k;
+                }
+                reach[f] = 0;
             }
         }
-        for (int j = 0; j < nboth; j++) {
-            const int f = both[j];
-            const int f0 = f - dm->sh[t][0] < 0 ? f - dm->sh[t][0] + n : f - dm->sh[t][0];
-            const int f1 = f - dm->sh[t][1] < 0 ? f - dm->sh[t][1] + n : f - dm->sh[t][1];
-            const int k = load[0] != load[1] ? load[1] < load[0] : circ(f1, n) < circ(f0, n);
-            load[k]++;
-            dm->lvl[f] = t;
-            dm->via[f] = k;
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = twice[w]; bits; bits &= bits - 1) {
+                const int f = (int)(w * 64) + __builtin_ctzll(bits);
+                const int f0 = f - dm->sh[t][0] < 0 ? f - dm->sh[t][0] + n : f - dm->sh[t][0];
+                const int f1 = f - dm->sh[t][1] < 0 ? f - dm->sh[t][1] + n : f - dm->sh[t][1];
+                const int k = load[0] != load[1] ? load[1] < load[0] : circ(f1, n) < circ(f0, n);
+                load[k]++;
+                dm->via[f] = (int8_t)k;
+            }
+            twice[w] = 0;
+        }
+        /* the offsets that joined at t via each shift, ascending, before
+         * those of the later steps (joined, where it is kept) */
+        int at0 = tail - load[0] - load[1], at1 = tail - load[1];
+        tail = at0;
+        if (NULL != dm->joined) {
+            dm->joined0[2 * t] = at0;
+            dm->joined0[2 * t + 1] = at1;
+        }
+        for (size_t w = 0; w < words; w++) {
+            for (uint64_t bits = NULL != dm->joined ? fresh[w] : 0; bits; bits &= bits - 1) {
+                const int f = (int)(w * 64) + __builtin_ctzll(bits);
+                dm->joined[dm->via[f] ? at1++ : at0++] = f;
+            }
+            inh[w] |= fresh[w];
+            fresh[w] = 0;
         }
     }
-    free(both);
-    for (int f = 0; f < n; f++) {
-        if (dm->lvl[f] < 0) {
-            return TOPO_EINVAL; /* the shifts do not cover the ring */
-        }
+    free(inh);
+    free(reach);
+    if (nh != n) {
+        return TOPO_EINVAL; /* the shifts do not cover the ring */
     }
     /* Block order: for n = 3^s the sets are residue classes mod 3^(k+1), so
      * with the ternary digits of the coordinate reversed every set is one
@@ -229,10 +472,6 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     dm->inv = malloc(sizeof(int) * (size_t)n);
     if (NULL == dm->inv) {
         return TOPO_ENOMEM;
-    }
-    long p3 = 1;
-    for (int i = 0; i < dm->s; i++) {
-        p3 *= 3;
     }
     for (int q = 0; q < n; q++) {
         int v = q;
@@ -248,23 +487,22 @@ static int plan_bw(dim_t *dm, topo_shift_fn fn)
     if (p3 == n) {
         return TOPO_OK; /* digits reversed: values() scans */
     }
-    /* the offsets that joined at each step via each shift, ascending (a
-     * counting sort): values() lists a transfer's positions from them */
-    if (NULL == (dm->joined = malloc(sizeof(int) * (size_t)n))) {
+    /* and compressed, once per dimension: a transfer's list is one of
+     * them reflected about its coordinate (reflect) */
+    dm->jl.lf = malloc(sizeof(leaf_t) * (size_t)n);
+    dm->jl.gr = malloc(sizeof(grp_t) * (size_t)n);
+    leaf_t *lv = malloc(sizeof(leaf_t) * (size_t)n);
+    if (NULL == dm->jl.lf || NULL == dm->jl.gr || NULL == lv) {
+        free(lv);
         return TOPO_ENOMEM;
     }
-    memset(dm->joined0, 0, sizeof(dm->joined0));
-    for (int f = 1; f < n; f++) {
-        dm->joined0[2 * dm->lvl[f] + dm->via[f] + 1]++;
-    }
     for (int j = 0; j < 2 * dm->s; j++) {
-        dm->joined0[j + 1] += dm->joined0[j];
+        dm->jg0[j] = dm->jl.open0 = dm->jl.ngr;
+        const int m = to_leaves(dm->joined + dm->joined0[j], dm->joined0[j + 1] - dm->joined0[j], lv);
+        compress(&dm->jl, lv, m);
     }
-    int at[2 * MAXSTEPS];
-    memcpy(at, dm->joined0, sizeof(at));
-    for (int f = 1; f < n; f++) {
-        dm->joined[at[2 * dm->lvl[f] + dm->via[f]]++] = f;
-    }
+    dm->jg0[2 * dm->s] = dm->jl.ngr;
+    free(lv);
     return TOPO_OK;
 }
 
@@ -331,27 +569,13 @@ static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *c
         return m;
     }
     /* base and the coordinates are in [0, n): f = (b - v) mod n without a
-     * division (this loop is most of a rank's schedule on a large ring) */
+     * division (the step's dimension comes here only for n = 3^s: other
+     * sizes reflect its compressed lists, dim_list) */
     const int b = i == dim ? base : e->c[i];
-    const int *lvl = dm->lvl, *inv = dm->inv;
-    if (i == dim && NULL != dm->joined) {
-        /* inv is the identity: q = (b - f) mod n for the offsets f that
-         * joined at (t, k), ascending; ascending q takes those up to b,
-         * then those above it, each from the largest f down */
-        const int *f = dm->joined + dm->joined0[2 * t + k];
-        const int cnt = dm->joined0[2 * t + k + 1] - dm->joined0[2 * t + k];
-        int split = 0; /* f[0 .. split) <= b */
-        while (split < cnt && f[split] <= b) {
-            split++;
-        }
-        for (int j = split - 1; j >= 0; j--) {
-            out[m++] = b - f[j];
-        }
-        for (int j = cnt - 1; j >= split; j--) {
-            out[m++] = b - f[j] + n;
-        }
-    } else if (i == dim) {
-        const int *via = dm->via;
+    const int8_t *lvl = dm->lvl;
+    const int *inv = dm->inv;
+    if (i == dim) {
+        const int8_t *via = dm->via;
         for (int q = 0; q < n; q++) {
             const int f = b - inv[q] < 0 ? b - inv[q] + n : b - inv[q];
             if (lvl[f] == t && via[f] == k) {
@@ -371,15 +595,154 @@ static int values(eng_t *e, int i, int dim, int base, int t, int k, const int *c
     return m;
 }
 
+/* The value list of dimension i for a transfer (see values), compressed
+ * into e->lst[i]: in the step's dimension, where the offsets' lists are
+ * (joined), the list of (t, k) reflected about base (q = base - f for
+ * the offsets f up to base, then base + n - f for those above it, each
+ * in ascending q); otherwise values()'s, compressed.  The values are the
+ * coordinates' blocks (inv applied for the reduce-scatter or allgather
+ * alone).  Returns whether the list holds any value. */
+static int dim_list(eng_t *e, int i, int dim, int base, int t, int k, const int *cur)
+{
+    const dim_t *dm = &e->d[i];
+    vlist_t *l = &e->lst[i];
+    l->nlf = l->ngr = l->open0 = 0;
+    if (1 == dm->n) {
+        push_leaf(l, 0, 1);
+        return 1;
+    }
+    if (i == dim && NULL != dm->joined) {
+        const int g0 = dm->jg0[2 * t + k], g1 = dm->jg0[2 * t + k + 1];
+        reflect(l, &dm->jl, g0, g1, 0, base, base);
+        reflect(l, &dm->jl, g0, g1, base + 1, dm->n - 1, base + dm->n);
+        return l->nlf > 0;
+    }
+    const int m = values(e, i, dim, base, t, k, cur);
+    int *v = e->vals + e->voff[i];
+    if (e->prim != TOPO_PRIM_ALLREDUCE) {
+        for (int j = 0; j < m; j++) {
+            v[j] = dm->inv[v[j]];
+        }
+    }
+    compress(l, e->lv, to_leaves(v, m, e->lv));
+    return m > 0;
+}
+
+/* Emit the product of the lists of dimensions i.. (e->lst), `off` blocks
+ * on, with `depth` groups open: each group of dimension i's list a group
+ * run (a strided run where it is one leaf and the later dimensions are
+ * one range of mul blocks: a leaf of values is then one range of blocks),
+ * each leaf of it a group run of the later dimensions' product, mul
+ * blocks apart; past TOPO_RUN_DEPTH groups deep, copy by copy. */
+static void emit_list(eng_t *e, int i, const vlist_t *l, int32_t off, int depth);
+
+static void emit_dim(eng_t *e, int i, int32_t off, int depth)
+{
+    if (i == e->nd) {
+        topo_sched_range(e->s, off, 1);
+        return;
+    }
+    emit_list(e, i, &e->lst[i], off, depth);
+}
+
+/* The list l with its first leaf moved to its end, n values on (rot), or
+ * left out (rest): the last dimension's list across a row boundary. */
+static void rotate(vlist_t *out, const vlist_t *l, int n, int rot)
+{
+    out->nlf = out->ngr = out->open0 = 0;
+    for (int gi = 0; gi < l->ngr; gi++) {
+        const grp_t *g = &l->gr[gi];
+        const leaf_t *L = &l->lf[g->leaf0];
+        if (gi > 0) {
+            const int32_t l0 = out->nlf;
+            memcpy(&out->lf[l0], L, sizeof(*L) * (size_t)g->nleaf);
+            out->nlf += g->nleaf;
+            out->gr[out->ngr++] = (grp_t){l0, g->nleaf, g->stride, g->reps};
+            continue;
+        }
+        for (int q = 1; q < g->nleaf; q++) { /* copy 0 from its second leaf */
+            push_leaf(out, L[q].first, L[q].count);
+        }
+        if (g->reps >= 2) { /* copies 1.. */
+            const int32_t l0 = out->nlf;
+            for (int q = 0; q < g->nleaf; q++) {
+                out->lf[out->nlf++] = (leaf_t){L[q].first + g->stride, L[q].count};
+            }
+            out->gr[out->ngr++] = (grp_t){l0, g->nleaf, g->stride, g->reps - 1};
+        }
+    }
+    if (rot) {
+        push_leaf(out, l->lf[l->gr[0].leaf0].first + n, l->lf[l->gr[0].leaf0].count);
+    }
+}
+
+/* The last value of list l. */
+static int32_t list_last(const vlist_t *l)
+{
+    const grp_t *g = &l->gr[l->ngr - 1];
+    const leaf_t *L = &l->lf[g->leaf0 + g->nleaf - 1];
+    return L->first + L->count - 1 + (g->reps - 1) * g->stride;
+}
+
+static void emit_list(eng_t *e, int i, const vlist_t *l, int32_t off, int depth)
+{
+    topo_sched_t *s = e->s;
+    const int32_t m = e->mul[i], st = e->tstart[i + 1];
+    for (int gi = 0; gi < l->ngr && !s->err; gi++) {
+        const grp_t *g = &l->gr[gi];
+        const leaf_t *L = &l->lf[g->leaf0];
+        const int grouped = g->reps >= 2 && depth < TOPO_RUN_DEPTH;
+        if (e->tight[i] && 1 == g->nleaf) {
+            topo_sched_ranges(s, off + st + L[0].first * m, L[0].count * m, g->stride * m, g->reps);
+            continue;
+        }
+        const int32_t mark = grouped ? topo_sched_group_begin(s) : 0;
+        for (int j = 0; j < (grouped ? 1 : g->reps); j++) {
+            const int32_t o = off + j * g->stride * m;
+            const int d = depth + grouped;
+            for (int q = 0; q < g->nleaf; q++) {
+                if (e->tight[i]) {
+                    topo_sched_range(s, o + st + L[q].first * m, L[q].count * m);
+                } else if (L[q].count >= 2 && d < TOPO_RUN_DEPTH && e->wrap[i]) {
+                    /* rows whose last range meets the next row's first:
+                     * the first, then the rows from their second range
+                     * to the next row's first (merged), then the last
+                     * row from its second range */
+                    const vlist_t *in = &e->lst[i + 1];
+                    const int32_t mi = e->mul[i + 1], o2 = o + L[q].first * m;
+                    const leaf_t *h = &in->lf[in->gr[0].leaf0];
+                    topo_sched_range(s, o2 + h->first * mi, h->count * mi);
+                    const int32_t lm = topo_sched_group_begin(s);
+                    emit_list(e, i + 1, &e->rot, o2, d + 1);
+                    topo_sched_group_end(s, lm, m, L[q].count - 1);
+                    emit_list(e, i + 1, &e->rest, o2 + (L[q].count - 1) * m, d);
+                } else if (L[q].count >= 2 && d < TOPO_RUN_DEPTH) {
+                    const int32_t lm = topo_sched_group_begin(s);
+                    emit_dim(e, i + 1, o + L[q].first * m, d + 1);
+                    topo_sched_group_end(s, lm, m, L[q].count);
+                } else {
+                    for (int v = 0; v < L[q].count; v++) {
+                        emit_dim(e, i + 1, o + (L[q].first + v) * m, d);
+                    }
+                }
+            }
+        }
+        if (grouped) {
+            topo_sched_group_end(s, mark, g->stride * m, g->reps);
+        }
+    }
+}
+
 /* One transfer of the product of the value lists, blocks in ascending
  * position order: lane-major for allreduce, unit-major (the rank's block
  * of lane `lane` is rank * nl + lane) for the reduce-scatter or allgather
- * alone. */
+ * alone.  Emitted as the lists' product (emit_dim), so a transfer costs
+ * the entries of its compressed lists, not a builder call per block. */
 static void transfer(eng_t *e, int lane, int to, int kind, int dim, int base, int t, int k,
                      const int *cur)
 {
     for (int i = 0; i < e->nd; i++) {
-        if (0 == values(e, i, dim, base, t, k, cur)) {
+        if (!dim_list(e, i, dim, base, t, k, cur)) {
             return;
         }
     }
@@ -388,24 +751,31 @@ static void transfer(eng_t *e, int lane, int to, int kind, int dim, int base, in
     } else {
         topo_sched_recv(e->s, to, (topo_xfer_kind_t)kind, 0, 0);
     }
-    int idx[TOPO_MAX_DIMS] = {0};
-    for (;;) {
-        int b = 0;
-        for (int i = 0; i < e->nd; i++) {
-            int q = e->vals[e->voff[i] + idx[i]];
-            b += (e->prim == TOPO_PRIM_ALLREDUCE || e->d[i].n == 1 ? q : e->d[i].inv[q]) *
-                 e->d[i].stride;
-        }
-        b = e->prim == TOPO_PRIM_ALLREDUCE ? lane * e->n + b : b * e->nl + lane;
-        topo_sched_range(e->s, b, 1);
-        int i = e->nd - 1;
-        while (i >= 0 && ++idx[i] == e->nv[i]) {
-            idx[i--] = 0;
-        }
-        if (i < 0) {
-            break;
-        }
+    /* which later products are one range (tight: of mul blocks) */
+    e->single[e->nd] = 1;
+    e->tstart[e->nd] = 0;
+    e->tlen[e->nd] = 1;
+    for (int i = e->nd - 1; i >= 0; i--) {
+        const vlist_t *l = &e->lst[i];
+        e->tight[i] = e->single[i + 1] && e->tlen[i + 1] == e->mul[i];
+        e->single[i] = e->tight[i] && 1 == l->ngr && 1 == l->gr[0].reps && 1 == l->gr[0].nleaf;
+        e->tstart[i] = e->single[i] ? e->tstart[i + 1] + l->lf[0].first * e->mul[i] : 0;
+        e->tlen[i] = e->single[i] ? l->lf[0].count * e->mul[i] : 0;
     }
+    /* the last dimension's list from its first row's block to its last
+     * (rows that meet: emit_list rotates it, e->rot and e->rest) */
+    for (int i = 0; i < e->nd; i++) {
+        e->wrap[i] = 0;
+    }
+    const int nd = e->nd;
+    if (nd >= 2 && e->tight[nd - 1] && !e->tight[nd - 2] && 1 == e->mul[nd - 1] &&
+        0 == e->lst[nd - 1].lf[e->lst[nd - 1].gr[0].leaf0].first &&
+        list_last(&e->lst[nd - 1]) == e->d[nd - 1].n - 1 && e->lst[nd - 1].nlf >= 2) {
+        e->wrap[nd - 2] = 1;
+        rotate(&e->rot, &e->lst[nd - 1], e->d[nd - 1].n, 1);
+        rotate(&e->rest, &e->lst[nd - 1], e->d[nd - 1].n, 0);
+    }
+    emit_dim(e, 0, e->prim == TOPO_PRIM_ALLREDUCE ? lane * e->n : lane, 0);
 }
 
 /* The dimension (index into act) of lane l at step j, given the steps left. */
@@ -545,7 +915,16 @@ static void eng_free(eng_t *e)
         free(e->d[i].via);
         free(e->d[i].inv);
         free(e->d[i].joined);
+        free(e->d[i].jl.lf);
+        free(e->d[i].jl.gr);
+        free(e->lst[i].lf);
+        free(e->lst[i].gr);
     }
+    free(e->rot.lf);
+    free(e->rot.gr);
+    free(e->rest.lf);
+    free(e->rest.gr);
+    free(e->lv);
     free(e->vals);
     free(e->voff);
 }
@@ -591,6 +970,25 @@ int topo_gen_shift(topo_sched_t *s, const topo_gen_args_t *a, topo_shift_fn fn, 
     e.voff = malloc(sizeof(int) * (size_t)(e.nd + 1));
     e.vals = malloc(sizeof(int) * (size_t)total);
     int rc = (e.voff && e.vals) ? TOPO_OK : TOPO_ENOMEM;
+    if (!lat) { /* the compressed lists' scratch (a reflection adds a few leaves) */
+        int most = 1;
+        for (int i = 0; i < e.nd; i++) {
+            const size_t cap = 2 * (size_t)e.d[i].n + 4 * GMAX + 4;
+            e.lst[i].lf = malloc(sizeof(leaf_t) * cap);
+            e.lst[i].gr = malloc(sizeof(grp_t) * cap);
+            rc = e.lst[i].lf && e.lst[i].gr ? rc : TOPO_ENOMEM;
+            e.mul[i] = prim == TOPO_PRIM_ALLREDUCE ? e.d[i].stride : e.d[i].stride * nl;
+            most = e.d[i].n > most ? e.d[i].n : most;
+        }
+        e.lv = malloc(sizeof(leaf_t) * (size_t)most);
+        /* rot and rest: the last dimension's list, on grids */
+        const size_t cap = e.nd >= 2 ? 2 * (size_t)e.d[e.nd - 1].n + 4 * GMAX + 8 : 1;
+        e.rot.lf = malloc(sizeof(leaf_t) * cap);
+        e.rot.gr = malloc(sizeof(grp_t) * cap);
+        e.rest.lf = malloc(sizeof(leaf_t) * cap);
+        e.rest.gr = malloc(sizeof(grp_t) * cap);
+        rc = e.lv && e.rot.lf && e.rot.gr && e.rest.lf && e.rest.gr ? rc : TOPO_ENOMEM;
+    }
     for (int i = 0, off = 0; i < e.nd && TOPO_OK == rc; i++) {
         e.voff[i] = off;
         off += e.d[i].n;

@@ -92,6 +92,7 @@ void topo_sched_init(topo_sched_t *s, int size, int rank, int nblocks)
     s->rank = rank;
     s->nblocks = nblocks;
     s->nparts = 1;
+    s->gclose = -1;
     if (size < 1 || rank < 0 || rank >= size || nblocks < 0) {
         s->err = TOPO_EINVAL;
     }
@@ -189,8 +190,8 @@ static topo_xfer_t *add_xfer(topo_sched_t *s, int peer, topo_xfer_kind_t kind)
     if (0 == s->nsteps) {
         topo_sched_step(s);
     }
-    if (s->sealed && !s->err) {
-        s->err = TOPO_EINVAL; /* the template of a repeat is closed */
+    if ((s->sealed || s->gdepth > 0) && !s->err) {
+        s->err = TOPO_EINVAL; /* the template of a repeat is closed, or a group open */
     }
     if (!grow(s, (void **)&s->xfers, s->nxfers, &s->cap_xfers, sizeof(*s->xfers))) {
         return NULL;
@@ -233,6 +234,12 @@ static void add_entry(topo_sched_t *s, int32_t first, int32_t count)
     }
 }
 
+/* The count of an open group's second header entry (its stride and
+ * copies come with topo_sched_group_end). */
+#define TOPO_RUN_OPEN INT32_MIN
+
+static void group_append(topo_sched_t *s, topo_xfer_t *x, int first, int count);
+
 void topo_sched_range(topo_sched_t *s, int first, int count)
 {
     if (s->err) {
@@ -254,9 +261,13 @@ void topo_sched_range(topo_sched_t *s, int first, int count)
         return;
     }
     x->nblk += count;
-    if (0 == x->nranges) {
-        add_range(s, first, count);
+    if (0 == x->nranges || TOPO_RUN_OPEN == s->ranges[s->nranges - 1].count) {
+        add_range(s, first, count); /* the first, or a group's first */
         x->nranges += !s->err;
+        return;
+    }
+    if (s->gclose == s->nranges) { /* after a group run */
+        group_append(s, x, first, count);
         return;
     }
     topo_range_t *last = &s->ranges[s->nranges - 1];
@@ -525,6 +536,308 @@ static int holds_mapped(const topo_sched_t *s, const topo_xfer_t *x)
 {
     return x->kind != TOPO_XFER_COPY && x->kind != TOPO_XFER_REPEAT && x->nranges > 0 &&
            s->ranges[x->range0].count <= TOPO_RUN_MAPPED;
+}
+
+/* --- group runs ---------------------------------------------------------- */
+
+/* The entries the stored item at q takes (its entries end at `end`): a
+ * range, a strided run, or a closed group run with its body. */
+static int32_t item_len(const topo_range_t *rg, int32_t q, int32_t end)
+{
+    if (TOPO_RUN_GROUP == rg[q].count) {
+        return 2 + rg[q].first;
+    }
+    return q + 1 < end && rg[q + 1].count < TOPO_RUN_GROUP ? 2 : 1;
+}
+
+/* The first range of the (non-empty) closed items from q on. */
+static topo_range_t first_range(const topo_range_t *rg, int32_t q)
+{
+    while (TOPO_RUN_GROUP == rg[q].count) {
+        q += 2;
+    }
+    return rg[q];
+}
+
+/* The last range of the closed items [q, end) (non-empty), as the
+ * explicit form holds it. */
+static topo_range_t last_range(const topo_range_t *rg, int32_t q, int32_t end)
+{
+    int32_t at = q;
+    for (int32_t k = q; k < end; k += item_len(rg, k, end)) {
+        at = k;
+    }
+    if (TOPO_RUN_GROUP == rg[at].count) {
+        topo_range_t r = last_range(rg, at + 2, at + 2 + rg[at].first);
+        r.first += (rg[at + 1].count - 1) * rg[at + 1].first;
+        return r;
+    }
+    if (2 == item_len(rg, at, end)) {
+        return (topo_range_t){rg[at].first + (-rg[at + 1].count - 1) * rg[at + 1].first,
+                              rg[at].count};
+    }
+    return rg[at];
+}
+
+/* The blocks the closed items [q, end) hold, and the span [*lo, *hi)
+ * they lie in. */
+static int64_t items_blocks(const topo_range_t *rg, int32_t q, int32_t end, int64_t *lo, int64_t *hi)
+{
+    int64_t n = 0;
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    for (int32_t k = q; k < end;) {
+        const int32_t len = item_len(rg, k, end);
+        int64_t a, b, c, step, reps;
+        if (TOPO_RUN_GROUP == rg[k].count) {
+            c = items_blocks(rg, k + 2, k + len, &a, &b);
+            step = rg[k + 1].first;
+            reps = rg[k + 1].count;
+        } else {
+            a = rg[k].first;
+            b = a + rg[k].count;
+            c = rg[k].count;
+            step = 2 == len ? rg[k + 1].first : 0;
+            reps = 2 == len ? -rg[k + 1].count : 1;
+        }
+        const int64_t d = (reps - 1) * step;
+        a += d < 0 ? d : 0;
+        b += d > 0 ? d : 0;
+        *lo = a < *lo ? a : *lo;
+        *hi = b > *hi ? b : *hi;
+        n += c * reps;
+        k += len;
+    }
+    return n;
+}
+
+/* After the entries of the last transfer changed at its end: where they
+ * end with a closed group run (not inside an open one), note it for the
+ * next range (topo_sched_range: group_append). */
+static void fix_tail(topo_sched_t *s)
+{
+    s->gclose = -1;
+    if (0 == s->nxfers) {
+        return;
+    }
+    const topo_range_t *rg = s->ranges;
+    int32_t at = -1;
+    for (int32_t q = s->xfers[s->nxfers - 1].range0; q < s->nranges;) {
+        if (TOPO_RUN_GROUP == rg[q].count && TOPO_RUN_OPEN == rg[q + 1].count) {
+            q += 2; /* into an open group's body */
+            at = -1;
+            continue;
+        }
+        at = q;
+        q += item_len(rg, q, s->nranges);
+    }
+    if (at >= 0 && TOPO_RUN_GROUP == rg[at].count) {
+        s->gclose = s->nranges;
+        s->gclose_hdr = at;
+        s->glast = last_range(rg, at, s->nranges);
+    }
+}
+
+/* Append the closed items tmp[0..n) to the last transfer, every range
+ * `shift` blocks later, as they are: the caller knows that none meets
+ * the range before them. */
+static void append_items(topo_sched_t *s, const topo_range_t *tmp, int32_t n, int32_t shift)
+{
+    topo_xfer_t *x = &s->xfers[s->nxfers - 1];
+    for (int32_t q = 0; q < n && !s->err; q++) {
+        topo_range_t e = tmp[q];
+        if (TOPO_RUN_GROUP == e.count) {
+            add_entry(s, e.first, e.count);
+            add_entry(s, tmp[q + 1].first, tmp[q + 1].count);
+            q++;
+            continue;
+        }
+        add_entry(s, e.count < TOPO_RUN_GROUP ? e.first : e.first + shift, e.count);
+    }
+    if (s->err) {
+        return;
+    }
+    int64_t lo, hi;
+    x = &s->xfers[s->nxfers - 1];
+    x->nranges += n;
+    x->nblk += (int32_t)items_blocks(tmp, 0, n, &lo, &hi);
+    fix_tail(s);
+}
+
+/* Append the ranges of the closed items tmp[0..n), `shift` blocks later,
+ * one by one (topo_sched_range: merged as the explicit form merges). */
+static void emit_items(topo_sched_t *s, const topo_range_t *tmp, int32_t n, int32_t shift)
+{
+    const topo_xfer_t body = {.kind = TOPO_XFER_SEND, .range0 = 0, .nranges = n};
+    topo_range_iter_t it;
+    topo_range_t r;
+    for (topo_range_iter(&it, tmp, &body, 0); !s->err && topo_range_next(&it, &r);) {
+        topo_sched_range(s, r.first + shift, r.count);
+    }
+}
+
+int32_t topo_sched_group_begin(topo_sched_t *s)
+{
+    if (s->err) {
+        return -1;
+    }
+    topo_xfer_t *x = s->nxfers > 0 ? &s->xfers[s->nxfers - 1] : NULL;
+    if (NULL == x || s->sealed || s->mapped || x->kind == TOPO_XFER_COPY ||
+        x->kind == TOPO_XFER_REPEAT || s->gdepth >= TOPO_RUN_DEPTH) {
+        s->err = TOPO_EINVAL;
+        return -1;
+    }
+    /* the end of the range before the group (-1: none), kept in the
+     * header until the group closes */
+    int32_t prev = -1;
+    const int32_t mark = s->nranges;
+    if (x->nranges > 0 && TOPO_RUN_OPEN != s->ranges[mark - 1].count) {
+        /* a closed group's last range, a strided run's last copy, or a range */
+        const topo_range_t *e = &s->ranges[mark - 1];
+        const topo_range_t r = s->gclose == mark        ? s->glast
+                               : e->count < TOPO_RUN_GROUP ? (topo_range_t){e[-1].first + (-e->count - 1) * e->first, e[-1].count}
+                                                           : *e;
+        prev = r.first + r.count;
+    }
+    s->gmark[s->gdepth] = mark;
+    s->gnblk[s->gdepth] = x->nblk;
+    add_entry(s, prev, TOPO_RUN_GROUP);
+    add_entry(s, 0, TOPO_RUN_OPEN);
+    if (!s->err) {
+        s->gdepth++;
+        s->xfers[s->nxfers - 1].nranges += 2;
+    }
+    return mark;
+}
+
+void topo_sched_group_end(topo_sched_t *s, int32_t mark, int stride, int reps)
+{
+    if (s->err) {
+        return;
+    }
+    if (0 == s->gdepth || s->gmark[s->gdepth - 1] != mark || reps < 0) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    s->gdepth--;
+    topo_xfer_t *x = &s->xfers[s->nxfers - 1];
+    const int32_t nblk0 = s->gnblk[s->gdepth], q0 = mark + 2, len = s->nranges - q0;
+    const int32_t prev = s->ranges[mark].first;
+    int64_t lo, hi;
+    const int64_t blk = len > 0 ? items_blocks(s->ranges, q0, s->nranges, &lo, &hi) : 0;
+    const int64_t d = (int64_t)(reps - 1) * stride;
+    if (len > 0 && reps > 0 &&
+        (lo + (d < 0 ? d : 0) < 0 || hi + (d > 0 ? d : 0) > s->nblocks ||
+         nblk0 + blk * reps > INT32_MAX)) {
+        s->err = TOPO_EINVAL;
+        return;
+    }
+    const topo_range_t f = len > 0 ? first_range(s->ranges, q0) : (topo_range_t){0, 0};
+    const topo_range_t l = len > 0 ? last_range(s->ranges, q0, s->nranges) : f;
+    const int meets = prev == f.first;                   /* the range before it */
+    const int cross = l.first + l.count == f.first + stride; /* copy to copy */
+    if (len > 0 && reps >= 2 && !meets && !cross) {
+        s->ranges[mark] = (topo_range_t){len, TOPO_RUN_GROUP};
+        s->ranges[mark + 1] = (topo_range_t){stride, reps};
+        x->nblk = nblk0 + (int32_t)(blk * reps);
+        s->gclose = s->nranges;
+        s->gclose_hdr = mark;
+        s->glast = (topo_range_t){l.first + (reps - 1) * stride, l.count};
+        return;
+    }
+    /* stored apart: the body out, the header gone, and the copies again */
+    topo_range_t *tmp = len > 0 ? malloc(sizeof(*tmp) * (size_t)len) : NULL;
+    if (len > 0 && NULL == tmp) {
+        s->err = TOPO_ENOMEM;
+        return;
+    }
+    if (len > 0) {
+        memcpy(tmp, &s->ranges[q0], sizeof(*tmp) * (size_t)len);
+    }
+    s->nranges = mark;
+    x->nranges -= len + 2;
+    x->nblk = nblk0;
+    fix_tail(s);
+    if (0 == len || 0 == reps) {
+        free(tmp);
+        return;
+    }
+    /* the last item of the body, and whether it and the first are ranges */
+    int32_t at = 0;
+    for (int32_t k = 0; k < len; k += item_len(tmp, k, len)) {
+        at = k;
+    }
+    const int ends_plain = len >= 2 && 1 == item_len(tmp, 0, len) && tmp[0].count >= 0 &&
+                           at == len - 1 && tmp[at].count >= 0;
+    if (!cross || 1 == reps) {
+        /* the first copy one by one (it meets the range before), the
+         * rest a group */
+        if (meets) {
+            emit_items(s, tmp, len, 0);
+        } else {
+            append_items(s, tmp, len, 0);
+        }
+        if (reps >= 2) {
+            const int32_t m = topo_sched_group_begin(s);
+            append_items(s, tmp, len, stride);
+            topo_sched_group_end(s, m, stride, reps - 1);
+        }
+    } else if (1 == len && 1 == item_len(tmp, 0, len)) {
+        /* one range whose copies meet: one range */
+        topo_sched_range(s, f.first, (int32_t)blk * reps);
+    } else if (ends_plain) {
+        /* the copies meet where one's last range and the next's first
+         * merge: the first range, a group of the body from its second
+         * range on with the merged range last, then the last copy's
+         * body from its second range on */
+        topo_sched_range(s, f.first, f.count);
+        const int32_t m = topo_sched_group_begin(s);
+        append_items(s, tmp + 1, len - 2, 0);
+        topo_sched_range(s, l.first, l.count + f.count);
+        topo_sched_group_end(s, m, stride, reps - 1);
+        append_items(s, tmp + 1, len - 1, (reps - 1) * stride);
+    } else {
+        for (int i = 0; i < reps && !s->err; i++) {
+            emit_items(s, tmp, len, i * stride);
+        }
+    }
+    free(tmp);
+}
+
+/* The next range after a closed group run, `count` already in x's
+ * blocks: a range of its own, or, where it meets the group's last
+ * range, that copy split off the group and the range merged with it. */
+static void group_append(topo_sched_t *s, topo_xfer_t *x, int first, int count)
+{
+    s->gclose = -1;
+    if (s->glast.first + s->glast.count != first) {
+        add_range(s, first, count);
+        x->nranges += !s->err;
+        return;
+    }
+    const int32_t h = s->gclose_hdr, q0 = h + 2, len = s->nranges - q0;
+    const int32_t stride = s->ranges[h + 1].first, reps = s->ranges[h + 1].count;
+    topo_range_t *tmp = malloc(sizeof(*tmp) * (size_t)len);
+    if (NULL == tmp) {
+        s->err = TOPO_ENOMEM;
+        return;
+    }
+    memcpy(tmp, &s->ranges[q0], sizeof(*tmp) * (size_t)len);
+    int64_t lo, hi;
+    x->nblk -= count + (int32_t)items_blocks(tmp, 0, len, &lo, &hi);
+    if (reps > 2) {
+        s->ranges[h + 1].count = reps - 1;
+        s->gclose = s->nranges;
+        s->glast = last_range(s->ranges, h, s->nranges);
+    } else { /* one copy left: the body alone */
+        memmove(&s->ranges[h], &s->ranges[q0], sizeof(*tmp) * (size_t)len);
+        s->nranges -= 2;
+        x->nranges -= 2;
+        fix_tail(s);
+    }
+    emit_items(s, tmp, len, (reps - 1) * stride);
+    free(tmp);
+    topo_sched_range(s, first, count);
 }
 
 /* --- the compact form ---------------------------------------------------- */
@@ -852,13 +1165,13 @@ static void emit_one(topo_sched_t *s, int32_t xi, const topo_shift_t h, int64_t 
             s->xfers[yi].nblk = 0;
             s->xfers[yi].range0 = s->nranges;
         }
-        topo_run_t run = {0, 0, 0, 0};
-        for (int32_t q = 0, c = 0; (c < run.reps || q < cnt) && !s->err; c++) {
-            if (c >= run.reps) { /* the next stored run (its copies one by one) */
-                q += topo_run_at(s->ranges, r0 + q, r0 + cnt, &run);
-                c = 0;
-            }
-            const topo_range_t r = {run.first + c * run.stride, run.count};
+        /* the stored ranges one by one (the iterator re-pointed at the
+         * array each time: appending may move it) */
+        const topo_xfer_t keep = {.kind = TOPO_XFER_SEND, .range0 = r0, .nranges = cnt};
+        topo_range_iter_t it;
+        topo_range_t r;
+        for (topo_range_iter(&it, s->ranges, &keep, 0); !s->err && topo_range_next(&it, &r);
+             it.ranges = s->ranges) {
             int32_t wrap;
             const topo_range_t mr = moved_range(&h, &r, j, d, &wrap);
             const int32_t piece[2][2] = {{mr.first, mr.count - wrap}, {tile_of(&h, r.first), wrap}};
@@ -1267,19 +1580,25 @@ int topo_sched_compact(const topo_sched_t *s)
  * copies each counted). */
 static size_t logical_ranges(const topo_range_t *ranges, int32_t r0, int32_t n)
 {
-    size_t k = (size_t)n;
-    for (int32_t q = 0; q < n; q++) {
-        if (ranges[r0 + q].count <= TOPO_RUN_MAPPED) { /* its entries, for its ranges */
-            const int nax = TOPO_RUN_MAPPED - ranges[r0 + q].count;
+    size_t k = 0;
+    for (int32_t q = r0; q < r0 + n;) {
+        if (ranges[q].count <= TOPO_RUN_MAPPED) { /* a mapped run: its tuples */
+            const int nax = TOPO_RUN_MAPPED - ranges[q].count;
             size_t m = 1;
             for (int a = 1; a <= nax; a++) {
-                m *= (size_t)ranges[r0 + q + a].count;
+                m *= (size_t)ranges[q + a].count;
             }
-            k += m - 1 - (size_t)nax;
-            q += nax;
+            k += m;
+            q += 1 + nax;
             continue;
         }
-        k += ranges[r0 + q].count < 0 ? (size_t)(-ranges[r0 + q].count) - 2 : 0;
+        const int32_t len = item_len(ranges, q, r0 + n);
+        if (TOPO_RUN_GROUP == ranges[q].count) { /* a group run: its copies' */
+            k += (size_t)ranges[q + 1].count * logical_ranges(ranges, q + 2, len - 2);
+        } else {
+            k += 2 == len ? (size_t)(-ranges[q + 1].count) : 1;
+        }
+        q += len;
     }
     return k;
 }
@@ -1498,7 +1817,7 @@ int topo_sched_finish(topo_sched_t *s)
     if (s->err) {
         return s->err;
     }
-    if (s->nparts < 1) {
+    if (s->nparts < 1 || s->gdepth > 0) {
         return s->err = TOPO_EINVAL;
     }
     shrink((void **)&s->lanes, s->nlanes, &s->cap_lanes, sizeof(*s->lanes));

@@ -97,6 +97,11 @@ typedef struct {
     int32_t reps;
 } topo_run_t;
 
+/* The count of a group run's first entry, and how deep group runs nest
+ * (see Storage). */
+#define TOPO_RUN_GROUP (-1)
+#define TOPO_RUN_DEPTH 8
+
 typedef struct {
     int32_t peer;    /* communicator rank; own rank for TOPO_XFER_COPY */
     uint8_t kind;    /* topo_xfer_kind_t */
@@ -172,7 +177,14 @@ typedef struct {
  * copies, the i-th at first + i * stride.  The runs stand for exactly the
  * ranges topo_sched_range's explicit emission would hold (merged where
  * adjacent), so a range that would merge with a run's last copy splits
- * that copy off.  A copy's ranges and sources are plain entries.  Read the
+ * that copy off.  A group run (topo_sched_group_begin/end) is a header of
+ * two entries, {len, TOPO_RUN_GROUP} and {stride, reps} (reps >= 2), then
+ * the `len` entries of its body (ranges, strided runs, groups nested at
+ * most TOPO_RUN_DEPTH deep): the body's ranges, then the same again
+ * `stride` blocks later, reps times in all; like a strided run it stands
+ * for exactly the ranges the explicit emission holds (no two of its
+ * copies' ranges, nor its first and the range before it, adjacent).
+ * A copy's ranges and sources are plain entries.  Read the
  * ranges of a transfer through topo_range_iter / topo_range_next (or whole
  * runs, topo_run_next); the explicit form (topo_sched_expand) has no
  * strided or mapped entries, so there x->nranges entries are x's ranges.
@@ -226,6 +238,14 @@ typedef struct topo_sched {
     int err;        /* sticky: 0 or a TOPO_E* code from the builder */
     uint8_t mapped; /* the last transfer holds a mapped run: no range may
                        join it */
+    /* builder state of the group runs (topo_sched_group_begin): the open
+     * groups' header entries and their transfer's blocks before them; and
+     * where the last entry ends a closed group (gclose == nranges), its
+     * header and its last range as the explicit form holds it */
+    int32_t gdepth;
+    int32_t gmark[TOPO_RUN_DEPTH], gnblk[TOPO_RUN_DEPTH];
+    int32_t gclose, gclose_hdr;
+    topo_range_t glast;
 } topo_sched_t;
 
 /* Error codes of the core. */
@@ -264,6 +284,21 @@ void topo_sched_ranges(topo_sched_t *s, int first, int count, int stride, int re
  * between two passes. */
 void topo_sched_ranges_mod(topo_sched_t *s, int base, int n, int first, int count, int stride,
                            int reps);
+/* Groups of ranges.  topo_sched_group_begin opens a group in the last
+ * transfer and returns its mark; the ranges appended after it (by any
+ * of the calls above, and groups nested in it) are its body;
+ * topo_sched_group_end(s, mark, stride, reps) closes it: the transfer
+ * then holds the body's ranges, then the same `stride` blocks later,
+ * reps times in all (0: none) -- exactly the ranges the calls would
+ * have appended for each copy in turn.  Stored once as a group run (see
+ * Storage) where that is exact; where the explicit form would merge a
+ * copy's first range with the range before it or a copy's last with the
+ * next copy's first, those copies are stored apart (a single range's
+ * copies that meet merge into one).  Nested at most TOPO_RUN_DEPTH deep
+ * (TOPO_EINVAL beyond); every open group must be closed, innermost first,
+ * before the next transfer. */
+int32_t topo_sched_group_begin(topo_sched_t *s);
+void topo_sched_group_end(topo_sched_t *s, int32_t mark, int stride, int reps);
 /* Local copy of `count` blocks from `src_first` to `dst_first`. */
 void topo_sched_copy(topo_sched_t *s, int src_first, int dst_first, int count);
 /* A map for mapped runs: the n values val[0..n) (each >= 0) stored once
@@ -371,7 +406,7 @@ static inline const topo_xfer_t *topo_step_xfer(topo_step_view_t *v, int i,
  * returns the entries it takes (1, or 2 for a strided run). */
 static inline int topo_run_at(const topo_range_t *ranges, int32_t q, int32_t end, topo_run_t *run)
 {
-    const int strided = q + 1 < end && ranges[q + 1].count < 0;
+    const int strided = q + 1 < end && ranges[q + 1].count < TOPO_RUN_GROUP;
     run->first = ranges[q].first;
     run->count = ranges[q].count;
     run->stride = strided ? ranges[q + 1].first : 0;
@@ -382,13 +417,23 @@ static inline int topo_run_at(const topo_range_t *ranges, int32_t q, int32_t end
 /* The one way to read a transfer's ranges: the iterator over the ranges of
  * x (side 0) or the sources of a copy (side 1), `ranges` the array x
  * indexes (topo_step_view_t.ranges, or topo_sched_t.ranges). */
+/* An open group run of the iterator: its body's first entry and end,
+ * the end of the entries around it, its stride and copies, and the copy
+ * being read. */
+typedef struct {
+    int32_t q0, qend, outer, stride, reps, k;
+} topo_range_frame_t;
+
 typedef struct {
     const topo_range_t *ranges;
-    int32_t q, end; /* the next stored entry, the end of x's */
+    int32_t q, end; /* the next stored entry, the end of x's (or of the
+                       body of the innermost open group) */
     int32_t k;      /* the next copy of run */
     topo_run_t run;
     int32_t mq;                /* the mapped run being read (its first entry), or -1 */
     int32_t mi[TOPO_MAP_AXES]; /* ... the next tuple of its positions */
+    int32_t off, depth; /* the open groups' copies' offset, and how many */
+    topo_range_frame_t fr[TOPO_RUN_DEPTH];
 } topo_range_iter_t;
 
 /* The first entry of a mapped run (see Storage), at a run's start. */
@@ -406,19 +451,60 @@ static inline void topo_range_iter(topo_range_iter_t *it, const topo_range_t *ra
     it->k = 0;
     it->run = (topo_run_t){0, 0, 0, 0};
     it->mq = -1;
+    it->off = 0;
+    it->depth = 0;
+}
+
+/* Move the iterator to the start of the next stored run: into and out
+ * of group runs (their copies one after the other); 0 at the end. */
+static inline int topo_range_iter_step(topo_range_iter_t *it)
+{
+    for (;;) {
+        if (it->q >= it->end) {
+            if (0 == it->depth) {
+                return 0;
+            }
+            topo_range_frame_t *f = &it->fr[it->depth - 1];
+            if (++f->k < f->reps) { /* the body's next copy */
+                it->q = f->q0;
+                it->off += f->stride;
+            } else {
+                it->off -= (f->reps - 1) * f->stride;
+                it->q = f->qend;
+                it->end = f->outer;
+                it->depth--;
+            }
+            continue;
+        }
+        if (TOPO_RUN_GROUP != it->ranges[it->q].count) {
+            return 1;
+        }
+        topo_range_frame_t *f = &it->fr[it->depth++];
+        f->q0 = it->q + 2;
+        f->qend = f->q0 + it->ranges[it->q].first;
+        f->outer = it->end;
+        f->stride = it->ranges[it->q + 1].first;
+        f->reps = it->ranges[it->q + 1].count;
+        f->k = 0;
+        it->q = f->q0;
+        it->end = f->qend;
+    }
 }
 
 /* The next range, in wire order, into *r; 0 at the end. */
 static inline int topo_range_next(topo_range_iter_t *it, topo_range_t *r)
 {
     if (it->k >= it->run.reps) {
-        if (it->q >= it->end) {
+        if (!topo_range_iter_step(it)) {
             return 0;
         }
         if (it->ranges[it->q].count <= TOPO_RUN_MAPPED) {
-            return topo_range_next_mapped(it, r);
+            topo_range_next_mapped(it, r);
+            r->first += it->off;
+            return 1;
         }
         it->q += topo_run_at(it->ranges, it->q, it->end, &it->run);
+        it->run.first += it->off;
         it->k = 0;
     }
     r->first = it->run.first + it->k * it->run.stride;
@@ -427,21 +513,23 @@ static inline int topo_range_next(topo_range_iter_t *it, topo_range_t *r)
     return 1;
 }
 
-/* The next whole run into *run; 0 at the end (not mixed with
- * topo_range_next on one iterator).  A mapped run comes as its ranges,
- * each a run of one. */
+/* The next whole run into *run (a group run's copies one by one, each
+ * run of its body moved to the copy; a mapped run as its ranges, each a
+ * run of one); 0 at the end (not mixed with topo_range_next on one
+ * iterator). */
 static inline int topo_run_next(topo_range_iter_t *it, topo_run_t *run)
 {
-    if (it->q >= it->end) {
+    if (!topo_range_iter_step(it)) {
         return 0;
     }
     if (it->ranges[it->q].count <= TOPO_RUN_MAPPED) {
         topo_range_t r;
         topo_range_next_mapped(it, &r);
-        *run = (topo_run_t){r.first, r.count, 0, 1};
+        *run = (topo_run_t){r.first + it->off, r.count, 0, 1};
         return 1;
     }
     it->q += topo_run_at(it->ranges, it->q, it->end, run);
+    run->first += it->off;
     return 1;
 }
 

@@ -1179,6 +1179,282 @@ START_TEST(test_mapped_edges)
 }
 END_TEST
 
+/* A random program of ranges, strided runs and groups (nested), for
+ * test_group_equals_explicit: node i is a range {a, b}, a strided run
+ * {a, b, stride, reps}, or a group of the nodes [a, a + b) repeated
+ * (stride, reps). */
+typedef struct {
+    int kind; /* 0 range, 1 strided run, 2 group */
+    int a, b, stride, reps;
+    int next; /* the node after this one and its body */
+} gnode_t;
+
+typedef struct {
+    gnode_t n[64];
+    int len;
+    unsigned seed;
+} gprog_t;
+
+static int grand(gprog_t *g, int n)
+{
+    g->seed = g->seed * 1103515245u + 12345u;
+    return (int)((g->seed >> 8) % (unsigned)n);
+}
+
+/* Nodes for a body starting near *at: ranges that meet the one before
+ * or not, strided runs, groups of 0, 1 or more copies whose copies meet,
+ * overlap, run backwards or stand apart.  Returns the first node; *nn the
+ * count, *at moved past them (the span of one copy). */
+static int gen_body(gprog_t *g, int depth, int *at, int *nn)
+{
+    const int n = 1 + grand(g, 4), first = g->len;
+    *nn = 0;
+    for (int i = 0; i < n && g->len < 60; i++) {
+        const int gap = grand(g, 3); /* 0: meets the one before */
+        const int kind = depth < 3 ? grand(g, 3) : grand(g, 2);
+        const int k = g->len++;
+        (*nn)++;
+        gnode_t *x = &g->n[k];
+        x->kind = kind;
+        x->a = *at + gap;
+        if (0 == kind) {
+            x->b = 1 + grand(g, 3);
+            *at = x->a + x->b;
+        } else if (1 == kind) {
+            x->b = 1 + grand(g, 2);
+            x->reps = grand(g, 4);
+            x->stride = x->b + grand(g, 3);
+            *at = x->a + x->b + (x->reps > 0 ? x->reps - 1 : 0) * x->stride;
+        } else {
+            const int start = x->a;
+            int sub = start, m;
+            /* the body's nodes follow this one in g->n */
+            const int body = gen_body(g, depth + 1, &sub, &m);
+            x = &g->n[k];
+            x->a = body;
+            x->b = m;
+            const int span = sub - start, pick = grand(g, 6);
+            x->stride = 0 == pick ? span : 1 == pick ? span + 2 : 2 == pick ? span / 2 + 1
+                        : 3 == pick ? -(span + 3) : span + 1;
+            x->reps = grand(g, 5);
+            *at = sub + (x->reps > 1 ? (x->reps - 1) * (x->stride > 0 ? x->stride : 0) : 0);
+        }
+        g->n[k].next = g->len;
+    }
+    return first;
+}
+
+/* Emit nodes [i, i + n) of g, `off` blocks later: through the builder's
+ * compact calls, or range by range (explicit). */
+static void emit_prog(topo_sched_t *s, const gprog_t *g, int i, int n, int off, int explicit)
+{
+    for (int k = i, left = n; left > 0; left--) {
+        const gnode_t *x = &g->n[k];
+        if (0 == x->kind) {
+            topo_sched_range(s, x->a + off, x->b);
+        } else if (1 == x->kind) {
+            if (explicit) {
+                for (int r = 0; r < x->reps; r++) {
+                    topo_sched_range(s, x->a + off + r * x->stride, x->b);
+                }
+            } else {
+                topo_sched_ranges(s, x->a + off, x->b, x->stride, x->reps);
+            }
+        } else {
+            if (explicit) {
+                for (int r = 0; r < x->reps; r++) {
+                    emit_prog(s, g, x->a, x->b, off + r * x->stride, 1);
+                }
+            } else {
+                const int32_t m = topo_sched_group_begin(s);
+                emit_prog(s, g, x->a, x->b, off, 0);
+                topo_sched_group_end(s, m, x->stride, x->reps);
+            }
+        }
+        k = x->next;
+    }
+}
+
+/* Group runs (topo_sched_group_begin/end) hold exactly the ranges of
+ * their explicit emission, copy by copy: random programs of nested
+ * groups of 0, 1 and more copies, copies that meet (merged), overlap or
+ * run backwards, a first range that meets the range before, a range after
+ * that meets the last copy; each followed by a single-range receive.
+ * The expansion, the totals and the iterator's whole runs agree. */
+START_TEST(test_group_equals_explicit)
+{
+    int stored = 0;
+    for (unsigned seed = 1; seed <= 3000; seed++) {
+        gprog_t g = {.len = 0, .seed = seed};
+        int at = 1000 + grand(&g, 50), nn;
+        const int body = gen_body(&g, 0, &at, &nn);
+        const int tail = grand(&g, 3); /* 0: a range after that meets */
+        topo_sched_t x, c;
+        for (int form = 0; form < 2; form++) {
+            topo_sched_t *s = form ? &c : &x;
+            topo_sched_init(s, 3, 0, 4096);
+            s->runs = (uint8_t)(form && (seed & 1));
+            topo_sched_send(s, 1, 0, 0);
+            topo_sched_range(s, 40, 3);
+            emit_prog(s, &g, body, nn, 0, !form);
+            topo_range_t last = {0, 0};
+            if (!s->err && s->nranges > 0) {
+                topo_range_iter_t it;
+                topo_range_t r;
+                for (topo_range_iter(&it, s->ranges, &s->xfers[0], 0); topo_range_next(&it, &r);) {
+                    last = r;
+                }
+            }
+            if (0 == tail) {
+                topo_sched_range(s, last.first + last.count, 2);
+            } else if (1 == tail) {
+                topo_sched_range(s, 4000, 1);
+            }
+            topo_sched_recv(s, 2, TOPO_XFER_RECV_COPY, 4095, 1);
+        }
+        const int ex = topo_sched_finish(&x), cc = topo_sched_finish(&c);
+        char what[64];
+        snprintf(what, sizeof(what), "group program %u", seed);
+        ck_assert_msg((TOPO_OK == ex) == (TOPO_OK == cc), "%s: %d, explicitly %d", what, cc, ex);
+        if (TOPO_OK == ex) {
+            ck_assert_msg(!topo_sched_compact(&x), "%s: the explicit form", what);
+            expect_expanded(&c, &x, what, NULL, NULL);
+            /* whole runs: their copies are the ranges */
+            topo_range_iter_t it, ir;
+            topo_run_t run;
+            topo_range_t r;
+            topo_range_iter(&it, c.ranges, &c.xfers[0], 0);
+            topo_range_iter(&ir, c.ranges, &c.xfers[0], 0);
+            while (topo_run_next(&it, &run)) {
+                for (int k = 0; k < run.reps; k++) {
+                    ck_assert(topo_range_next(&ir, &r));
+                    ck_assert_int_eq(r.first, run.first + k * run.stride);
+                    ck_assert_int_eq(r.count, run.count);
+                }
+            }
+            ck_assert(!topo_range_next(&ir, &r));
+            ck_assert_int_eq(c.xfers[0].nblk, x.xfers[0].nblk);
+            stored += c.nranges < x.nranges;
+        }
+        topo_sched_free(&x);
+        topo_sched_free(&c);
+    }
+    ck_assert_msg(stored > 500, "only %d programs stored in fewer entries", stored);
+}
+END_TEST
+
+/* What the group builder refuses: a group end without its begin, or out
+ * of order, an open group at finish or before the next transfer, copies
+ * beyond the blocks, groups nested too deep, a group in a local copy;
+ * and the edges that are no group: 0 copies (nothing), 1 copy (the body). */
+START_TEST(test_group_edges)
+{
+    for (int bad = 0; bad < 7; bad++) {
+        topo_sched_t s;
+        topo_sched_init(&s, 2, 0, 64);
+        if (6 == bad) {
+            topo_sched_copy(&s, 0, 8, 2);
+        } else {
+            topo_sched_send(&s, 1, 0, 0);
+        }
+        int32_t m = topo_sched_group_begin(&s), m2;
+        switch (bad) {
+        case 0:
+            topo_sched_group_end(&s, m + 1, 4, 2);
+            break;
+        case 1:
+            m2 = topo_sched_group_begin(&s);
+            topo_sched_range(&s, 0, 1);
+            topo_sched_group_end(&s, m, 4, 2);
+            (void)m2;
+            break;
+        case 2:
+            topo_sched_range(&s, 0, 1);
+            break;
+        case 3:
+            topo_sched_range(&s, 0, 1);
+            topo_sched_send(&s, 1, 4, 1);
+            break;
+        case 4:
+            topo_sched_range(&s, 60, 2);
+            topo_sched_group_end(&s, m, 4, 2);
+            break;
+        case 5:
+            for (int d = 1; d <= TOPO_RUN_DEPTH; d++) {
+                topo_sched_group_begin(&s);
+            }
+            break;
+        default:
+            break;
+        }
+        ck_assert_msg(topo_sched_finish(&s) == TOPO_EINVAL, "case %d", bad);
+        topo_sched_free(&s);
+    }
+    for (int reps = 0; reps < 2; reps++) {
+        topo_sched_t s;
+        topo_sched_init(&s, 2, 0, 64);
+        topo_sched_send(&s, 1, 0, 0);
+        const int32_t m = topo_sched_group_begin(&s);
+        topo_sched_range(&s, 3, 2);
+        topo_sched_range(&s, 9, 1);
+        topo_sched_group_end(&s, m, 20, reps);
+        ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+        ck_assert_int_eq(s.nranges, 2 * reps);
+        ck_assert_int_eq(s.xfers[0].nblk, 3 * reps);
+        ck_assert(!topo_sched_compact(&s));
+        topo_sched_free(&s);
+    }
+    /* an empty body: nothing */
+    topo_sched_t s;
+    topo_sched_init(&s, 2, 0, 64);
+    topo_sched_send(&s, 1, 0, 0);
+    topo_sched_range(&s, 0, 1);
+    topo_sched_group_end(&s, topo_sched_group_begin(&s), 4, 5);
+    topo_sched_range(&s, 1, 1);
+    ck_assert_int_eq(topo_sched_finish(&s), TOPO_OK);
+    ck_assert_int_eq(s.nranges, 1);
+    ck_assert_int_eq(s.ranges[0].count, 2);
+    topo_sched_free(&s);
+}
+END_TEST
+
+
+/* The shift engine's bandwidth schedules (trivance_bw and Bruck's
+ * allreduce, Trivance's reduce_scatter and allgather) stay compact at
+ * N = 65,536: group runs hold the shift sets' periods of several ranges
+ * and the torus's products of rows, so a fallback to one entry per range
+ * (or per strided run) fails here; their totals count every range. */
+START_TEST(test_group_generators_compact)
+{
+    static const struct {
+        topo_prim_t prim;
+        const char *name;
+    } algos[] = {{TOPO_PRIM_ALLREDUCE, "trivance_bw"},
+                 {TOPO_PRIM_ALLREDUCE, "bruck"},
+                 {TOPO_PRIM_REDUCE_SCATTER, "trivance"},
+                 {TOPO_PRIM_ALLGATHER, "trivance"}};
+    static const char *topos[] = {"torus:65536", "torus:256x256"};
+    for (size_t k = 0; k < sizeof(topos) / sizeof(topos[0]); k++) {
+        topo_topology_t t = ut_topo(topos[k]);
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+            for (int rank = 0; rank < 65536; rank += 21845) {
+                topo_gen_args_t a = {algos[i].prim, 65536, rank, 0, &t};
+                topo_sched_t s;
+                ck_assert_int_eq(topo_algo_generate(ut_algo(algos[i].prim, algos[i].name), &a, &s),
+                                 TOPO_OK);
+                size_t ns, nx, nr;
+                topo_sched_totals(&s, &ns, &nx, &nr);
+                ck_assert_msg(topo_sched_bytes(&s) <= ((size_t)128 << 10) && nr >= (size_t)65535,
+                              "%s %s on %s rank %d: %zu bytes, %d entries for %zu ranges",
+                              topo_prim_name(algos[i].prim), algos[i].name, topos[k], rank,
+                              topo_sched_bytes(&s), s.nranges, nr);
+                topo_sched_free(&s);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("schedule");
@@ -1204,5 +1480,8 @@ int main(void)
     tcase_add_test(tc, test_strided_generators_compact);
     tcase_add_test(tc, test_mapped_equals_explicit);
     tcase_add_test(tc, test_mapped_edges);
+    tcase_add_test(tc, test_group_equals_explicit);
+    tcase_add_test(tc, test_group_edges);
+    tcase_add_test(tc, test_group_generators_compact);
     return ut_run_suite(s);
 }
