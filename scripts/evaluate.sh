@@ -8,7 +8,7 @@
 #                            [--min BYTES] [--max BYTES] [--factor F] [--reps N]
 #                            [--seconds S] [--no-calibrate] [--no-tuned-forced]
 #                            [--no-topo-forced] [--algos LIST] [--tuned-algos LIST]
-#                            [--out FILE] [--data DIR]
+#                            [--mca NAME VALUE]... [--out FILE] [--data DIR]
 #                            [--report-only] [--append] [--replace] [--drop] [--prefix P] [--net 10.N]
 #
 # For every setup (SHAPE@RATE: a testbed shape and its link rate, default
@@ -32,6 +32,9 @@
 # median over batches of one bench_allreduce run that spends about
 # --seconds (default 1.5) per size; the report takes the median over the
 # repetitions and gives the spread (max - min) / median of auto.
+# --mca NAME VALUE (repeatable) adds an MCA setting to every run of every
+# configuration, topo-calibrate's included (e.g. a TCP BTL setting, to see
+# what the emulation's transport changes).
 #
 # Writes --data (default docs/bench/evaluation): times.csv (setup, rate,
 # primitive, configuration, repetition, bytes, seconds), predicted.csv (the
@@ -83,6 +86,7 @@ prims="allreduce reduce_scatter_block allgather bcast reduce alltoall"
 min=65536 max=16777216 factor=4 reps=3 seconds=1.5
 prefix=ev tbnet=""
 calibrate=1 tuned_forced=1 topo_forced=1 report_only=0 append=0 replace=0 drop=0 algos="" tuned_only=""
+user_mca=()
 out=$root/docs/EVALUATION.md
 data=$root/docs/bench/evaluation
 
@@ -106,6 +110,11 @@ while [ $# -gt 0 ]; do
     --no-tuned-forced) tuned_forced=0 ;;
     --no-topo-forced) topo_forced=0 ;;
     --algos) algos=" ${2//,/ } " && shift ;;
+    --mca)
+        [ $# -ge 3 ] || die "--mca needs a name and a value"
+        [[ $2 =~ ^[a-z][a-z0-9_]*$ ]] || die "--mca: not an MCA parameter name: '$2'"
+        user_mca+=(--mca "$2" "$3") && shift 2
+        ;;
     --tuned-algos) tuned_only=" ${2//,/ } " && shift ;;
     --report-only) report_only=1 ;;
     --append) append=1 ;;
@@ -261,7 +270,7 @@ run() {
     done_runs=$((done_runs + 1))
     printf 'evaluate: [%d/%d, %d s] %s@%s %s %s (repetition %d)\n' "$done_runs" "$total" \
         $((SECONDS - t_start)) "$setup" "$rate" "$prim" "$config" "$rep" >&2
-    "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 1800 "$@" -- \
+    "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 1800 "$@" ${user_mca[@]+"${user_mca[@]}"} -- \
         "$wrapper" $((min / per)) $((max / per)) "$prim" >"$log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then
         echo "evaluate: $setup@$rate $prim $config failed (status $rc): $log" >&2
@@ -316,7 +325,7 @@ for setup_rate in $setups; do
     calmca=""
     if [ $calibrate = 1 ]; then
         calog=$logs/calibrate-${setup//[:x]/_}-$rate-run$run_no.log
-        "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 600 -- "$cal" --quick >"$calog" 2>&1 ||
+        "${tb[@]}" run --prefix "$prefix" --component-dir "$comp" --timeout 600 ${user_mca[@]+"${user_mca[@]}"} -- "$cal" --quick >"$calog" 2>&1 ||
             echo "evaluate: topo-calibrate failed on $setup@$rate ($calog): no auto-cal" >&2
         calmca=$(grep -m 1 '^ --mca coll_topo_' "$calog" || true)
     fi
