@@ -756,29 +756,53 @@ static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t 
     return TOPO_OK == rc ? bfb_step(s, b, self, nbr, nnb, D, 0) : rc;
 }
 
-/* The steps of one phase at this rank: the reduce-scatter (rs: b's
- * allgather reversed) or the allgather. */
-static int phase(topo_sched_t *s, const bfb_t *b, int rank, int rs)
+/* This rank's steps of `mode`: the reduce-scatter (bt's allgather
+ * reversed) and, or, the allgather (b's).  The receivers' sides (rx_init,
+ * O(N) each) depend on the distances and links only, not on K, and on a
+ * grid bt's are b's (a grid is its own transpose): an allreduce there
+ * initialises them once for both phases (solve recomputes each step's
+ * assignment). */
+static int phases(topo_sched_t *s, const bfb_t *b, const bfb_t *bt, int rank, topo_prim_t mode)
 {
     bfb_rx_t self, nbr[BFB_MAX_OUT];
-    int nb[BFB_MAX_OUT], nnb = 0;
+    int nb[BFB_MAX_OUT], nnb = 0, ready = 0, rc = TOPO_OK;
+    memset(&self, 0, sizeof(self));
     memset(nbr, 0, sizeof(nbr));
-    int rc = rx_init(b, &self, rank);
-    if (TOPO_OK == rc) {
-        nnb = neighbours_dir(b, rank, nb, NULL, 1);
-        for (int i = 0; i < nnb; i++) {
-            rc = TOPO_OK == rc ? rx_init(b, &nbr[i], nb[i]) : rc;
+    for (int rs = 1; TOPO_OK == rc && rs >= 0; rs--) {
+        const bfb_t *p = rs ? bt : b;
+        if ((rs && TOPO_PRIM_ALLGATHER == mode) || (!rs && TOPO_PRIM_REDUCE_SCATTER == mode)) {
+            continue;
         }
-    }
-    if (TOPO_OK == rc && ring_repeats(b)) {
-        rc = ring_phase(s, b, &self, nbr, nnb, rs);
-    } else if (rs) {
-        for (int st = b->diam; TOPO_OK == rc && st >= 1; st--) {
-            rc = bfb_step(s, b, &self, nbr, nnb, st, 1);
+        if (ready && NULL != b->g) { /* a graph's transpose: its own sides */
+            rx_free(&self);
+            for (int i = 0; i < nnb; i++) {
+                rx_free(&nbr[i]);
+            }
+            memset(&self, 0, sizeof(self));
+            memset(nbr, 0, sizeof(nbr));
+            nnb = 0;
+            ready = 0;
         }
-    } else {
-        for (int st = 1; TOPO_OK == rc && st <= b->diam; st++) {
-            rc = bfb_step(s, b, &self, nbr, nnb, st, 0);
+        if (!ready) {
+            rc = rx_init(p, &self, rank);
+            if (TOPO_OK == rc) {
+                nnb = neighbours_dir(p, rank, nb, NULL, 1);
+                for (int i = 0; i < nnb; i++) {
+                    rc = TOPO_OK == rc ? rx_init(p, &nbr[i], nb[i]) : rc;
+                }
+            }
+            ready = 1;
+        }
+        if (TOPO_OK == rc && ring_repeats(p)) {
+            rc = ring_phase(s, p, &self, nbr, nnb, rs);
+        } else if (rs) {
+            for (int st = p->diam; TOPO_OK == rc && st >= 1; st--) {
+                rc = bfb_step(s, p, &self, nbr, nnb, st, 1);
+            }
+        } else {
+            for (int st = 1; TOPO_OK == rc && st <= p->diam; st++) {
+                rc = bfb_step(s, p, &self, nbr, nnb, st, 0);
+            }
         }
     }
     rx_free(&self);
@@ -834,12 +858,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
     }
     if (b.diam > 0) {
         topo_sched_lane(s);
-        if (mode != TOPO_PRIM_ALLGATHER) {
-            rc = phase(s, &bt, a->rank, 1);
-        }
-        if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
-            rc = phase(s, &b, a->rank, 0);
-        }
+        rc = phases(s, &b, &bt, a->rank, mode);
     }
     bfb_free(&b);
     if (TOPO_OK != rc) {
