@@ -681,27 +681,128 @@ static int setup_parts(bfb_t *b)
     return rc;
 }
 
-/* The steps of one phase at this rank: the reduce-scatter (rs: b's
- * allgather reversed) or the allgather. */
-static int phase(topo_sched_t *s, const bfb_t *b, int rank, int rs)
+/* A ring (one periodic dimension, rank 0's tables translated) of at
+ * least 5 ranks with at least 3 steps: its steps 1 .. D - 1 are one step
+ * with shifting blocks (below). */
+static int ring_repeats(const bfb_t *b)
+{
+    return NULL == b->g && NULL != b->dist0 && 1 == b->nd && b->n >= 5 && b->diam >= 3;
+}
+
+/* One phase on a ring, its steps 1 .. D - 1 stored once.  In those steps
+ * every receiver u has two sources, u + t over in-link 0 (from u + 1) and
+ * u - t over in-link 1 (from u - 1), each wholly on its one eligible link
+ * (only step D, on an even ring, splits the one source u + N / 2 between
+ * both).  So this rank x's transfers of step t are, in bfb_step's order,
+ * the allgather's: send to x + 1 shard x + 1 - t, send to x - 1 shard
+ * x - 1 + t, receive from x + 1 shard x + t, from x - 1 shard x - t; the
+ * reduce-scatter's (step t reversed): send to x + 1 shard x + t, to x - 1
+ * shard x - t, receive from x + 1 shard x + 1 - t, from x - 1 shard
+ * x - 1 + t.  From one step to the next (t + 1 in the allgather, t - 1 in
+ * the reduce-scatter) the shards move by -1, +1, +1, -1 in both: K blocks
+ * each, modulo the N K blocks, and the peers stay.  Steps 1 and D (and
+ * D - 1, the reduce-scatter's template) are solved and emitted as in
+ * general; topo_sched_repeat stores the explicit steps if a repetition
+ * did not keep its form, so the schedule is the explicit one either way. */
+static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t *nbr, int nnb,
+                      int rs)
+{
+    const int D = b->diam, NK = b->n * b->K;
+    const topo_shift_t dn = {0, -b->K, 0, NK, 1, 0, 0}, up = {0, b->K, 0, NK, 1, 0, 0};
+    const topo_shift_t sh[4] = {dn, up, up, dn};
+    int rc = TOPO_OK;
+    if (rs) {
+        rc = bfb_step(s, b, self, nbr, nnb, D, 1);
+        rc = TOPO_OK == rc ? bfb_step(s, b, self, nbr, nnb, D - 1, 1) : rc;
+        if (TOPO_OK == rc) {
+            topo_sched_repeat(s, 1, D - 2, sh, 4);
+        }
+        return rc;
+    }
+    /* The allgather's receives may be direct, which a repetition keeps
+     * only where ranges moving differently stay apart over the run: their
+     * windows (what each can cover) disjoint (topo_sched_repeat).  So the
+     * shards moving up (x - 1 + t sent, x + t received) share one window,
+     * those moving down (x + 1 - t sent, x - t received) another, each
+     * exactly the shards they pass over in a run, and a run lasts while
+     * neither family wraps (N - 1 to 0) nor straddles the wrap.  From step
+     * 2 on the windows are apart: a shard of both would need t + t' to be
+     * 0, 1 or 2 modulo N for steps t, t' in 2 .. D - 1 (4 <= t + t' <=
+     * N - 2).  Step 1 (x's own shard sent both ways) is emitted alone; at
+     * most 5 runs follow. */
+    const int x = s->rank, N = b->n, K = b->K;
+    rc = bfb_step(s, b, self, nbr, nnb, 1, 0);
+    for (int t0 = 2; TOPO_OK == rc && t0 <= D - 1;) {
+        rc = bfb_step(s, b, self, nbr, nnb, t0, 0);
+        int t1 = t0; /* the run's last step */
+        const int s1 = (x - 1 + t0 + N) % N, s0 = ((x + 1 - t0) % N + N) % N;
+        for (int straddles = N - 1 == s1 || 0 == s0; !straddles;) {
+            const int v0 = ((x + 1 - t1) % N + N) % N, v1 = (x - 1 + t1 + N) % N;
+            const int v2 = (v1 + 1) % N, v3 = (v0 - 1 + N) % N;
+            if (t1 + 1 > D - 1 || N - 1 == v2 || 0 == v3) {
+                break; /* the last step, or a family straddling the wrap next */
+            }
+            t1++;
+        }
+        const int lo_up = (x - 1 + t0 + N) % N, lo_dn = ((x - t1) % N + N) % N;
+        const int w = (t1 - t0 + 2) * K;
+        const topo_shift_t up = {0, K, lo_up * K, w, 1, 0, 0}, dn = {0, -K, lo_dn * K, w, 1, 0, 0};
+        const topo_shift_t run[4] = {dn, up, up, dn};
+        if (TOPO_OK == rc) {
+            topo_sched_repeat(s, 1, t1 - t0, run, 4);
+        }
+        t0 = t1 + 1;
+    }
+    return TOPO_OK == rc ? bfb_step(s, b, self, nbr, nnb, D, 0) : rc;
+}
+
+/* This rank's steps of `mode`: the reduce-scatter (bt's allgather
+ * reversed) and, or, the allgather (b's).  The receivers' sides (rx_init,
+ * O(N) each) depend on the distances and links only, not on K, and on a
+ * grid bt's are b's (a grid is its own transpose): an allreduce there
+ * initialises them once for both phases (solve recomputes each step's
+ * assignment). */
+static int phases(topo_sched_t *s, const bfb_t *b, const bfb_t *bt, int rank, topo_prim_t mode)
 {
     bfb_rx_t self, nbr[BFB_MAX_OUT];
-    int nb[BFB_MAX_OUT], nnb = 0;
+    int nb[BFB_MAX_OUT], nnb = 0, ready = 0, rc = TOPO_OK;
+    memset(&self, 0, sizeof(self));
     memset(nbr, 0, sizeof(nbr));
-    int rc = rx_init(b, &self, rank);
-    if (TOPO_OK == rc) {
-        nnb = neighbours_dir(b, rank, nb, NULL, 1);
-        for (int i = 0; i < nnb; i++) {
-            rc = TOPO_OK == rc ? rx_init(b, &nbr[i], nb[i]) : rc;
+    for (int rs = 1; TOPO_OK == rc && rs >= 0; rs--) {
+        const bfb_t *p = rs ? bt : b;
+        if ((rs && TOPO_PRIM_ALLGATHER == mode) || (!rs && TOPO_PRIM_REDUCE_SCATTER == mode)) {
+            continue;
         }
-    }
-    if (rs) {
-        for (int st = b->diam; TOPO_OK == rc && st >= 1; st--) {
-            rc = bfb_step(s, b, &self, nbr, nnb, st, 1);
+        if (ready && NULL != b->g) { /* a graph's transpose: its own sides */
+            rx_free(&self);
+            for (int i = 0; i < nnb; i++) {
+                rx_free(&nbr[i]);
+            }
+            memset(&self, 0, sizeof(self));
+            memset(nbr, 0, sizeof(nbr));
+            nnb = 0;
+            ready = 0;
         }
-    } else {
-        for (int st = 1; TOPO_OK == rc && st <= b->diam; st++) {
-            rc = bfb_step(s, b, &self, nbr, nnb, st, 0);
+        if (!ready) {
+            rc = rx_init(p, &self, rank);
+            if (TOPO_OK == rc) {
+                nnb = neighbours_dir(p, rank, nb, NULL, 1);
+                for (int i = 0; i < nnb; i++) {
+                    rc = TOPO_OK == rc ? rx_init(p, &nbr[i], nb[i]) : rc;
+                }
+            }
+            ready = 1;
+        }
+        if (TOPO_OK == rc && ring_repeats(p)) {
+            rc = ring_phase(s, p, &self, nbr, nnb, rs);
+        } else if (rs) {
+            for (int st = p->diam; TOPO_OK == rc && st >= 1; st--) {
+                rc = bfb_step(s, p, &self, nbr, nnb, st, 1);
+            }
+        } else {
+            for (int st = 1; TOPO_OK == rc && st <= p->diam; st++) {
+                rc = bfb_step(s, p, &self, nbr, nnb, st, 0);
+            }
         }
     }
     rx_free(&self);
@@ -757,12 +858,7 @@ static int gen_bfb(topo_sched_t *s, const topo_gen_args_t *a, topo_prim_t mode)
     }
     if (b.diam > 0) {
         topo_sched_lane(s);
-        if (mode != TOPO_PRIM_ALLGATHER) {
-            rc = phase(s, &bt, a->rank, 1);
-        }
-        if (TOPO_OK == rc && mode != TOPO_PRIM_REDUCE_SCATTER) {
-            rc = phase(s, &b, a->rank, 0);
-        }
+        rc = phases(s, &b, &bt, a->rank, mode);
     }
     bfb_free(&b);
     if (TOPO_OK != rc) {

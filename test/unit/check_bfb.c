@@ -327,6 +327,47 @@ static char *dump(const topo_sched_t *s)
  * from the distances (its dump: every step's transfers, peers and
  * ranges; and each transfer's block count and in-place receive), on tori
  * of odd and even sides, 1-4 dimensions. */
+/* rank r's schedule of bfb's primitive `prim` on `name` (of p ranks) with
+ * the translated tables (and so, on a ring, the repeated steps) and
+ * without (every step explicit): the same logical schedule, its dump
+ * (every step's transfers, peers and ranges) and each transfer's block
+ * count and in-place receive. */
+static void same_both_ways(const topo_topology_t *t, const char *name, int p, topo_prim_t prim,
+                           int r)
+{
+    const topo_algo_t *al = ut_algo(prim, "bfb");
+    topo_gen_args_t a = {prim, p, r, 0, t};
+    topo_sched_t s[2];
+    for (int way = 0; way < 2; way++) {
+        const int old = topo_bfb_translate(way);
+        ck_assert_int_eq(topo_algo_generate(al, &a, &s[way]), TOPO_OK);
+        topo_bfb_translate(old);
+    }
+    ck_assert(s[0].nblocks == s[1].nblocks && s[0].nparts == s[1].nparts &&
+              s[0].nlanes == s[1].nlanes && topo_sched_depth(&s[0]) == topo_sched_depth(&s[1]));
+    char *d0 = dump(&s[0]), *d1 = dump(&s[1]);
+    ck_assert_msg(0 == strcmp(d0, d1), "bfb %s on %s rank %d: translated differs",
+                  topo_prim_name(prim), name, r);
+    free(d0);
+    free(d1);
+    for (int st = 0; st < topo_sched_depth(&s[0]); st++) {
+        topo_step_view_t v0, v1;
+        topo_sched_step_at(&s[0], 0, st, &v0);
+        topo_sched_step_at(&s[1], 0, st, &v1);
+        ck_assert_int_eq(v0.nxfers, v1.nxfers);
+        for (int i = 0; i < v0.nxfers; i++) {
+            const topo_range_t *g0, *g1;
+            const topo_xfer_t *x0 = topo_step_xfer(&v0, i, &g0), *x1 = topo_step_xfer(&v1, i, &g1);
+            ck_assert(x0->direct == x1->direct && x0->nblk == x1->nblk);
+        }
+    }
+    topo_sched_free(&s[0]);
+    topo_sched_free(&s[1]);
+}
+
+/* On a torus every receiver's distances and eligible in-links are rank
+ * 0's translated (algo_bfb.c): every rank's schedule is the one computed
+ * from the distances, on tori of odd and even sides, 1-4 dimensions. */
 START_TEST(test_bfb_translated)
 {
     static const char *const tori[] = {"torus:5",     "torus:4x4",   "torus:8x8",
@@ -336,39 +377,50 @@ START_TEST(test_bfb_translated)
         const topo_topology_t t = ut_topo(tori[g]);
         const int p = topo_topology_size(&t);
         for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
-            const topo_algo_t *al = ut_algo(prims[k], "bfb");
             for (int r = 0; r < p; r++) {
-                topo_gen_args_t a = {prims[k], p, r, 0, &t};
-                topo_sched_t s[2];
-                for (int way = 0; way < 2; way++) {
-                    const int old = topo_bfb_translate(way);
-                    ck_assert_int_eq(topo_algo_generate(al, &a, &s[way]), TOPO_OK);
-                    topo_bfb_translate(old);
-                }
-                ck_assert(s[0].nblocks == s[1].nblocks && s[0].nparts == s[1].nparts &&
-                          s[0].nlanes == s[1].nlanes &&
-                          topo_sched_depth(&s[0]) == topo_sched_depth(&s[1]));
-                char *d0 = dump(&s[0]), *d1 = dump(&s[1]);
-                ck_assert_msg(0 == strcmp(d0, d1), "bfb %s on %s rank %d: translated differs",
-                              topo_prim_name(prims[k]), tori[g], r);
-                free(d0);
-                free(d1);
-                for (int st = 0; st < topo_sched_depth(&s[0]); st++) {
-                    topo_step_view_t v0, v1;
-                    topo_sched_step_at(&s[0], 0, st, &v0);
-                    topo_sched_step_at(&s[1], 0, st, &v1);
-                    ck_assert_int_eq(v0.nxfers, v1.nxfers);
-                    for (int i = 0; i < v0.nxfers; i++) {
-                        const topo_range_t *g0, *g1;
-                        const topo_xfer_t *x0 = topo_step_xfer(&v0, i, &g0),
-                                          *x1 = topo_step_xfer(&v1, i, &g1);
-                        ck_assert(x0->direct == x1->direct && x0->nblk == x1->nblk);
-                    }
-                }
-                topo_sched_free(&s[0]);
-                topo_sched_free(&s[1]);
+                same_both_ways(&t, tori[g], p, prims[k], r);
             }
         }
+    }
+}
+END_TEST
+
+/* A ring's steps 1 .. D - 1 are stored as repeated steps (algo_bfb.c,
+ * ring_phase): expanded, every rank's schedule is the explicit one (the
+ * generator without the translated tables emits every step), on rings
+ * of odd and even sizes where the shards wrap at every rank's own steps;
+ * and at N = 65,536 (32,768 steps a phase) it is compact and small: a
+ * fallback to the explicit form (some 4.8 MiB) fails the bound. */
+START_TEST(test_bfb_ring_repeated)
+{
+    static const char *const rings[] = {"torus:6",  "torus:7",  "torus:8",   "torus:9",
+                                        "torus:10", "torus:33", "torus:64", "torus:257"};
+    for (size_t g = 0; g < sizeof(rings) / sizeof(rings[0]); g++) {
+        const topo_topology_t t = ut_topo(rings[g]);
+        const int p = topo_topology_size(&t);
+        for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+            for (int r = 0; r < p; r++) {
+                same_both_ways(&t, rings[g], p, prims[k], r);
+            }
+        }
+    }
+    const topo_topology_t t = ut_topo("torus:65536");
+    static const int ranks[] = {0, 1, 2, 12345, 32767, 32768, 65534, 65535};
+    for (size_t k = 0; k < sizeof(prims) / sizeof(prims[0]); k++) {
+        const topo_algo_t *al = ut_algo(prims[k], "bfb");
+        for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
+            topo_gen_args_t a = {prims[k], 65536, ranks[i], 0, &t};
+            topo_sched_t s;
+            ck_assert_int_eq(topo_algo_generate(al, &a, &s), TOPO_OK);
+            ck_assert_msg(topo_sched_compact(&s) && topo_sched_bytes(&s) <= 4096,
+                          "bfb %s on torus:65536 rank %d: %zu bytes stored",
+                          topo_prim_name(prims[k]), ranks[i], topo_sched_bytes(&s));
+            ck_assert_int_eq(topo_sched_depth(&s), TOPO_PRIM_ALLREDUCE == prims[k] ? 65536 : 32768);
+            topo_sched_free(&s);
+        }
+    }
+    for (int r = 0; r < 65536; r += 21845) { /* a few expanded in full */
+        same_both_ways(&t, "torus:65536", 65536, TOPO_PRIM_ALLGATHER, r);
     }
 }
 END_TEST
@@ -385,6 +437,7 @@ int main(void)
     tcase_add_test(loads, test_bfb_loads_mesh);
     tcase_add_test(loads, test_bfb_parts);
     tcase_add_test(loads, test_bfb_translated);
+    tcase_add_test(loads, test_bfb_ring_repeated);
     TCase *cost = ut_tcase(s, "bfb_cost", 300);
     tcase_add_test(cost, test_bfb_restrictions);
     tcase_add_test(cost, test_bfb_vs_bucket);
