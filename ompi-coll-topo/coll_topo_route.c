@@ -535,6 +535,33 @@ static bool same_inputs(const shared_decision_t *e, const mca_coll_topo_model_t 
     return NULL == t->place || 0 == memcmp(t->place, u->place, sizeof(int) * (size_t)a->size);
 }
 
+/* The process's table for these inputs that covers `bytes`, or NULL
+ * (the caller holds shared_lock). */
+static const mca_coll_topo_decision_t *cached(const mca_coll_topo_module_t *m,
+                                              const topo_gen_args_t *a, int opclass, size_t bytes)
+{
+    for (int i = 0; i < nshared; i++) {
+        if (same_inputs(&shared[i], &m->model, a, opclass) && bytes <= shared[i].d.upto) {
+            return &shared[i].d;
+        }
+    }
+    return NULL;
+}
+
+/* The communicator takes the cache's table e (m->tables.d has room). */
+static const mca_coll_topo_decision_t *take(mca_coll_topo_module_t *m,
+                                            struct ompi_communicator_t *comm,
+                                            const mca_coll_topo_decision_t *e)
+{
+    m->tables.d[m->tables.n] = *e;
+    const mca_coll_topo_decision_t *d = &m->tables.d[m->tables.n++];
+    if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
+        mca_coll_topo_say_table(comm, d, &m->model.proto);
+        fflush(stderr);
+    }
+    return d;
+}
+
 /* Keep d (built for a, opclass) for the process, if there is room:
  * then d is the cache's (shared). */
 static void share(mca_coll_topo_decision_t *d, const mca_coll_topo_model_t *md,
@@ -608,27 +635,17 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
          * takes part in the pricing.  No lock is held across the
          * exchanges (another thread's communicator may be pricing in the
          * processes of this one's peers). */
-        mca_coll_topo_decision_t hit = {.prim = TOPO_PRIM_COUNT};
         OPAL_THREAD_LOCK(&shared_lock);
-        for (int i = 0; i < nshared && TOPO_PRIM_COUNT == hit.prim; i++) {
-            if (same_inputs(&shared[i], &m->model, args, opclass) && bytes <= shared[i].d.upto) {
-                hit = shared[i].d;
-            }
-        }
+        const mca_coll_topo_decision_t *e = cached(m, args, opclass, bytes);
+        const mca_coll_topo_decision_t hit = NULL != e ? *e : (mca_coll_topo_decision_t){0};
         OPAL_THREAD_UNLOCK(&shared_lock);
-        int every = TOPO_PRIM_COUNT != hit.prim;
+        int every = NULL != e;
         if (OMPI_SUCCESS != prev_allreduce(m, comm, &every, 1, MPI_INT, MPI_MIN)) {
             return NULL;
         }
         if (every) {
-            m->tables.d[m->tables.n] = hit;
-            d = &m->tables.d[m->tables.n++];
-            if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
-                mca_coll_topo_say_table(comm, d, &m->model.proto);
-                fflush(stderr);
-            }
-        } else if (NULL != (d = build_together(m, comm, args, opclass)) &&
-                   TOPO_PRIM_COUNT == hit.prim) {
+            d = take(m, comm, &hit);
+        } else if (NULL != (d = build_together(m, comm, args, opclass)) && NULL == e) {
             OPAL_THREAD_LOCK(&shared_lock);
             share(&m->tables.d[m->tables.n - 1], &m->model, args);
             OPAL_THREAD_UNLOCK(&shared_lock);
@@ -639,15 +656,9 @@ static const mca_coll_topo_decision_t *find_or_build(mca_coll_topo_module_t *m,
         return d;
     }
     OPAL_THREAD_LOCK(&shared_lock);
-    for (int i = 0; i < nshared && NULL == d; i++) {
-        if (same_inputs(&shared[i], &m->model, args, opclass) && bytes <= shared[i].d.upto) {
-            m->tables.d[m->tables.n] = shared[i].d;
-            d = &m->tables.d[m->tables.n++];
-            if (mca_coll_topo_should_say(comm, COLL_TOPO_VERBOSE_CANDIDATES)) {
-                mca_coll_topo_say_table(comm, d, &m->model.proto);
-                fflush(stderr);
-            }
-        }
+    const mca_coll_topo_decision_t *e = cached(m, args, opclass, bytes);
+    if (NULL != e) {
+        d = take(m, comm, e);
     }
     if (NULL == d &&
         NULL != (d = build(m, comm, args, opclass, stage_upto(args->size, bytes)))) {
