@@ -195,14 +195,10 @@ static int expect_shared_same(const share_case_t *c, topo_prim_t prim, int opcla
 {
     topo_topology_t t = ut_topo(c->topo);
     t.place = c->place;
-    const topo_cost_params_t par = {2e-6, 1e-10, 5e-11};
-    const topo_cost_net_t net = {.copy = 1e-10,
-                                 .msg_overhead = 5e-8,
-                                 .intra_alpha = 5e-7,
-                                 .intra_beta = 5e-11,
-                                 .intra_beta_written = 1.5e-10,
-                                 .price_ranks = c->price_ranks};
-    const topo_proto_t proto = {.eager = 4096.0, .rndv = 4e-6, .rndv_intra = 5e-7};
+    const ut_model_t md = ut_compare_model(c->price_ranks);
+    const topo_cost_params_t par = md.par;
+    const topo_cost_net_t net = md.net;
+    const topo_proto_t proto = md.proto;
     const topo_gen_args_t a = {.prim = prim, .size = c->size, .rank = 0, .root = c->root,
                                .topo = &t};
     topo_candidates_t one, all;

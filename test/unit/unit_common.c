@@ -11,6 +11,18 @@
 const topo_cost_params_t ut_unit = {1.0, 1.0, 0.0};
 const topo_cost_net_t ut_ports_only = {.no_links = 1};
 
+ut_model_t ut_compare_model(int price_ranks)
+{
+    return (ut_model_t){.par = {2e-6, 1e-10, 5e-11},
+                        .net = {.copy = 1e-10,
+                                .msg_overhead = 5e-8,
+                                .intra_alpha = 5e-7,
+                                .intra_beta = 5e-11,
+                                .intra_beta_written = 1.5e-10,
+                                .price_ranks = price_ranks},
+                        .proto = {.eager = 4096.0, .rndv = 4e-6, .rndv_intra = 5e-7}};
+}
+
 topo_topology_t ut_topo(const char *str)
 {
     topo_topology_t t;

@@ -8,6 +8,7 @@
 #define UNIT_COMMON_H
 
 #include "cost.h"
+#include "decision.h"
 #include "links.h"
 
 #include <check.h>
@@ -27,6 +28,18 @@ extern const topo_cost_net_t ut_ports_only;
 
 /* The topology of `str`, which must parse. */
 topo_topology_t ut_topo(const char *str);
+
+/* The model of the tests that compare two pricings of one call
+ * (check_decision's pruned against unpruned, check_share's shared against
+ * alone): a network of 2 us and 10 GB/s, local copies, message overheads
+ * and a node's shared memory, rendezvous above 4 KiB, priced on
+ * `price_ranks` ranks (cost.h). */
+typedef struct {
+    topo_cost_params_t par;
+    topo_cost_net_t net;
+    topo_proto_t proto;
+} ut_model_t;
+ut_model_t ut_compare_model(int price_ranks);
 
 /* Catalog row (prim, name), which must exist. */
 const topo_algo_t *ut_algo(topo_prim_t prim, const char *name);
