@@ -3,11 +3,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The test suite, as CI runs it (.ci/run):
 #   1. installs the dependencies (scripts/install-deps.sh);
-#   2. a clean build with --enable-werror and "make check" (unit tests, MPI
-#      tests against the component just built, source-list check), then a
-#      subset of the MPI tables over libfabric (coll_topo_transport=ofi);
-#   3. a clean build with --enable-sanitizers running the unit tests only
-#      (AddressSanitizer + UndefinedBehaviorSanitizer);
+#   2. a clean build with --enable-werror (the unit tests too are built)
+#      and "make other-check" (every test but the unit tests: MPI tests
+#      against the component just built, the tools' tests, source-list
+#      check), then a subset of the MPI tables over libfabric
+#      (coll_topo_transport=ofi);
+#   3. a clean build with --enable-sanitizers running the unit tests, once,
+#      two at a time (AddressSanitizer + UndefinedBehaviorSanitizer);
 #   4. small MPI tests under valgrind memcheck (one over libfabric where
 #      the component has it), failing on any error or
 #      definite leak whose stack shows coll/topo (Open MPI's own noise is
@@ -79,8 +81,8 @@ clean_shm
 step "generating configure"
 (cd "$root" && ./autogen.sh)
 
-# --- 1. -Werror build, make check -------------------------------------------
-step "build with --enable-werror, make check"
+# --- 1. -Werror build, make other-check -------------------------------------
+step "build with --enable-werror, make other-check"
 werror="$builds/test-werror"
 rm -rf "$werror"
 mkdir -p "$werror"
@@ -93,7 +95,9 @@ if (cd "$werror" && "$root/configure" --enable-werror --prefix="$inst" \
     test -f "$inst/lib/openmpi/mca_coll_topo.so" &&
     test ! -e "$inst/lib/openmpi/mca_coll_topo.la" &&
     test -f "$inst/share/ompi-coll-topo/help-coll-topo.txt"); then
-    if ! (cd "$werror" && make check); then
+    # the unit tests are built here (-Werror) and run in the sanitizer
+    # build below, not twice
+    if ! (cd "$werror" && make -j"$jobs" -C test check TESTS= && make -C test other-check); then
         show_failures "$werror/test/test-suite.log"
     fi
     count "$werror/test/test-suite.log"
@@ -138,7 +142,7 @@ if (cd "$san" && "$root/configure" --enable-sanitizers); then
     # forks Check enforces no timeouts; where they apply (CK_FORK unset),
     # test/Makefile.am multiplies them by 10 in this build
     # (CK_TIMEOUT_MULTIPLIER).
-    if ! (cd "$san" && CK_FORK=no make -C test unit-check); then
+    if ! (cd "$san" && CK_FORK=no make -j"$jobs" -C test unit-check); then
         show_failures "$san/test/test-suite.log"
     fi
     count "$san/test/test-suite.log"
