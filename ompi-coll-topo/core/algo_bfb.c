@@ -101,14 +101,15 @@ typedef struct {
     int diam;              /* D: the allgather's steps */
     int K;                 /* parts per shard */
     int maxnb;             /* the largest in-degree */
-    /* A torus's receivers are rank 0's translated (its distances and the
-     * in-links' order, dimension then +, -, the same from every node):
-     * rank 0's distances and eligible masks (bfb_rx_t.mask), computed once
-     * per schedule, give every receiver's as dist(v, x) = dist0[v - x] and
-     * mask(v, x) = mask0[v - x] (coordinates subtracted modulo the torus).
-     * NULL elsewhere: each receiver's computed from the distances. */
-    int *dist0;
-    unsigned char *mask0;
+    /* A torus (every dimension periodic): every receiver's problem is
+     * rank 0's translated (its distances, and the in-links' order,
+     * dimension then +, -, the same from every node).  Then each step is
+     * solved once, on rank 0's offsets (bfb_tstep_t), and every receiver
+     * takes that solution translated; the sources are enumerated step by
+     * step, never all N of them for each receiver (see "Translated"
+     * below).  0 elsewhere: each receiver's side computed from the
+     * distances (bfb_rx_t). */
+    int tr;
 } bfb_t;
 
 /* The receiver x's side of step t: its in-neighbours, the sources at
@@ -187,7 +188,7 @@ static int neighbours_dir(const bfb_t *b, int x, int *nb, int *bw, int out)
     for (int i = 0; i < b->nd; i++) {
         const int n = b->t->dims[i];
         for (int dir = 1; dir >= -1; dir -= 2) {
-            memcpy(c, &b->co[x * b->nd], sizeof(int) * (size_t)b->nd);
+            topo_topology_coords(b->t, x, c);
             int e = c[i] + dir;
             if (n < 2 || (2 == n && dir < 0 && b->t->periodic[i])) {
                 continue; /* none, or a ring of 2's one neighbour again */
@@ -234,27 +235,10 @@ static int rx_init(const bfb_t *b, bfb_rx_t *r, int x)
         NULL == r->rank || NULL == r->pre) {
         return TOPO_ENOMEM;
     }
-    if (NULL != b->dist0) {
-        /* v - x as a rank: the sum over dimensions of each coordinate's
-         * difference times the dimension's stride (row-major) */
-        const int *cx = &b->co[x * b->nd];
-        for (int v = 0; v < b->n; v++) {
-            const int *cv = &b->co[v * b->nd];
-            int d = 0;
-            for (int i = 0; i < b->nd; i++) {
-                const int n = b->t->dims[i], e = cv[i] - cx[i];
-                d = d * n + (e < 0 ? e + n : e);
-            }
-            r->dist[v] = b->dist0[d];
-            r->mask[v] = b->mask0[d];
-            r->first[r->dist[v] + 1]++;
-        }
-    } else {
-        for (int v = 0; v < b->n; v++) {
-            r->dist[v] = dist(b, v, x);
-            r->mask[v] = (unsigned char)eligible_of(b, r->in, r->nin, v, r->dist[v]);
-            r->first[r->dist[v] + 1]++;
-        }
+    for (int v = 0; v < b->n; v++) {
+        r->dist[v] = dist(b, v, x);
+        r->mask[v] = (unsigned char)eligible_of(b, r->in, r->nin, v, r->dist[v]);
+        r->first[r->dist[v] + 1]++;
     }
     for (int t = 0; t <= b->diam; t++) {
         r->first[t + 1] += r->first[t];
@@ -299,38 +283,25 @@ int topo_bfb_translate(int on)
     return old;
 }
 
-/* b->dist0 and b->mask0 where b is a torus (NULL elsewhere): TOPO_OK or
- * TOPO_ENOMEM. */
-static int base_init(bfb_t *b)
+/* b->tr: a torus, every dimension periodic (and translate on). */
+static void base_init(bfb_t *b)
 {
+    b->tr = 0;
     if (!translate || NULL != b->g || TOPO_NET_TORUS != b->t->kind) {
-        return TOPO_OK;
+        return;
     }
     for (int i = 0; i < b->nd; i++) {
         if (!b->t->periodic[i]) {
-            return TOPO_OK;
+            return;
         }
     }
-    int in[BFB_MAX_NB], bw[BFB_MAX_NB];
-    const int nin = neighbours_dir(b, 0, in, bw, 0);
-    b->dist0 = malloc(sizeof(int) * (size_t)b->n);
-    b->mask0 = malloc((size_t)b->n);
-    if (NULL == b->dist0 || NULL == b->mask0) {
-        return TOPO_ENOMEM;
-    }
-    for (int v = 0; v < b->n; v++) {
-        b->dist0[v] = dist(b, v, 0);
-        b->mask0[v] = (unsigned char)eligible_of(b, in, nin, v, b->dist0[v]);
-    }
-    return TOPO_OK;
+    b->tr = 1;
 }
 
 /* What setup allocated (shared with a copy of b: freed once). */
 static void bfb_free(bfb_t *b)
 {
     free(b->co);
-    free(b->dist0);
-    free(b->mask0);
 }
 
 /* U*(t, x) = num / den in lowest terms (0 / 1 without sources), in-link
@@ -364,6 +335,375 @@ static void optimum(int nin, const int *bw, const int *cnt, int64_t *num, int64_
     const int64_t g = gcd64(*num, *den);
     *num /= g;
     *den /= g;
+}
+
+static int assign(const bfb_t *b, int nin, const int *inbw, const int *cnt, int nj,
+                  int64_t *pre_all);
+
+/*
+ * Translated (a torus).  Rank 0's offsets c (coordinates, each in
+ * [0, n_i)) stand for the sources x + c of every receiver x, at torus
+ * distance t = sum_i min(c_i, n_i - c_i) and eligible over in-link
+ * (i, +) (from x + e_i) where 1 <= c_i <= n_i / 2, over (i, -) where
+ * n_i / 2 <= c_i <= n_i - 1 (both at c_i = n_i / 2 on an even ring; a
+ * ring of 2 has the + link only).  Each step is solved once on these
+ * offsets (assign), and a group's members (the offsets of one eligible
+ * mask) take consecutive stream positions in one fixed order, so every
+ * receiver's split is rank 0's translated: a group's i-th member is the
+ * i-th at every receiver (rather than the i-th in rank order there,
+ * which wrap-around reorders).
+ *
+ * The members are generated as runs, never one by one: for each choice
+ * of the coordinates but the last two (at most distance t), the last two
+ * dimensions' offsets at the remaining distance r, of one class each
+ * (0, + side 1 .. (n - 1) / 2, - side, the tie n / 2), are one
+ * arithmetic progression (both coordinates moving by +-1), its length
+ * read off the classes' ranges: O(1) runs per step on a 2-D torus, O(n_0)
+ * on a 3-D one.  Translated by x, a run keeps one rank stride between
+ * the points where a coordinate wraps (at most one per dimension), and
+ * each such piece is one strided run of ranges (topo_sched_ranges).
+ * Transfers list a link's groups in ascending mask, each group's members
+ * in order.
+ */
+typedef struct {
+    int first; /* its first member's index in the group */
+    int len;
+    unsigned mask;
+    int c0[TOPO_MAX_DIMS]; /* the first member's offset */
+    int dc[TOPO_MAX_DIMS]; /* the step from one member to the next */
+} bfb_run_t;
+
+typedef struct {
+    int nin, inbw[BFB_MAX_NB];
+    int plus[TOPO_MAX_DIMS], minus[TOPO_MAX_DIMS]; /* in-link of (i, +/-), or -1 */
+    int ng, gm[BFB_MAX_MASK], gcnt[BFB_MAX_MASK]; /* the step's groups, ascending mask */
+    int grun[BFB_MAX_MASK + 1];                   /* group g's runs: run[grun[g] .. grun[g + 1]) */
+    int64_t *pre;                                 /* [2^nin (nin + 1)], by mask (assign) */
+    bfb_run_t *run, *tmp; /* the step's runs by group; as generated */
+    int nrun, cap;
+    int counting; /* cnt only (tcount) */
+    int cnt[BFB_MAX_MASK];
+    int err;
+} bfb_tstep_t;
+
+static int tstep_init(const bfb_t *b, bfb_tstep_t *ts)
+{
+    int in[BFB_MAX_NB];
+    memset(ts, 0, sizeof(*ts));
+    ts->nin = neighbours_dir(b, 0, in, ts->inbw, 0);
+    for (int i = 0, k = 0; i < b->nd; i++) { /* neighbours_dir's order */
+        const int n = b->t->dims[i];
+        ts->plus[i] = n >= 2 ? k++ : -1;
+        ts->minus[i] = n >= 3 ? k++ : -1;
+    }
+    ts->pre = malloc(sizeof(int64_t) * ((size_t)1 << ts->nin) * ((size_t)ts->nin + 1));
+    return NULL == ts->pre ? TOPO_ENOMEM : TOPO_OK;
+}
+
+static void tstep_free(bfb_tstep_t *ts)
+{
+    free(ts->pre);
+    free(ts->run);
+    free(ts->tmp);
+}
+
+/* The eligible in-links of offset c in dimension i. */
+static unsigned tbits(const bfb_t *b, const bfb_tstep_t *ts, int i, int c)
+{
+    const int n = b->t->dims[i];
+    unsigned m = 0;
+    if (ts->plus[i] >= 0 && c >= 1 && c <= n / 2) {
+        m |= 1u << ts->plus[i];
+    }
+    if (ts->minus[i] >= 0 && c >= (n + 1) / 2 && c <= n - 1) {
+        m |= 1u << ts->minus[i];
+    }
+    return m;
+}
+
+/* The run of len members from offset c (its first nd - 2 coordinates;
+ * the last two cp, cq moving by dp, dq), of eligible mask: counted, or
+ * kept in ts->tmp. */
+static void tadd(const bfb_t *b, bfb_tstep_t *ts, const int *c, int cp, int cq, int dp, int dq,
+                 int len, unsigned mask)
+{
+    const int nd = b->nd;
+    if (len <= 0 || ts->err) {
+        return;
+    }
+    ts->cnt[mask] += len;
+    if (ts->counting) {
+        return;
+    }
+    if (ts->nrun == ts->cap) {
+        const int cap = ts->cap ? 2 * ts->cap : 64;
+        bfb_run_t *tmp = realloc(ts->tmp, sizeof(*tmp) * (size_t)cap);
+        bfb_run_t *run = NULL != tmp ? realloc(ts->run, sizeof(*run) * (size_t)cap) : NULL;
+        ts->tmp = NULL != tmp ? tmp : ts->tmp;
+        ts->run = NULL != run ? run : ts->run;
+        if (NULL == run) {
+            ts->err = TOPO_ENOMEM;
+            return;
+        }
+        ts->cap = cap;
+    }
+    bfb_run_t *u = &ts->tmp[ts->nrun++];
+    memset(u, 0, sizeof(*u));
+    u->len = len;
+    u->mask = mask;
+    memcpy(u->c0, c, sizeof(int) * (size_t)nd);
+    if (1 == nd) {
+        u->c0[0] = cq;
+        u->dc[0] = dq;
+    } else {
+        u->c0[nd - 2] = cp;
+        u->c0[nd - 1] = cq;
+        u->dc[nd - 2] = dp;
+        u->dc[nd - 1] = dq;
+    }
+}
+
+/* Dimension i's offsets at distance d (min(c, n - c) = d): how many (0,
+ * 1 or 2), ascending, in v. */
+static int tvals(const bfb_t *b, int i, int d, int *v)
+{
+    const int n = b->t->dims[i];
+    if (d < 0 || d > n / 2) {
+        return 0;
+    }
+    v[0] = d;
+    v[1] = n - d;
+    return 0 == d || n - d == d ? 1 : 2;
+}
+
+/* The last two dimensions p = nd - 2, q = nd - 1 at distance r (the
+ * first nd - 2 coordinates in c, their links `mask`); a ring's one
+ * dimension where nd = 1.  The classes of a dimension of size n: the
+ * singles 0 and (n even) n / 2, and the sides + (1 .. h, h = (n - 1) / 2)
+ * and - (n - h .. n - 1). */
+static void tpair(const bfb_t *b, bfb_tstep_t *ts, const int *c, int r, unsigned mask)
+{
+    const int nd = b->nd;
+    int v[2], w[2];
+    if (1 == nd) {
+        for (int k = 0, nv = tvals(b, 0, r, v); k < nv; k++) {
+            tadd(b, ts, c, 0, v[k], 0, 0, 1, mask | tbits(b, ts, 0, v[k]));
+        }
+        return;
+    }
+    const int p = nd - 2, q = nd - 1, n = b->t->dims[p], m = b->t->dims[q];
+    const int hp = (n - 1) / 2, hq = (m - 1) / 2;
+    /* the singles: 0, and n / 2 on an even ring */
+    const int sp[2] = {0, n / 2}, nsp = 0 == n % 2 ? 2 : 1;
+    const int sq[2] = {0, m / 2}, nsq = 0 == m % 2 ? 2 : 1;
+    /* p single: every class of q */
+    for (int i = 0; i < nsp; i++) {
+        const unsigned bp = tbits(b, ts, p, sp[i]);
+        for (int k = 0, nw = tvals(b, q, r - sp[i], w); k < nw; k++) {
+            tadd(b, ts, c, sp[i], w[k], 0, 0, 1, mask | bp | tbits(b, ts, q, w[k]));
+        }
+    }
+    /* p on a side (1 <= dp <= hp, either sign), q single */
+    for (int i = 0; i < nsq; i++) {
+        const int dp = r - sq[i];
+        if (dp >= 1 && dp <= hp) {
+            const unsigned bq = tbits(b, ts, q, sq[i]);
+            tadd(b, ts, c, dp, sq[i], 0, 0, 1, mask | tbits(b, ts, p, dp) | bq);
+            tadd(b, ts, c, n - dp, sq[i], 0, 0, 1, mask | tbits(b, ts, p, n - dp) | bq);
+        }
+    }
+    /* both on a side: dp in [lo, hi], dq = r - dp in [1, hq] */
+    const int lo = r - hq > 1 ? r - hq : 1, hi = r - 1 < hp ? r - 1 : hp;
+    if (lo > hi) {
+        return;
+    }
+    const int len = hi - lo + 1;
+    const unsigned pp = tbits(b, ts, p, 1), pm = tbits(b, ts, p, n - 1);
+    const unsigned qp = tbits(b, ts, q, 1), qm = tbits(b, ts, q, m - 1);
+    /* p +: c_p = dp up from lo; p -: c_p = n - dp up from n - hi */
+    tadd(b, ts, c, lo, r - lo, 1, -1, len, mask | pp | qp);
+    tadd(b, ts, c, lo, m - r + lo, 1, 1, len, mask | pp | qm);
+    tadd(b, ts, c, n - hi, r - hi, 1, 1, len, mask | pm | qp);
+    tadd(b, ts, c, n - hi, m - r + hi, 1, -1, len, mask | pm | qm);
+}
+
+/* The offsets of dimensions i .. nd - 3 (c[0 .. i) fixed, their links
+ * `mask`) with at most r of distance, then tpair. */
+static void tenum(const bfb_t *b, bfb_tstep_t *ts, int i, int r, int *c, unsigned mask)
+{
+    if (i >= b->nd - 2) {
+        tpair(b, ts, c, r, mask);
+        return;
+    }
+    const int n = b->t->dims[i];
+    /* min(v, n - v) <= r: v in [0, r] and [n - r, n) */
+    const int hi = r < n - 1 ? r : n - 1, lo2 = n - r > hi + 1 ? n - r : hi + 1;
+    for (int v = 0; v <= hi && !ts->err; v++) {
+        c[i] = v;
+        tenum(b, ts, i + 1, r - (v < n - v ? v : n - v), c, mask | tbits(b, ts, i, v));
+    }
+    for (int v = lo2; v < n && !ts->err; v++) {
+        c[i] = v;
+        tenum(b, ts, i + 1, r - (n - v), c, mask | tbits(b, ts, i, v));
+    }
+}
+
+/* cnt of step t (the sources at distance t by eligible mask). */
+static void tcount(const bfb_t *b, bfb_tstep_t *ts, int t)
+{
+    int c[TOPO_MAX_DIMS] = {0};
+    memset(ts->cnt, 0, sizeof(int) * ((size_t)1 << ts->nin));
+    ts->counting = 1;
+    tenum(b, ts, 0, t, c, 0);
+    ts->counting = 0;
+}
+
+/* Step t solved on rank 0's offsets: its groups, their runs and split. */
+static int tsolve(const bfb_t *b, bfb_tstep_t *ts, int t)
+{
+    int c[TOPO_MAX_DIMS] = {0}, nj = 0;
+    memset(ts->cnt, 0, sizeof(int) * ((size_t)1 << ts->nin));
+    ts->nrun = 0;
+    ts->ng = 0;
+    ts->grun[0] = 0;
+    tenum(b, ts, 0, t, c, 0);
+    if (ts->err) {
+        return ts->err;
+    }
+    for (int m = 0; m < (1 << ts->nin); m++) {
+        nj += ts->cnt[m];
+    }
+    if (0 == nj) {
+        return TOPO_OK;
+    }
+    const int rc = assign(b, ts->nin, ts->inbw, ts->cnt, nj, ts->pre);
+    if (TOPO_OK != rc) {
+        return rc;
+    }
+    /* the runs by group, ascending mask, each group's in generation order
+     * (a stable counting sort), numbered by member */
+    int pos[BFB_MAX_MASK], idx[BFB_MAX_MASK];
+    int nr[BFB_MAX_MASK];
+    memset(nr, 0, sizeof(int) * ((size_t)1 << ts->nin));
+    for (int j = 0; j < ts->nrun; j++) {
+        nr[ts->tmp[j].mask]++;
+    }
+    for (int m = 0, at = 0; m < (1 << ts->nin); m++) {
+        pos[m] = at;
+        idx[m] = 0;
+        at += nr[m];
+        if (ts->cnt[m] > 0) {
+            ts->gm[ts->ng] = m;
+            ts->gcnt[ts->ng] = ts->cnt[m];
+            ts->grun[ts->ng] = pos[m];
+            ts->grun[++ts->ng] = at;
+        }
+    }
+    for (int j = 0; j < ts->nrun; j++) {
+        bfb_run_t *u = &ts->run[pos[ts->tmp[j].mask]++];
+        *u = ts->tmp[j];
+        u->first = idx[u->mask];
+        idx[u->mask] += u->len;
+    }
+    return TOPO_OK;
+}
+
+/* Receiver x's source of offset c, as a rank. */
+static int tsource(const bfb_t *b, const int *cx, const int *c)
+{
+    int r = 0;
+    for (int i = 0; i < b->nd; i++) {
+        const int n = b->t->dims[i], e = cx[i] + c[i];
+        r = r * n + (e >= n ? e - n : e);
+    }
+    return r;
+}
+
+/* Members j .. j + len - 1 of run u (all their K parts) at the receiver
+ * of coordinates cx: strided runs between the points where a coordinate
+ * wraps. */
+static void tfull(topo_sched_t *s, const bfb_t *b, const bfb_run_t *u, const int *cx, int j,
+                  int len)
+{
+    const int nd = b->nd, K = b->K;
+    int c[TOPO_MAX_DIMS], stride = 0;
+    for (int i = 0; i < nd; i++) {
+        c[i] = u->c0[i] + (j - u->first) * u->dc[i];
+        stride = stride * b->t->dims[i] + u->dc[i];
+    }
+    while (len > 0 && !s->err) {
+        int piece = len;
+        for (int i = 0; i < nd; i++) {
+            const int n = b->t->dims[i], e = cx[i] + c[i], dc = u->dc[i];
+            int k = piece;
+            if (dc > 0 && e < n) { /* wraps once e + k dc reaches n */
+                k = (n - e + dc - 1) / dc;
+            } else if (dc < 0 && e >= n) { /* unwraps once below n */
+                k = (e - n + 1 + (-dc) - 1) / (-dc);
+            }
+            piece = k < piece ? k : piece;
+        }
+        topo_sched_ranges(s, tsource(b, cx, c) * K, K, stride * K, piece);
+        for (int i = 0; i < nd; i++) {
+            c[i] += piece * u->dc[i];
+        }
+        len -= piece;
+    }
+}
+
+/* The translated emit: the transfer between this rank and peer of the
+ * parts at receiver x that go over its in-link k (the step tsolve
+ * solved). */
+static void temit(topo_sched_t *s, const bfb_t *b, const bfb_tstep_t *ts, int x, int k, int peer,
+                  int send, topo_xfer_kind_t kind)
+{
+    const int64_t K = b->K;
+    int cx[TOPO_MAX_DIMS], opened = 0;
+    topo_topology_coords(b->t, x, cx);
+    for (int g = 0; g < ts->ng; g++) {
+        const int64_t *pre = &ts->pre[(size_t)ts->gm[g] * ((size_t)ts->nin + 1)];
+        const int64_t F0 = pre[k], F1 = pre[k + 1];
+        if (F1 <= F0) {
+            continue;
+        }
+        if (!opened) {
+            if (send) {
+                topo_sched_send(s, peer, 0, 0);
+            } else {
+                topo_sched_recv(s, peer, kind, 0, 0);
+            }
+            opened = 1;
+        }
+        /* members i0 .. i1, the first and last possibly in part */
+        const int i0 = (int)(F0 / K), i1 = (int)((F1 - 1) / K);
+        for (int r = ts->grun[g]; r < ts->grun[g + 1] && !s->err; r++) {
+            const bfb_run_t *u = &ts->run[r];
+            int ja = u->first > i0 ? u->first : i0;
+            int jb = u->first + u->len - 1 < i1 ? u->first + u->len - 1 : i1;
+            if (ja > jb) {
+                continue;
+            }
+            int c[TOPO_MAX_DIMS];
+            if (ja == i0 && (F0 % K != 0 || (i0 == i1 && F1 - i0 * K < K))) {
+                for (int i = 0; i < b->nd; i++) {
+                    c[i] = u->c0[i] + (ja - u->first) * u->dc[i];
+                }
+                const int lo = (int)(F0 - i0 * K), hi = (int)(F1 - i0 * K < K ? F1 - i0 * K : K);
+                topo_sched_range(s, tsource(b, cx, c) * (int)K + lo, hi - lo);
+                ja++;
+            }
+            const int last_part = jb == i1 && ja <= jb && F1 - i1 * K < K;
+            if (jb - last_part >= ja) {
+                tfull(s, b, u, cx, ja, jb - last_part - ja + 1);
+            }
+            if (last_part) {
+                for (int i = 0; i < b->nd; i++) {
+                    c[i] = u->c0[i] + (jb - u->first) * u->dc[i];
+                }
+                topo_sched_range(s, tsource(b, cx, c) * (int)K, (int)(F1 - i1 * K));
+            }
+        }
+    }
 }
 
 /* The lcm of the denominators of U*(t, x) over every step and receiver:
@@ -418,6 +758,31 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
         }
         return k > 0 ? k : 0;
     }
+    if (b->tr) { /* every receiver's counts are rank 0's */
+        bfb_tstep_t ts;
+        if (TOPO_OK != tstep_init(b, &ts)) {
+            tstep_free(&ts);
+            return -1;
+        }
+        int last[BFB_MAX_MASK];
+        const size_t cs = sizeof(int) * ((size_t)1 << ts.nin);
+        for (int t = 1; t <= b->diam; t++) {
+            int64_t num, den;
+            tcount(b, &ts, t);
+            if (t > 1 && 0 == memcmp(last, ts.cnt, cs)) {
+                continue; /* the last step's again (a ring's) */
+            }
+            memcpy(last, ts.cnt, cs);
+            optimum(ts.nin, ts.inbw, ts.cnt, &num, &den);
+            K = K / gcd64(K, den) * den;
+            if (K * b->n > INT32_MAX) {
+                K = 0;
+                break;
+            }
+        }
+        tstep_free(&ts);
+        return (int)K;
+    }
     if (b->t->kind == TOPO_NET_TORUS) {
         for (int t = 1; t <= b->diam; t++) {
             int64_t num, den;
@@ -445,30 +810,29 @@ static int parts(const bfb_t *b, const bfb_rx_t *r0)
     return parts_all(b);
 }
 
-/* Solve step t at receiver x: fill r->rank and r->pre for the sources
- * at distance t (in r->order). */
-static int solve(const bfb_t *b, bfb_rx_t *r, int t)
+/* The balanced split of one step at a receiver with nin in-links of
+ * bandwidths inbw, whose nj sources count cnt[mask] by eligible links:
+ * pre[m (nin + 1) + k], for each mask m with sources, the stream
+ * position from which group m's parts go over in-link k (bfb_cut).
+ * TOPO_OK, TOPO_EINVAL (no flow of K nj parts: not expected) or
+ * TOPO_ENOMEM. */
+static int assign(const bfb_t *b, int nin, const int *inbw, const int *cnt, int nj, int64_t *pre_all)
 {
-    const int j0 = r->first[t], nj = r->first[t + 1] - j0, K = b->K;
-    if (nj == 0) {
-        return TOPO_OK;
-    }
-    int cnt[BFB_MAX_MASK];
+    const int K = b->K;
     int64_t num, den;
-    step_counts(r, t, cnt);
-    optimum(r->nin, r->inbw, cnt, &num, &den);
+    optimum(nin, inbw, cnt, &num, &den);
     /* parts per unit of bandwidth; den divides K (parts), so link k's
      * capacity capl * bw[k] is exactly K U* b_k */
     const int64_t capl = (K * num + den - 1) / den;
     /* Flow network: 0 source, 1..G groups (masks with sources), then the
      * nin links, then the sink. */
     int gm[BFB_MAX_MASK], G = 0;
-    for (int m = 1; m < (1 << r->nin); m++) {
+    for (int m = 1; m < (1 << nin); m++) {
         if (cnt[m] > 0) {
             gm[G++] = m;
         }
     }
-    const int V = G + r->nin + 2, snk = V - 1;
+    const int V = G + nin + 2, snk = V - 1;
     int64_t *cap = calloc((size_t)V * (size_t)V, sizeof(int64_t));
     int *prev = malloc(sizeof(int) * (size_t)V), *queue = malloc(sizeof(int) * (size_t)V);
     if (NULL == cap || NULL == prev || NULL == queue) {
@@ -481,14 +845,14 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
     const int64_t inf = (int64_t)K * b->n + 1;
     for (int g = 0; g < G; g++) {
         CAP(0, 1 + g) = (int64_t)K * cnt[gm[g]];
-        for (int k = 0; k < r->nin; k++) {
+        for (int k = 0; k < nin; k++) {
             if (gm[g] & (1 << k)) {
                 CAP(1 + g, 1 + G + k) = inf;
             }
         }
     }
-    for (int k = 0; k < r->nin; k++) {
-        CAP(1 + G + k, snk) = capl * r->inbw[k];
+    for (int k = 0; k < nin; k++) {
+        CAP(1 + G + k, snk) = capl * inbw[k];
     }
     int64_t total = 0;
     for (;;) { /* Edmonds-Karp: shortest augmenting paths */
@@ -528,22 +892,36 @@ static int solve(const bfb_t *b, bfb_rx_t *r, int t)
      * i-th source of the group gives link k its parts [F_k - i K,
      * F_k+1 - i K) clipped to [0, K). */
     for (int g = 0; g < G; g++) {
-        int64_t F = 0, *pre = &r->pre[(size_t)gm[g] * ((size_t)r->nin + 1)];
-        for (int k = 0; k < r->nin; k++) {
+        int64_t F = 0, *pre = &pre_all[(size_t)gm[g] * ((size_t)nin + 1)];
+        for (int k = 0; k < nin; k++) {
             pre[k] = F;
             F += CAP(1 + G + k, 1 + g);
         }
-        pre[r->nin] = F; /* K cnt: the last source's parts end at K */
-    }
-    int seen[BFB_MAX_MASK];
-    memset(seen, 0, sizeof(seen));
-    for (int j = 0; rc == TOPO_OK && j < nj; j++) {
-        r->rank[j] = seen[r->mask[r->order[j0 + j]]]++;
+        pre[nin] = F; /* K cnt: the last source's parts end at K */
     }
 #undef CAP
     free(cap);
     free(prev);
     free(queue);
+    return rc;
+}
+
+/* Solve step t at receiver x: fill r->rank and r->pre for the sources
+ * at distance t (in r->order). */
+static int solve(const bfb_t *b, bfb_rx_t *r, int t)
+{
+    const int j0 = r->first[t], nj = r->first[t + 1] - j0;
+    if (nj == 0) {
+        return TOPO_OK;
+    }
+    int cnt[BFB_MAX_MASK];
+    step_counts(r, t, cnt);
+    const int rc = assign(b, r->nin, r->inbw, cnt, nj, r->pre);
+    int seen[BFB_MAX_MASK];
+    memset(seen, 0, sizeof(seen));
+    for (int j = 0; rc == TOPO_OK && j < nj; j++) {
+        r->rank[j] = seen[r->mask[r->order[j0 + j]]]++;
+    }
     return rc;
 }
 
@@ -584,35 +962,70 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
     }
 }
 
+/* This rank's receiver sides: its own and its out-neighbours' (the
+ * receivers it feeds), each computed from the distances; or, on a torus
+ * (ts), every receiver's from the one solution of rank 0's offsets. */
+typedef struct {
+    bfb_rx_t self, nbr[BFB_MAX_OUT];
+    int nnb, nb[BFB_MAX_OUT];
+    bfb_tstep_t *ts;
+} bfb_sides_t;
+
 /* One step of the allgather (step t), or of the reduce-scatter (rs: the
- * allgather's step t reversed).  self: this rank's receiver side; nbr:
- * its neighbours' (the receivers it feeds). */
-static int bfb_step(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t *nbr, int nnb, int t,
-                    int rs)
+ * allgather's step t reversed). */
+static int bfb_step(topo_sched_t *s, const bfb_t *b, bfb_sides_t *sd, int t, int rs)
 {
-    int rc = solve(b, self, t);
-    for (int i = 0; rc == TOPO_OK && i < nnb; i++) {
-        rc = solve(b, &nbr[i], t);
+    int rc = TOPO_OK;
+    if (NULL != sd->ts) {
+        rc = tsolve(b, sd->ts, t);
+    } else {
+        rc = solve(b, &sd->self, t);
+        for (int i = 0; rc == TOPO_OK && i < sd->nnb; i++) {
+            rc = solve(b, &sd->nbr[i], t);
+        }
     }
     if (rc != TOPO_OK) {
         return rc;
     }
     topo_sched_step(s);
+    int in[BFB_MAX_NB], nin = sd->self.nin;
+    if (NULL != sd->ts) {
+        nin = neighbours_dir(b, s->rank, in, NULL, 0);
+    } else {
+        memcpy(in, sd->self.in, sizeof(int) * (size_t)nin);
+    }
     /* sends first, then receives, each in neighbour order */
     for (int pass = 0; pass < 2; pass++) {
         const int send = pass == 0;
         if (send == !rs) { /* the receivers this rank feeds in the allgather */
-            for (int i = 0; i < nnb; i++) {
-                for (int k = 0; k < nbr[i].nin; k++) {
-                    if (nbr[i].in[k] == s->rank) {
-                        emit(s, b, &nbr[i], t, k, nbr[i].x, send, TOPO_XFER_RECV_REDUCE);
+            for (int i = 0; i < sd->nnb; i++) {
+                int yin[BFB_MAX_NB], ny;
+                const int *iny = yin, y = sd->nb[i];
+                if (NULL != sd->ts) {
+                    ny = neighbours_dir(b, y, yin, NULL, 0);
+                } else {
+                    ny = sd->nbr[i].nin;
+                    iny = sd->nbr[i].in;
+                }
+                for (int k = 0; k < ny; k++) {
+                    if (iny[k] != s->rank) {
+                        continue;
+                    }
+                    if (NULL != sd->ts) {
+                        temit(s, b, sd->ts, y, k, y, send, TOPO_XFER_RECV_REDUCE);
+                    } else {
+                        emit(s, b, &sd->nbr[i], t, k, y, send, TOPO_XFER_RECV_REDUCE);
                     }
                 }
             }
         } else { /* this rank's own in-links */
-            for (int k = 0; k < self->nin; k++) {
-                emit(s, b, self, t, k, self->in[k], send,
-                     rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY);
+            const topo_xfer_kind_t kind = rs ? TOPO_XFER_RECV_REDUCE : TOPO_XFER_RECV_COPY;
+            for (int k = 0; k < nin; k++) {
+                if (NULL != sd->ts) {
+                    temit(s, b, sd->ts, s->rank, k, in[k], send, kind);
+                } else {
+                    emit(s, b, &sd->self, t, k, in[k], send, kind);
+                }
             }
         }
     }
@@ -646,6 +1059,15 @@ static int setup(bfb_t *b, const topo_gen_args_t *a)
         return TOPO_ENOTSUP;
     }
     b->nd = t->ndims;
+    for (int i = 0; i < b->nd; i++) {
+        const int n = t->dims[i];
+        b->diam += t->periodic[i] ? n / 2 : n - 1;
+        b->maxnb += n > 2 ? 2 : n - 1;
+    }
+    base_init(b);
+    if (b->tr) {
+        return TOPO_OK; /* no table of every rank's coordinates */
+    }
     b->co = malloc(sizeof(int) * (size_t)b->n * (size_t)b->nd + 1);
     if (NULL == b->co) {
         return TOPO_ENOMEM;
@@ -653,24 +1075,20 @@ static int setup(bfb_t *b, const topo_gen_args_t *a)
     for (int v = 0; v < b->n; v++) {
         topo_topology_coords(t, v, &b->co[v * b->nd]);
     }
-    for (int i = 0; i < b->nd; i++) {
-        const int n = t->dims[i];
-        b->diam += t->periodic[i] ? n / 2 : n - 1;
-        b->maxnb += n > 2 ? 2 : n - 1;
-    }
-    return base_init(b);
+    return TOPO_OK;
 }
 
-/* K for b (rank 0's receiver side on a torus, every one elsewhere;
+/* K for b (rank 0's offsets on a torus, every receiver elsewhere;
  * cached in a graph): TOPO_OK, TOPO_ENOTSUP (too many blocks) or
  * TOPO_ENOMEM. */
 static int setup_parts(bfb_t *b)
 {
     bfb_rx_t r0;
+    memset(&r0, 0, sizeof(r0));
     b->K = 1;
-    int rc = rx_init(b, &r0, 0);
+    int rc = b->tr ? TOPO_OK : rx_init(b, &r0, 0);
     if (TOPO_OK == rc) {
-        const int K = parts(b, &r0);
+        const int K = parts(b, b->tr ? NULL : &r0);
         rc = K < 0 ? TOPO_ENOMEM : 0 == K ? TOPO_ENOTSUP : TOPO_OK;
         b->K = K > 0 ? K : 1;
         if (TOPO_OK == rc && (int64_t)b->n * b->K > INT32_MAX) {
@@ -686,7 +1104,7 @@ static int setup_parts(bfb_t *b)
  * with shifting blocks (below). */
 static int ring_repeats(const bfb_t *b)
 {
-    return NULL == b->g && NULL != b->dist0 && 1 == b->nd && b->n >= 5 && b->diam >= 3;
+    return NULL == b->g && b->tr && 1 == b->nd && b->n >= 5 && b->diam >= 3;
 }
 
 /* One phase on a ring, its steps 1 .. D - 1 stored once.  In those steps
@@ -704,16 +1122,15 @@ static int ring_repeats(const bfb_t *b)
  * D - 1, the reduce-scatter's template) are solved and emitted as in
  * general; topo_sched_repeat stores the explicit steps if a repetition
  * did not keep its form, so the schedule is the explicit one either way. */
-static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t *nbr, int nnb,
-                      int rs)
+static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_sides_t *sd, int rs)
 {
     const int D = b->diam, NK = b->n * b->K;
     const topo_shift_t dn = {0, -b->K, 0, NK, 1, 0, 0}, up = {0, b->K, 0, NK, 1, 0, 0};
     const topo_shift_t sh[4] = {dn, up, up, dn};
     int rc = TOPO_OK;
     if (rs) {
-        rc = bfb_step(s, b, self, nbr, nnb, D, 1);
-        rc = TOPO_OK == rc ? bfb_step(s, b, self, nbr, nnb, D - 1, 1) : rc;
+        rc = bfb_step(s, b, sd, D, 1);
+        rc = TOPO_OK == rc ? bfb_step(s, b, sd, D - 1, 1) : rc;
         if (TOPO_OK == rc) {
             topo_sched_repeat(s, 1, D - 2, sh, 4);
         }
@@ -731,9 +1148,9 @@ static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t 
      * N - 2).  Step 1 (x's own shard sent both ways) is emitted alone; at
      * most 5 runs follow. */
     const int x = s->rank, N = b->n, K = b->K;
-    rc = bfb_step(s, b, self, nbr, nnb, 1, 0);
+    rc = bfb_step(s, b, sd, 1, 0);
     for (int t0 = 2; TOPO_OK == rc && t0 <= D - 1;) {
-        rc = bfb_step(s, b, self, nbr, nnb, t0, 0);
+        rc = bfb_step(s, b, sd, t0, 0);
         int t1 = t0; /* the run's last step */
         const int s1 = (x - 1 + t0 + N) % N, s0 = ((x + 1 - t0) % N + N) % N;
         for (int straddles = N - 1 == s1 || 0 == s0; !straddles;) {
@@ -753,7 +1170,7 @@ static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t 
         }
         t0 = t1 + 1;
     }
-    return TOPO_OK == rc ? bfb_step(s, b, self, nbr, nnb, D, 0) : rc;
+    return TOPO_OK == rc ? bfb_step(s, b, sd, D, 0) : rc;
 }
 
 /* This rank's steps of `mode`: the reduce-scatter (bt's allgather
@@ -764,51 +1181,54 @@ static int ring_phase(topo_sched_t *s, const bfb_t *b, bfb_rx_t *self, bfb_rx_t 
  * assignment). */
 static int phases(topo_sched_t *s, const bfb_t *b, const bfb_t *bt, int rank, topo_prim_t mode)
 {
-    bfb_rx_t self, nbr[BFB_MAX_OUT];
-    int nb[BFB_MAX_OUT], nnb = 0, ready = 0, rc = TOPO_OK;
-    memset(&self, 0, sizeof(self));
-    memset(nbr, 0, sizeof(nbr));
+    bfb_sides_t sd;
+    bfb_tstep_t ts;
+    int ready = 0, rc = TOPO_OK;
+    memset(&sd, 0, sizeof(sd));
+    memset(&ts, 0, sizeof(ts));
     for (int rs = 1; TOPO_OK == rc && rs >= 0; rs--) {
         const bfb_t *p = rs ? bt : b;
         if ((rs && TOPO_PRIM_ALLGATHER == mode) || (!rs && TOPO_PRIM_REDUCE_SCATTER == mode)) {
             continue;
         }
         if (ready && NULL != b->g) { /* a graph's transpose: its own sides */
-            rx_free(&self);
-            for (int i = 0; i < nnb; i++) {
-                rx_free(&nbr[i]);
+            rx_free(&sd.self);
+            for (int i = 0; i < sd.nnb; i++) {
+                rx_free(&sd.nbr[i]);
             }
-            memset(&self, 0, sizeof(self));
-            memset(nbr, 0, sizeof(nbr));
-            nnb = 0;
+            memset(&sd, 0, sizeof(sd));
             ready = 0;
         }
         if (!ready) {
-            rc = rx_init(p, &self, rank);
-            if (TOPO_OK == rc) {
-                nnb = neighbours_dir(p, rank, nb, NULL, 1);
-                for (int i = 0; i < nnb; i++) {
-                    rc = TOPO_OK == rc ? rx_init(p, &nbr[i], nb[i]) : rc;
+            sd.nnb = neighbours_dir(p, rank, sd.nb, NULL, 1);
+            if (p->tr) {
+                rc = tstep_init(p, &ts);
+                sd.ts = &ts;
+            } else {
+                rc = rx_init(p, &sd.self, rank);
+                for (int i = 0; i < sd.nnb; i++) {
+                    rc = TOPO_OK == rc ? rx_init(p, &sd.nbr[i], sd.nb[i]) : rc;
                 }
             }
             ready = 1;
         }
         if (TOPO_OK == rc && ring_repeats(p)) {
-            rc = ring_phase(s, p, &self, nbr, nnb, rs);
+            rc = ring_phase(s, p, &sd, rs);
         } else if (rs) {
             for (int st = p->diam; TOPO_OK == rc && st >= 1; st--) {
-                rc = bfb_step(s, p, &self, nbr, nnb, st, 1);
+                rc = bfb_step(s, p, &sd, st, 1);
             }
         } else {
             for (int st = 1; TOPO_OK == rc && st <= p->diam; st++) {
-                rc = bfb_step(s, p, &self, nbr, nnb, st, 0);
+                rc = bfb_step(s, p, &sd, st, 0);
             }
         }
     }
-    rx_free(&self);
-    for (int i = 0; i < nnb; i++) {
-        rx_free(&nbr[i]);
+    rx_free(&sd.self);
+    for (int i = 0; i < sd.nnb; i++) {
+        rx_free(&sd.nbr[i]);
     }
+    tstep_free(&ts);
     return rc;
 }
 
