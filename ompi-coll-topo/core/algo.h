@@ -99,10 +99,12 @@ int topo_gen_allgather_bfb(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_reduce_scatter_bfb(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_gen_allreduce_bfb(topo_sched_t *s, const topo_gen_args_t *a);
 int topo_fits_bfb(const topo_gen_args_t *a, char *why, size_t len);
-/* Tests: on a torus every receiver's distances and eligible in-links are
- * rank 0's translated (1, the default) or computed from the distances
- * (0); the schedules are the same.  Returns the previous setting.  Not
- * thread-safe. */
+/* Tests: on a torus each step is solved once on rank 0's offsets and
+ * every receiver's split is that one moved (1, the default), or each
+ * receiver's is solved from the distances (0, as on a mesh); both
+ * balance the links alike (the same transfers and block counts), the
+ * blocks' order within a transfer differs, and on a ring the schedules
+ * are the same.  Returns the previous setting.  Not thread-safe. */
 int topo_bfb_translate(int on);
 
 /* alltoall */
