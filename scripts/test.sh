@@ -104,12 +104,12 @@ if (cd "$werror" && "$root/configure" --enable-werror --prefix="$inst" \
     # The MPI tables again with every case's messages over libfabric
     # (run-cases.sh: TOPO_TEST_TRANSPORT), a representative subset (both
     # tables whole take about an hour over tcp on 2 cores): over shm, every
-    # algorithm of every primitive on 4 and 7 ranks, allreduce's
-    # single-lane ones on 3, 4 and 7, the grid algorithms on torus:2x3 and
-    # 2x2x2, the segmented and bad-value cases (62 cases); over tcp;ofi_rxm
-    # on the loopback interface, those of 4 ranks (13 cases).
+    # algorithm of every primitive on 4 ranks, auto on 3, the grid
+    # algorithms on torus:2x3 and 2x2x2, the segmented cases of 3 ranks and
+    # of the grids, and a bad value (39 cases); over tcp;ofi_rxm on the
+    # loopback interface, those of 4 ranks (13 cases).
     for prov in shm 'tcp;ofi_rxm'; do
-        only='@(np@(4|7)-*|np3-@(auto|ring|recursive_doubling|rabenseifner)|bucket-@(torus:2x2x2|torus:2x3|mesh:2x4)|bfb-torus:2x3|segments-*|bad-algorithm|grid-torus:2x3*|grid-torus:2x2x2)'
+        only='@(np4-*|np3-auto|bucket-@(torus:2x2x2|torus:2x3|mesh:2x4)|bfb-torus:2x3|segments-@(np3-*|torus:*|alltoall-*)|bad-algorithm|grid-torus:2x3*|grid-torus:2x2x2)'
         [ "$prov" = shm ] || only='np4-*'
         clean_shm
         if ldd "$werror/ompi-coll-topo/.libs/mca_coll_topo.so" 2>/dev/null | grep -q libfabric &&
