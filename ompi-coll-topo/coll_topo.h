@@ -235,7 +235,7 @@ void mca_coll_topo_show_help(const char *topic, ...);
  * over the PML for a communicator's first call: the element-wise maximum
  * of n <= COLL_TOPO_OWN_MAX_N uint64 in place, and an allgather of one
  * item of `bytes` per rank. */
-#define COLL_TOPO_OWN_MAX_N 8
+#define COLL_TOPO_OWN_MAX_N 10
 void mca_coll_topo_publish(void);
 void mca_coll_topo_agree_finalize(void);
 bool mca_coll_topo_ranks_run_topo(struct ompi_communicator_t *comm);
@@ -456,6 +456,10 @@ typedef struct {
 typedef struct {
     double alpha, beta;
     topo_proto_t proto;
+    /* the largest message of the plans (coll_topo_segment_size; where it
+     * is not set on any rank and the ranks span several hosts, the
+     * network BTLs' eager payload when smaller): 0 = never split */
+    size_t segment;
     char source[320]; /* where alpha and beta came from, for the verbose line */
 } mca_coll_topo_model_t;
 
@@ -748,9 +752,12 @@ const topo_proto_t *mca_coll_topo_proto(void);
  * text per value in the order alpha, beta.  Resolved once per process. */
 const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const char **beta_text);
 /* Settle m->model for a communicator (see mca_coll_topo_model_t):
- * `several_hosts` and the agreed BTL values (seconds, <= 0: none). */
+ * `several_hosts` and the agreed BTL values (seconds, bytes; <= 0: none);
+ * auto_segment: no rank set coll_topo_segment_size. */
 void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, double btl_alpha,
-                             double btl_beta);
+                             double btl_beta, double btl_eager, bool auto_segment);
+/* Was coll_topo_NAME given a value (command line, environment, file)? */
+bool mca_coll_topo_param_set(const char *name);
 /* Free the module's decision tables; the process's (at component close). */
 void mca_coll_topo_tables_free(mca_coll_topo_module_t *m);
 void mca_coll_topo_shared_tables_free(void);

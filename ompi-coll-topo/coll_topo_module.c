@@ -25,6 +25,8 @@ static int topo_module_disable(mca_coll_base_module_t *module, struct ompi_commu
 static void topo_module_construct(mca_coll_topo_module_t *m)
 {
     memset((char *)m + sizeof(m->super), 0, sizeof(*m) - sizeof(m->super));
+    /* until the first call settles it (mca_coll_topo_model_set) */
+    m->model.segment = mca_coll_topo_component.segment_size;
 }
 
 static void topo_module_destruct(mca_coll_topo_module_t *m)

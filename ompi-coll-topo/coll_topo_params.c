@@ -141,7 +141,11 @@ static const param_t params[] = {
     {.name = "segment_size", .type = PARAM_SIZE, .level = OPAL_INFO_LVL_5,
      .var = &COMP.segment_size, .def = 1048576, RANGE(0, TOPO_BYTES_MAX), .agree = true,
      .help = "Largest message in bytes: a transfer of a schedule bigger than this is sent as "
-             "several messages of at most this size (0 = never split)"},
+             "several messages of at most this size (0 = never split).  Where no rank sets it "
+             "and a communicator's ranks span several hosts, the eager payload of the BTLs "
+             "between hosts when smaller (btl_<name>_eager_limit less 64 bytes of headers: "
+             "65472 with TCP's default), so that no message between hosts waits for a "
+             "rendezvous; the verbose line of the cost model says so"},
     {.name = "scratch_keep", .type = PARAM_SIZE, .level = OPAL_INFO_LVL_5,
      .var = &COMP.scratch_keep, .def = (double)COLL_TOPO_SCRATCH_KEEP, RANGE(0, TOPO_BYTES_MAX),
      .help = "Bytes of scratch memory a communicator keeps between calls, per buffer (its "

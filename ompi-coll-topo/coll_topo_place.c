@@ -237,6 +237,8 @@ typedef struct {
     bool busy;                  /* some rank's host is oversubscribed */
     double btl_alpha, btl_beta; /* the largest of the ranks' BTL costs
                                    (mca_coll_topo_btl_costs; 0: none) */
+    double btl_eager;           /* the smallest network eager payload (0: none) */
+    bool auto_segment;          /* no rank set coll_topo_segment_size */
 } agreed_t;
 
 /* A nonnegative double as a number whose order is the double's (MAX over
@@ -268,12 +270,23 @@ static bool agree(struct ompi_communicator_t *comm, uint64_t h, uint64_t host, b
                   agreed_t *out)
 {
     const topo_btl_costs_t *btl = mca_coll_topo_btl_costs(NULL, NULL);
-    uint64_t v[7] = {h, ~h, host, ~host, busy, ordered_bits(btl->alpha), ordered_bits(btl->beta)};
-    int rc = mca_coll_topo_own_max(comm, v, 7);
+    /* the eager payload's MIN as the MAX of its complement (none: 0) */
+    uint64_t v[9] = {h,
+                     ~h,
+                     host,
+                     ~host,
+                     busy,
+                     ordered_bits(btl->alpha),
+                     ordered_bits(btl->beta),
+                     ~ordered_bits(btl->eager),
+                     mca_coll_topo_param_set("segment_size")};
+    int rc = mca_coll_topo_own_max(comm, v, 9);
     out->one_host = OMPI_SUCCESS == rc && v[2] == host && ~v[3] == host;
     out->busy = OMPI_SUCCESS != rc || 0 != v[4];
     out->btl_alpha = OMPI_SUCCESS == rc ? from_ordered_bits(v[5]) : 0.0;
     out->btl_beta = OMPI_SUCCESS == rc ? from_ordered_bits(v[6]) : 0.0;
+    out->btl_eager = OMPI_SUCCESS == rc ? from_ordered_bits(~v[7]) : 0.0;
+    out->auto_segment = OMPI_SUCCESS == rc && 0 == v[8];
     return OMPI_SUCCESS == rc && v[0] == h && ~v[1] == h;
 }
 
@@ -466,7 +479,8 @@ void mca_coll_topo_comm_prepare(mca_coll_topo_module_t *m, struct ompi_communica
     free(pos);
     /* the network tier: the BTLs' between hosts where the ranks span
      * several (all ranks have the same answers of agree()) */
-    mca_coll_topo_model_set(m, !m->placement.disagree && !ag.one_host, ag.btl_alpha, ag.btl_beta);
+    mca_coll_topo_model_set(m, !m->placement.disagree && !ag.one_host, ag.btl_alpha, ag.btl_beta,
+                            ag.btl_eager, ag.auto_segment);
     topo_topology_format(&m->placement.topo, m->placement.name, sizeof(m->placement.name));
     if (!m->placement.disagree) { /* the ranks agreed on coll_topo_transport too */
         mca_coll_topo_transport_select(comm, &m->exec.tp,

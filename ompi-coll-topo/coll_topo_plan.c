@@ -1064,7 +1064,7 @@ int mca_coll_topo_plan_find(mca_coll_topo_module_t *m, const topo_sched_t *s, si
     if (ext <= 0 || true_ext <= 0 || 0 == esize) {
         return 0 == count ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
     }
-    const size_t seg = mca_coll_topo_component.segment_size;
+    const size_t seg = m->model.segment;
     comp_t c = {
         .e = &m->exec,
         .ext = ext,

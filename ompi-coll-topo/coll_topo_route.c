@@ -142,10 +142,13 @@ static bool btl_local(const char *name)
     return false;
 }
 
+/* the network BTL's eager payload, as text (mca_coll_topo_btl_costs) */
+static const char *mca_coll_topo_eager_text = "";
+
 const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const char **beta_text)
 {
     static topo_btl_costs_t costs;
-    static char atext[96], btext[96];
+    static char atext[96], btext[96], etext[96];
     static volatile bool ready = false; /* set after costs (see coll_topo.h) */
     if (!ready) {
         OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
@@ -174,12 +177,20 @@ const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const c
                 if (!ob1 || btl_local(name) || b->btl_exclusivity != top || n == MAX_BTLS) {
                     continue;
                 }
-                /* the eager limit stays mca_coll_topo_proto's (every BTL) */
+                /* the protocol switch stays mca_coll_topo_proto's (every
+                 * BTL); this eager payload sizes the segments between
+                 * hosts (mca_coll_topo_model_set) */
                 info[n++] = (topo_btl_info_t){.name = name,
                                               .bandwidth = (double)b->btl_bandwidth,
-                                              .latency = (double)b->btl_latency};
+                                              .latency = (double)b->btl_latency,
+                                              .eager_limit = (double)b->btl_eager_limit};
             }
-            (void)topo_btl_costs(info, n, 0.0, &costs);
+            (void)topo_btl_costs(info, n, COLL_TOPO_EAGER_HEADERS, &costs);
+            if (costs.eager_from >= 0) {
+                snprintf(etext, sizeof(etext), "btl_%s_eager_limit %.0f B less %d",
+                         info[costs.eager_from].name, info[costs.eager_from].eager_limit,
+                         COLL_TOPO_EAGER_HEADERS);
+            }
             if (costs.alpha_from >= 0) {
                 snprintf(atext, sizeof(atext), "btl_%s_latency %.0f us",
                          info[costs.alpha_from].name, info[costs.alpha_from].latency);
@@ -201,11 +212,11 @@ const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const c
     if (NULL != beta_text) {
         *beta_text = btext;
     }
+    mca_coll_topo_eager_text = etext;
     return &costs;
 }
 
-/* Was coll_topo_NAME given a value (command line, environment, file)? */
-static bool mca_set(const char *name)
+bool mca_coll_topo_param_set(const char *name)
 {
     const int idx = mca_base_var_find("ompi", "coll", "topo", name);
     mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
@@ -214,7 +225,7 @@ static bool mca_set(const char *name)
 }
 
 void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, double btl_alpha,
-                             double btl_beta)
+                             double btl_beta, double btl_eager, bool auto_segment)
 {
     const mca_coll_topo_component_t *c = &mca_coll_topo_component;
     mca_coll_topo_model_t *md = &m->model;
@@ -224,23 +235,39 @@ void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, doub
     md->beta = c->beta;
     md->proto = *mca_coll_topo_proto();
     char a[100], b[100];
-    snprintf(a, sizeof(a), "%s", mca_set("alpha") ? "coll_topo_alpha" : "the default");
-    snprintf(b, sizeof(b), "%s", mca_set("beta") ? "coll_topo_beta" : "the default");
-    if (several_hosts && !mca_set("alpha") && btl_alpha > 0.0) {
+    snprintf(a, sizeof(a), "%s", mca_coll_topo_param_set("alpha") ? "coll_topo_alpha" : "the default");
+    snprintf(b, sizeof(b), "%s", mca_coll_topo_param_set("beta") ? "coll_topo_beta" : "the default");
+    if (several_hosts && !mca_coll_topo_param_set("alpha") && btl_alpha > 0.0) {
         md->alpha = btl_alpha;
         snprintf(a, sizeof(a), "%s", mine->alpha == btl_alpha ? atext : "another rank's BTL");
         if (c->rndv_alpha < 0.0 && md->proto.rndv > 0.0) {
             md->proto.rndv = 2.0 * btl_alpha; /* one more round trip */
         }
     }
-    if (several_hosts && !mca_set("beta") && btl_beta > 0.0) {
+    if (several_hosts && !mca_coll_topo_param_set("beta") && btl_beta > 0.0) {
         md->beta = btl_beta;
         snprintf(b, sizeof(b), "%s", mine->beta == btl_beta ? btext : "another rank's BTL");
     }
-    snprintf(md->source, sizeof(md->source), "network alpha %g s from %s, beta %g s/B from %s (%s)",
-             md->alpha, a, md->beta, b,
+    /* Between hosts a message over the eager payload goes by rendezvous:
+     * over TCP its first fragment, then an acknowledgement, then the rest
+     * (on the 4x4 testbed the segments of that payload made bucket's
+     * reduce 1.3-2.7 times faster at 1-4 MiB), so where no rank set
+     * coll_topo_segment_size, messages between hosts are split at it. */
+    md->segment = c->segment_size;
+    char seg[160] = "";
+    if (several_hosts && auto_segment && btl_eager >= 1.0 &&
+        (0 == md->segment || btl_eager < (double)md->segment)) {
+        md->segment = (size_t)btl_eager;
+        snprintf(seg, sizeof(seg), "; messages split at %zu B (%s)", md->segment,
+                 btl_eager == mine->eager && '\0' != mca_coll_topo_eager_text[0]
+                     ? mca_coll_topo_eager_text
+                     : "another rank's BTL");
+    }
+    snprintf(md->source, sizeof(md->source),
+             "network alpha %g s from %s, beta %g s/B from %s (%s)%s", md->alpha, a, md->beta, b,
              several_hosts ? "the ranks span several hosts"
-                           : "one host: the BTLs between hosts are not used");
+                           : "one host: the BTLs between hosts are not used",
+             seg);
 }
 
 static void decision_free(mca_coll_topo_decision_t *d)
