@@ -258,6 +258,11 @@ void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, doub
     if (several_hosts && auto_segment && btl_eager >= 1.0 &&
         (0 == md->segment || btl_eager < (double)md->segment)) {
         md->segment = (size_t)btl_eager;
+        /* so no message between hosts pays a rendezvous: the model has no
+         * protocol switch (within a host, shared memory's rendezvous of
+         * the messages over its own eager payload, a single copy, is left
+         * unpriced) */
+        md->proto.eager = md->proto.rndv = md->proto.rndv_intra = 0.0;
         snprintf(seg, sizeof(seg), "; messages split at %zu B (%s)", md->segment,
                  btl_eager == mine->eager && '\0' != mca_coll_topo_eager_text[0]
                      ? mca_coll_topo_eager_text
