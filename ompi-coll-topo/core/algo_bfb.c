@@ -608,6 +608,25 @@ static int tsolve(const bfb_t *b, bfb_tstep_t *ts, int t)
     return TOPO_OK;
 }
 
+/* An empty send to peer, or receive of kind `kind`: the transfer that
+ * the ranges appended next extend (emit, temit). */
+static void open_xfer(topo_sched_t *s, int peer, int send, topo_xfer_kind_t kind)
+{
+    if (send) {
+        topo_sched_send(s, peer, 0, 0);
+    } else {
+        topo_sched_recv(s, peer, kind, 0, 0);
+    }
+}
+
+/* Run u's member j's offset into c. */
+static void tmember(const bfb_t *b, const bfb_run_t *u, int j, int *c)
+{
+    for (int i = 0; i < b->nd; i++) {
+        c[i] = u->c0[i] + (j - u->first) * u->dc[i];
+    }
+}
+
 /* Receiver x's source of offset c, as a rank. */
 static int tsource(const bfb_t *b, const int *cx, const int *c)
 {
@@ -627,8 +646,8 @@ static void tfull(topo_sched_t *s, const bfb_t *b, const bfb_run_t *u, const int
 {
     const int nd = b->nd, K = b->K;
     int c[TOPO_MAX_DIMS], stride = 0;
+    tmember(b, u, j, c);
     for (int i = 0; i < nd; i++) {
-        c[i] = u->c0[i] + (j - u->first) * u->dc[i];
         stride = stride * b->t->dims[i] + u->dc[i];
     }
     while (len > 0 && !s->err) {
@@ -667,11 +686,7 @@ static void temit(topo_sched_t *s, const bfb_t *b, const bfb_tstep_t *ts, int x,
             continue;
         }
         if (!opened) {
-            if (send) {
-                topo_sched_send(s, peer, 0, 0);
-            } else {
-                topo_sched_recv(s, peer, kind, 0, 0);
-            }
+            open_xfer(s, peer, send, kind);
             opened = 1;
         }
         /* members i0 .. i1, the first and last possibly in part */
@@ -685,9 +700,7 @@ static void temit(topo_sched_t *s, const bfb_t *b, const bfb_tstep_t *ts, int x,
             }
             int c[TOPO_MAX_DIMS];
             if (ja == i0 && (F0 % K != 0 || (i0 == i1 && F1 - i0 * K < K))) {
-                for (int i = 0; i < b->nd; i++) {
-                    c[i] = u->c0[i] + (ja - u->first) * u->dc[i];
-                }
+                tmember(b, u, ja, c);
                 const int lo = (int)(F0 - i0 * K), hi = (int)(F1 - i0 * K < K ? F1 - i0 * K : K);
                 topo_sched_range(s, tsource(b, cx, c) * (int)K + lo, hi - lo);
                 ja++;
@@ -697,9 +710,7 @@ static void temit(topo_sched_t *s, const bfb_t *b, const bfb_tstep_t *ts, int x,
                 tfull(s, b, u, cx, ja, jb - last_part - ja + 1);
             }
             if (last_part) {
-                for (int i = 0; i < b->nd; i++) {
-                    c[i] = u->c0[i] + (jb - u->first) * u->dc[i];
-                }
+                tmember(b, u, jb, c);
                 topo_sched_range(s, tsource(b, cx, c) * (int)K, (int)(F1 - i1 * K));
             }
         }
@@ -950,11 +961,7 @@ static void emit(topo_sched_t *s, const bfb_t *b, const bfb_rx_t *r, int t, int 
             continue;
         }
         if (!opened) {
-            if (send) {
-                topo_sched_send(s, peer, 0, 0);
-            } else {
-                topo_sched_recv(s, peer, kind, 0, 0);
-            }
+            open_xfer(s, peer, send, kind);
             opened = 1;
         }
         /* adjacent runs of consecutive sources merge into one range */
