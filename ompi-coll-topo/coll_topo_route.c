@@ -142,13 +142,14 @@ static bool btl_local(const char *name)
     return false;
 }
 
-/* the network BTL's eager payload, as text (mca_coll_topo_btl_costs) */
-static const char *mca_coll_topo_eager_text = "";
+/* the network BTLs' eager payload, as text: written with
+ * mca_coll_topo_btl_costs's values, once */
+static char btl_eager_text[96];
 
 const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const char **beta_text)
 {
     static topo_btl_costs_t costs;
-    static char atext[96], btext[96], etext[96];
+    static char atext[96], btext[96];
     static volatile bool ready = false; /* set after costs (see coll_topo.h) */
     if (!ready) {
         OPAL_THREAD_LOCK(&mca_coll_topo_lazy_lock);
@@ -187,7 +188,7 @@ const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const c
             }
             (void)topo_btl_costs(info, n, COLL_TOPO_EAGER_HEADERS, &costs);
             if (costs.eager_from >= 0) {
-                snprintf(etext, sizeof(etext), "btl_%s_eager_limit %.0f B less %d",
+                snprintf(btl_eager_text, sizeof(btl_eager_text), "btl_%s_eager_limit %.0f B less %d",
                          info[costs.eager_from].name, info[costs.eager_from].eager_limit,
                          COLL_TOPO_EAGER_HEADERS);
             }
@@ -212,7 +213,6 @@ const topo_btl_costs_t *mca_coll_topo_btl_costs(const char **alpha_text, const c
     if (NULL != beta_text) {
         *beta_text = btext;
     }
-    mca_coll_topo_eager_text = etext;
     return &costs;
 }
 
@@ -264,8 +264,8 @@ void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, doub
          * unpriced) */
         md->proto.eager = md->proto.rndv = md->proto.rndv_intra = 0.0;
         snprintf(seg, sizeof(seg), "; messages split at %zu B (%s)", md->segment,
-                 btl_eager == mine->eager && '\0' != mca_coll_topo_eager_text[0]
-                     ? mca_coll_topo_eager_text
+                 btl_eager == mine->eager && '\0' != btl_eager_text[0]
+                     ? btl_eager_text
                      : "another rank's BTL");
     }
     snprintf(md->source, sizeof(md->source),
