@@ -385,6 +385,80 @@ prims_of() { tail -n +2 "$times" | awk -F, -v s="${1%@*}" -v r="${1#*@}" '$1 == 
 sizes_of() { awk -F'[ ,]' -v s="${1%@*}" -v r="${1#*@}" -v p="$2" '$1 == s && $2 == r && $3 == p && !seen[$5]++ { print $5 }' "$medians" | sort -n | tr '\n' ' '; }
 human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576; else if (b >= 1024) printf "%g KiB", b / 1024; else printf "%d B", b }'; }
 
+# The targets, per setup and primitive over the sizes of 1 MiB and up:
+# allreduce, reduce_scatter_block and allgather at least 2.5 times
+# coll/tuned's default and 1.5 times its best forced algorithm; bcast,
+# reduce and alltoall at least 0.95 times coll/tuned's default; regret at
+# most 1.15 at the defaults and 1.05 after topo-calibrate.  Each cell is
+# the worst size's figure, marked where it misses.
+summary() {
+    echo
+    echo "### Against the targets"
+    echo
+    echo "The worst figure over the sizes of 1 MiB and up (**missed** where it misses the target: tuned/auto"
+    echo "at least 2.5 and best tuned/auto at least 1.5 for allreduce, reduce_scatter_block and allgather, tuned/auto"
+    echo "at least 0.95 for bcast, reduce and alltoall; regret at most 1.15 at the defaults and 1.05 after"
+    echo "calibration; in parentheses the worst of the choices forced):"
+    echo
+    echo "| setup | primitive | sizes | tuned/auto | best tuned/auto | regret | auto-cal regret |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -v pred="$predicted" '
+        BEGIN {
+            FS = "[ ,]"
+            while ((getline line < pred) > 0) {
+                split(line, f, ",")
+                alg[f[1] "," f[2] "," f[3] "," f[5] "," f[4]] = f[6]
+            }
+        }
+        $5 >= 1048576 {
+            k = $1 "," $2 "," $3 "," $5
+            if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+            t[k "," $4] = $6
+            if ($4 ~ /^tuned:/ && (bt[k] == "" || $6 < bt[k])) bt[k] = $6
+            if ($4 ~ /^topo:/ && (bo[k] == "" || $6 < bo[k])) bo[k] = $6
+        }
+        END {
+            for (i = 1; i <= nk; i++) {
+                k = keys[i]
+                split(k, f, ",")
+                g = f[1] "," f[2] "," f[3]
+                if (!(g in n)) { groups[++ng] = g; lo_b[g] = f[4] }
+                n[g]++
+                hi_b[g] = f[4] > hi_b[g] ? f[4] : hi_b[g]
+                lo_b[g] = f[4] < lo_b[g] ? f[4] : lo_b[g]
+                worst(g, "ta", t[k ",tuned"], t[k ",auto"], -1)
+                worst(g, "bta", bt[k], t[k ",auto"], -1)
+                worst(g, "rg", t[k ",auto"], bo[k], 1)
+                worst(g, "rgc", t[k ",topo:" alg[k ",auto"]], bo[k], 1)
+                worst(g, "cal", t[k ",auto-cal"], bo[k], 1)
+                worst(g, "calc", t[k ",topo:" alg[k ",auto-cal"]], bo[k], 1)
+            }
+            for (i = 1; i <= ng; i++) {
+                g = groups[i]
+                split(g, f, ",")
+                bw = f[3] == "allreduce" || f[3] == "reduce_scatter_block" || f[3] == "allgather"
+                row = "| " f[1] "@" f[2] " | " f[3] " | " mib(lo_b[g]) "-" mib(hi_b[g]) " MiB | "
+                row = row cell(g, "ta", bw ? 2.5 : 0.95, -1) " | " (bw ? cell(g, "bta", 1.5, -1) : fig(g, "bta")) " | "
+                row = row cell(g, "rg", 1.15, 1) paren(g, "rgc") " | " cell(g, "cal", 1.05, 1) paren(g, "calc") " |"
+                print row
+            }
+        }
+        # the worst ratio x / y of group g: the least (dir -1) or the most (dir 1)
+        function worst(g, what, x, y, dir,    r) {
+            if (!(x > 0 && y > 0)) return
+            r = x / y
+            if (!((g, what) in w) || (dir < 0 ? r < w[g, what] : r > w[g, what])) w[g, what] = r
+        }
+        function fig(g, what) { return ((g, what) in w) ? sprintf("%.2f", w[g, what]) : "-" }
+        function cell(g, what, target, dir) {
+            if (!((g, what) in w)) return "-"
+            return fig(g, what) ((dir < 0 ? w[g, what] < target : w[g, what] > target) ? " **missed**" : "")
+        }
+        function paren(g, what) { return ((g, what) in w) ? " (" fig(g, what) ")" : "" }
+        function mib(b) { return sprintf("%g", b / 1048576) }
+    ' "$medians"
+}
+
 {
     echo "## On an emulated torus: coll/topo against coll/tuned"
     echo
@@ -412,8 +486,10 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
     echo "Columns: **tuned/auto** coll/tuned's default time over coll/topo's at its defaults (> 1: coll/topo"
     echo "faster); **best tuned/auto** the fastest coll/tuned algorithm forced, over auto; **regret** auto"
     echo "(and auto-cal, after topo-calibrate on the testbed) over the fastest coll/topo algorithm forced"
-    echo "(1.00: auto chose the best); **predicted/measured** the cost model's time for its choice over the"
-    echo "time measured; **spread** (max - min) / median of auto over the repetitions."
+    echo "(1.00: auto chose the best), in parentheses its choice forced over the fastest (the choice alone,"
+    echo "without the noise between two runs of one algorithm); **predicted/measured** the cost model's time"
+    echo "for its choice over the time measured; **spread** (max - min) / median of auto over the repetitions."
+    summary
     for setup_rate in $setups; do
         setup=${setup_rate%@*}
         rate=${setup_rate#*@}
@@ -439,16 +515,19 @@ human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576;
                         ms = function_ms(t["tuned"])
                         row = "| " h " | " ms " | " ratio(t["tuned"], t["auto"]) " | "
                         row = row (bt == "" ? "-" : ratio(t[bt], t["auto"]) " (" substr(bt, 7) ")") " | "
-                        row = row (alg["auto"] == "" ? "?" : alg["auto"]) " | " ratio(t["auto"], t[bo]) " | "
+                        row = row (alg["auto"] == "" ? "?" : alg["auto"]) " | " ratio(t["auto"], t[bo]) chosen("auto") " | "
                         row = row ratio(pt["auto"], t["auto"]) " | "
                         row = row (t["auto"] > 0 ? sprintf("%.0f%%", 100 * (hi["auto"] - lo["auto"]) / t["auto"]) : "-") " | "
-                        row = row (alg["auto-cal"] == "" ? "-" : alg["auto-cal"]) " | " ratio(t["auto-cal"], t[bo]) " | "
+                        row = row (alg["auto-cal"] == "" ? "-" : alg["auto-cal"]) " | " ratio(t["auto-cal"], t[bo]) chosen("auto-cal") " | "
                         row = row ratio(pt["auto-cal"], t["auto-cal"]) " | "
                         row = row (bo == "" ? "-" : substr(bo, 6) " " function_ms(t[bo])) " |"
                         print row
                     }
                     function ratio(x, y) { return (x > 0 && y > 0) ? sprintf(x / y < 0.1 ? "%.2g" : "%.2f", x / y) : "-" }
                     function function_ms(x) { return x > 0 ? sprintf("%.1f ms", x * 1e3) : "-" }
+                    # the same algorithm forced, over the best forced: what the choice
+                    # costs, without the noise between two runs of one algorithm
+                    function chosen(c) { return (t["topo:" alg[c]] > 0 && t[bo] > 0) ? " (" ratio(t["topo:" alg[c]], t[bo]) ")" : "" }
                 ' "$medians"
             done
             png=$data/${setup//[:x]/_}-$rate-$prim.png

@@ -51,11 +51,16 @@ want "### allreduce on torus:4x4 at 200mbit per link"
 want "### bcast on torus:2x2x2 at 50mbit per link"
 want "### alltoall on torus:2x2x2 at 50mbit per link"
 # tuned 400 ms / auto 100 ms = 4.00; best tuned (ring) 0.2 / 0.1 = 2.00;
-# regret 0.1 / 0.08 = 1.25; predicted 0.05 / 0.1 = 0.50; spread 200%
-want "| 1 MiB | 400.0 ms | 4.00 | 2.00 (ring) | swing_bw | 1.25 | 0.50 | 200% |"
-want "| 4 MiB | 400.0 ms | 4.00 | 2.00 (ring) | swing_bw | 1.25 | 1.00 | 200% |"
+# regret 0.1 / 0.08 = 1.25, its choice forced 0.08 / 0.08 = 1.00;
+# predicted 0.05 / 0.1 = 0.50; spread 200%
+want "| 1 MiB | 400.0 ms | 4.00 | 2.00 (ring) | swing_bw | 1.25 (1.00) | 0.50 | 200% |"
+want "| 4 MiB | 400.0 ms | 4.00 | 2.00 (ring) | swing_bw | 1.25 (1.00) | 1.00 | 200% |"
 want "| 64 KiB | 50.0 ms | 1.00 |"
-[ "$(grep -c '^### ' "$r")" = 3 ] || { echo "FAIL: $(grep -c '^### ' "$r") tables, want 3"; fail=1; }
+# the targets: the worst of 1 and 4 MiB, regret over 1.15 missed; no row
+# for the setup measured below 1 MiB only
+want "| torus:4x4@200mbit | allreduce | 1-4 MiB | 4.00 | 2.00 | 1.25 **missed** (1.00) | - |"
+grep -qF "| torus:2x2x2@50mbit |" "$r" && { echo "FAIL: a target row for sizes below 1 MiB"; fail=1; }
+[ "$(grep -c '^### .* per link$' "$r")" = 3 ] || { echo "FAIL: $(grep -c '^### .* per link$' "$r") tables, want 3"; fail=1; }
 [ "$fail" = 0 ] || { cat "$r"; exit 1; }
 
 # --drop (the row filter --replace uses before it measures): bcast at
@@ -83,7 +88,7 @@ want "### alltoall on torus:2x2x2 at 50mbit per link"
 want "bash scripts/evaluate.sh --report-only --drop --setups torus:2x2x2@50mbit --prims bcast"
 grep -qF "### bcast on torus:2x2x2 at 50mbit per link" "$r" &&
     { echo "FAIL: the report still has the dropped table"; fail=1; }
-[ "$(grep -c '^### ' "$r")" = 3 ] || { echo "FAIL: $(grep -c '^### ' "$r") tables after --drop, want 3"; fail=1; }
+[ "$(grep -c '^### .* per link$' "$r")" = 3 ] || { echo "FAIL: $(grep -c '^### .* per link$' "$r") tables after --drop, want 3"; fail=1; }
 if bash "$root/scripts/evaluate.sh" --drop --setups torus:2x2x2@50mbit --data "$d" >/dev/null 2>"$tmp/err"; then
     echo "FAIL: --drop without --report-only was accepted"; fail=1
 fi
