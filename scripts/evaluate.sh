@@ -21,8 +21,12 @@
 #   tuned          coll/tuned's default (coll/topo not selected)
 #   tuned:ALG      each of coll/tuned's algorithms forced (dynamic rules;
 #                  --tuned-algos: only those of LIST)
-#   auto           coll/topo at its defaults
-#   auto-cal       coll/topo with topo-calibrate's settings from this testbed
+#   auto           coll/topo at its defaults, but coll_topo_autotune off
+#   auto-cal       the same with topo-calibrate's settings from this testbed
+# (autotune, on by default for allgather, bcast and alltoall here, runs 9
+# of a size's first 26 calls in coll/tuned to time it against auto's
+# choice; a run's 7 to 61 calls per size would measure that mix, not the
+# choice that serves the calls after it)
 #   topo:ALG       each coll/topo algorithm forced (--algos: only those of
 #                  LIST, comma-separated, that the primitive has)
 # at payloads from --min to --max (default 64 KiB to 16 MiB, each --factor,
@@ -348,10 +352,10 @@ for setup_rate in $setups; do
                     mca=(--mca coll_topo_priority -1 --mca coll_tuned_use_dynamic_rules 1
                         --mca "coll_tuned_${prim}_algorithm" "$id")
                     ;;
-                auto) mca=(--mca coll_topo_verbose 2) ;;
+                auto) mca=(--mca coll_topo_verbose 2 --mca coll_topo_autotune off) ;;
                 auto-cal)
                     # shellcheck disable=SC2206 # the settings, split on purpose
-                    mca=(--mca coll_topo_verbose 2 $calmca)
+                    mca=(--mca coll_topo_verbose 2 --mca coll_topo_autotune off $calmca)
                     ;;
                 topo:*) mca=(--mca coll_topo_verbose 1 --mca "coll_topo_$(topo_param "$prim")_algorithm" "${config#topo:}") ;;
                 esac
@@ -482,6 +486,9 @@ summary() {
     echo "over the repetitions of each run's median batch; sizes are the payload the cost model prices"
     echo "(all ranks' data for allgather, alltoall and reduce_scatter_block). Raw data, logs and plots:"
     echo "\`${data#"$root"/}\`."
+    echo
+    echo "auto and auto-cal run with \`coll_topo_autotune off\`: the few calls per size would otherwise"
+    echo "include autotune's timing calls in coll/tuned (9 of a size's first 26), not the choice alone."
     echo
     echo "Columns: **tuned/auto** coll/tuned's default time over coll/topo's at its defaults (> 1: coll/topo"
     echo "faster); **best tuned/auto** the fastest coll/tuned algorithm forced, over auto; **regret** auto"
