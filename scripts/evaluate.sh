@@ -23,12 +23,12 @@
 #                  --tuned-algos: only those of LIST)
 #   auto           coll/topo at its defaults, but coll_topo_autotune off
 #   auto-cal       the same with topo-calibrate's settings from this testbed
+#   topo:ALG       each coll/topo algorithm forced (--algos: only those of
+#                  LIST, comma-separated, that the primitive has)
 # (autotune, on by default for allgather, bcast and alltoall here, runs 9
 # of a size's first 26 calls in coll/tuned to time it against auto's
 # choice; a run's 7 to 61 calls per size would measure that mix, not the
 # choice that serves the calls after it)
-#   topo:ALG       each coll/topo algorithm forced (--algos: only those of
-#                  LIST, comma-separated, that the primitive has)
 # at payloads from --min to --max (default 64 KiB to 16 MiB, each --factor,
 # default 4, times the last): the payload M the cost model prices, so for
 # allgather, alltoall and reduce_scatter_block all ranks' data (each rank
@@ -490,7 +490,7 @@ summary() {
     echo "auto and auto-cal run with \`coll_topo_autotune off\`: the few calls per size would otherwise"
     echo "include autotune's timing calls in coll/tuned (9 of a size's first 26), not the choice alone."
     echo
-    echo "Columns: **tuned/auto** coll/tuned's default time over coll/topo's at its defaults (> 1: coll/topo"
+    echo "Columns: **tuned/auto** coll/tuned's default time over coll/topo's at its defaults, autotune off (> 1: coll/topo"
     echo "faster); **best tuned/auto** the fastest coll/tuned algorithm forced, over auto; **regret** auto"
     echo "(and auto-cal, after topo-calibrate on the testbed) over the fastest coll/topo algorithm forced"
     echo "(1.00: auto chose the best), in parentheses its choice forced over the fastest (the choice alone,"
