@@ -142,6 +142,7 @@ typedef struct mca_coll_topo_component_t {
                                          derived plan too, and compare */
     size_t scratch_keep;              /* coll_topo_scratch_keep: bytes of scratch a
                                          module keeps between calls, per buffer */
+    int lane_sync;                    /* coll_topo_lane_sync (COLL_TOPO_LANE_SYNC_*) */
     int autotune;                     /* coll_topo_autotune (COLL_TOPO_AUTOTUNE_*) */
     int autotune_calls;               /* coll_topo_autotune_calls: timed calls per side */
     double autotune_margin;           /* coll_topo_autotune_margin */
@@ -173,6 +174,13 @@ enum {
 };
 #define COLL_TOPO_AUTOTUNE_CALLS 8
 #define COLL_TOPO_AUTOTUNE_CALLS_MAX 1000
+
+/* coll_topo_lane_sync (coll_topo_run.c) */
+enum {
+    COLL_TOPO_LANE_SYNC_OFF = 0,
+    COLL_TOPO_LANE_SYNC_MIRROR = 1, /* lanes that mirror each other */
+    COLL_TOPO_LANE_SYNC_ALL = 2
+};
 
 /* coll_topo_scratch_keep's default: 4 MiB per buffer */
 #define COLL_TOPO_SCRATCH_KEEP ((size_t)4 << 20)
@@ -460,6 +468,9 @@ typedef struct {
      * is not set on any rank and the ranks span several hosts, the
      * network BTLs' eager payload when smaller): 0 = never split */
     size_t segment;
+    bool segment_auto; /* segment is that eager payload: a `wide` schedule's
+                          messages (topo_sched_t.wide) are split at
+                          coll_topo_segment_size instead */
     char source[320]; /* where alpha and beta came from, for the verbose line */
 } mca_coll_topo_model_t;
 

@@ -97,6 +97,11 @@ static const mca_base_var_enum_value_t autotune_values[] = {
     {COLL_TOPO_AUTOTUNE_EXACT, "exact"},
     {COLL_TOPO_AUTOTUNE_ALL, "all"},
     {0, NULL}};
+static const mca_base_var_enum_value_t lane_sync_values[] = {
+    {COLL_TOPO_LANE_SYNC_OFF, "off"},
+    {COLL_TOPO_LANE_SYNC_MIRROR, "mirror"},
+    {COLL_TOPO_LANE_SYNC_ALL, "all"},
+    {0, NULL}};
 static const mca_base_var_enum_value_t transport_values[] = {
     {COLL_TOPO_TRANSPORT_PML, "pml"},
     {COLL_TOPO_TRANSPORT_OFI, "ofi"},
@@ -145,7 +150,9 @@ static const param_t params[] = {
              "and a communicator's ranks span several hosts, the eager payload of the BTLs "
              "between hosts when smaller (btl_<name>_eager_limit less 64 bytes of headers: "
              "65472 with TCP's default), so that no message between hosts waits for a "
-             "rendezvous; the verbose line of the cost model says so"},
+             "rendezvous; the verbose line of the cost model says so.  Not the messages of a "
+             "schedule that posts one to every other rank at once (linear alltoall): their "
+             "rendezvous overlap, and they are split at this value"},
     {.name = "scratch_keep", .type = PARAM_SIZE, .level = OPAL_INFO_LVL_5,
      .var = &COMP.scratch_keep, .def = (double)COLL_TOPO_SCRATCH_KEEP, RANGE(0, TOPO_BYTES_MAX),
      .help = "Bytes of scratch memory a communicator keeps between calls, per buffer (its "
@@ -330,6 +337,17 @@ static const param_t params[] = {
      .help = "The host name of this process for coll/topo: looked up in coll_topo_coords_file, "
              "and compared by coll_topo_locality (default empty: the node's name).  For tests "
              "that place ranks on a grid, or on several hosts, within one machine"},
+    {.name = "lane_sync", .type = PARAM_ENUM, .level = OPAL_INFO_LVL_5, .var = &COMP.lane_sync,
+     .def = COLL_TOPO_LANE_SYNC_MIRROR, .values = lane_sync_values,
+     .help = "How the lanes of a schedule (its concurrent pipelines, e.g. swing_bw's one per "
+             "dimension and direction) advance in a call.  mirror (1, default): where a "
+             "rank's lanes mirror each other (as many steps, and at each step as many messages "
+             "and about as many bytes), no lane starts its next step before every lane has "
+             "finished the one before, as the cost model pairs their steps; other lanes run "
+             "on their own.  all (2): every schedule's lanes so.  off (0): every lane on its "
+             "own, waiting only for its own messages.  Only the speed changes: every "
+             "schedule's messages are matched step by step in their lane, so no setting can "
+             "deadlock"},
     {.name = "check_plans", .type = PARAM_BOOL, .level = OPAL_INFO_LVL_9,
      .var = &COMP.check_plans, .def = 0,
      .help = "Debugging: every executor plan derived from another count's plan of the same "

@@ -912,6 +912,45 @@ static int check_derived(comp_t *c, size_t c0, size_t count)
     return rc;
 }
 
+/* Do the plan's lanes mirror each other: as many steps each, and at each
+ * step as many messages and as many elements within 1/16 (uneven blocks)?
+ * Then running them in lockstep costs nothing against running them on
+ * their own, where the cost model prices them alike (it pairs the lanes'
+ * steps of one index), and keeps a lane that runs ahead from sharing a
+ * port with another's step while a port of its own waits. */
+static bool lanes_mirror(const mca_coll_topo_plan_t *p)
+{
+    if (p->nlanes < 2) {
+        return false;
+    }
+    const int32_t n0 = p->lane_step0[1] - p->lane_step0[0];
+    for (int l = 1; l < p->nlanes; l++) {
+        if (p->lane_step0[l + 1] - p->lane_step0[l] != n0) {
+            return false;
+        }
+    }
+    for (int32_t k = 0; k < n0; k++) {
+        size_t lo = SIZE_MAX, hi = 0;
+        const int32_t posts = p->steps[p->lane_step0[0] + k].npost;
+        for (int l = 0; l < p->nlanes; l++) {
+            const plan_step_t *ps = &p->steps[p->lane_step0[l] + k];
+            if (ps->npost != posts) {
+                return false;
+            }
+            size_t n = 0;
+            for (int32_t i = 0; i < ps->npost; i++) {
+                n += p->ops[ps->op0 + ps->npack + i].n;
+            }
+            lo = n < lo ? n : lo;
+            hi = n > hi ? n : hi;
+        }
+        if (hi - lo > hi / 16) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The plan of this call: a kept one compiled for the same schedule, count,
  * units and layout (the schedule's own, the memo entry's own (ref->own), or
  * one of plans[]), or a new one: the schedule's own if it has none yet,
@@ -1037,6 +1076,10 @@ static int get_plan(mca_coll_topo_module_t *m, const topo_sched_t *s, size_t cou
     p->true_ext = c->true_ext;
     p->seg_elems = c->seg_elems;
     p->opclass = c->opclass;
+    p->lockstep = COLL_TOPO_LANE_SYNC_ALL == mca_coll_topo_component.lane_sync
+                      ? p->nlanes > 1
+                      : COLL_TOPO_LANE_SYNC_MIRROR == mca_coll_topo_component.lane_sync &&
+                            lanes_mirror(p);
     p->win = c->win;
     p->big = false;
     for (int l = 0; l < p->nlanes; l++) {
@@ -1064,7 +1107,10 @@ int mca_coll_topo_plan_find(mca_coll_topo_module_t *m, const topo_sched_t *s, si
     if (ext <= 0 || true_ext <= 0 || 0 == esize) {
         return 0 == count ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
     }
-    const size_t seg = m->model.segment;
+    /* a wide schedule's messages overlap their rendezvous: not split at
+     * the eager payload (topo_sched_t.wide) */
+    const size_t seg = s->wide && m->model.segment_auto ? mca_coll_topo_component.segment_size
+                                                        : m->model.segment;
     comp_t c = {
         .e = &m->exec,
         .ext = ext,

@@ -77,6 +77,8 @@ struct mca_coll_topo_plan_t {
     bool uses_work;      /* an operation names an element of BUF_WORK */
     bool big;            /* a lane needs more temporary storage than
                             coll_topo_scratch_keep: reserve at every run */
+    bool lockstep;       /* no lane starts a step before every lane has
+                            finished the one before (coll_topo_lane_sync) */
     int32_t ndefer;      /* deferred sends (plan_op_t.defer) */
     /* ops[0, nhead) run before the lanes, ops[tail0, nops) after them */
     int32_t nhead, tail0;

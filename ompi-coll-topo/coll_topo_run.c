@@ -188,13 +188,38 @@ finish_step(mca_coll_topo_exec_t *e, const int kind, int lane, const plan_step_t
     return run_local(&e->run, lane, &e->run.p->ops[ps->op0 + ps->npack + ps->npost], ps->napply);
 }
 
-/* Run `lane` forward until it waits on requests or is done. */
+/* May `lane` start its next step?  In a lockstep plan (coll_topo_lane_sync)
+ * only once every lane that has a step before it has finished that step.
+ * No lockstep can deadlock: the verifier matches every message with one of
+ * the same lane and step, so the lanes of the lowest step index anywhere
+ * may all start it, and its messages all meet. */
+static inline bool lane_may_start(const mca_coll_topo_run_t *x, int lane)
+{
+    const mca_coll_topo_plan_t *p = x->p;
+    if (!p->lockstep) {
+        return true;
+    }
+    const int32_t k = x->lane_step[lane] - p->lane_step0[lane];
+    for (int l = 0; l < p->nlanes; l++) {
+        const int32_t done = x->lane_step[l] - p->lane_step0[l];
+        if (done < k && done < p->lane_step0[l + 1] - p->lane_step0[l]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Run `lane` forward until it waits on requests, on the other lanes
+ * (lockstep), or is done. */
 static inline __opal_attribute_always_inline__ int lane_run(mca_coll_topo_exec_t *e, const int kind,
                                                             int lane)
 {
     mca_coll_topo_run_t *x = &e->run;
     const mca_coll_topo_plan_t *p = x->p;
     while (x->lane_step[lane] < p->lane_step0[lane + 1]) {
+        if (!lane_may_start(x, lane)) {
+            return OMPI_SUCCESS;
+        }
         const plan_step_t *ps = &p->steps[x->lane_step[lane]];
         int rc = start_step(e, kind, lane, ps);
         if (OMPI_SUCCESS != rc) {
@@ -208,6 +233,32 @@ static inline __opal_attribute_always_inline__ int lane_run(mca_coll_topo_exec_t
             return rc;
         }
         x->lane_step[lane]++;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* In a lockstep plan, run every lane that waits for the others (no
+ * request outstanding, steps left) as far as it may, until none moves: a
+ * lane's step that completes at once (copies only) may let another start. */
+static inline __opal_attribute_always_inline__ int lanes_resume(mca_coll_topo_exec_t *e,
+                                                                const int kind)
+{
+    mca_coll_topo_run_t *x = &e->run;
+    const mca_coll_topo_plan_t *p = x->p;
+    bool moved = p->lockstep;
+    while (moved) {
+        moved = false;
+        for (int l = 0; l < p->nlanes; l++) {
+            if (0 != x->lane_pending[l] || x->lane_step[l] >= p->lane_step0[l + 1]) {
+                continue;
+            }
+            const int32_t before = x->lane_step[l];
+            int rc = lane_run(e, kind, l);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+            moved = moved || x->lane_step[l] != before || x->lane_pending[l] > 0;
+        }
     }
     return OMPI_SUCCESS;
 }
@@ -302,6 +353,11 @@ static inline __opal_attribute_always_inline__ int run_lanes(mca_coll_topo_exec_
             return rc;
         }
     }
+    rc = lanes_resume(e, kind);
+    if (OMPI_SUCCESS != rc) {
+        drop_requests(e, kind);
+        return rc;
+    }
     while (x->nreq > 0) {
         int idx = 0;
         /* completes one, and moves the last live request into its place */
@@ -318,6 +374,9 @@ static inline __opal_attribute_always_inline__ int run_lanes(mca_coll_topo_exec_
             if (OMPI_SUCCESS == rc) {
                 x->lane_step[lane]++;
                 rc = lane_run(e, kind, lane);
+            }
+            if (OMPI_SUCCESS == rc) {
+                rc = lanes_resume(e, kind);
             }
             if (OMPI_SUCCESS != rc) {
                 drop_requests(e, kind);
@@ -742,6 +801,9 @@ int mca_coll_topo_run_start(mca_coll_topo_exec_t *e, const mca_coll_topo_plan_t 
     for (int l = 0; OMPI_SUCCESS == rc && l < p->nlanes; l++) {
         rc = lane_run(e, COLL_TOPO_TP_PML, l);
     }
+    if (OMPI_SUCCESS == rc) {
+        rc = lanes_resume(e, COLL_TOPO_TP_PML);
+    }
     if (OMPI_SUCCESS != rc) {
         drop_requests(e, COLL_TOPO_TP_PML);
     }
@@ -774,6 +836,9 @@ int mca_coll_topo_run_test(mca_coll_topo_exec_t *e, bool *done)
             if (OMPI_SUCCESS == rc) {
                 x->lane_step[lane]++;
                 rc = lane_run(e, kind, lane); /* appends the lane's next step */
+            }
+            if (OMPI_SUCCESS == rc) {
+                rc = lanes_resume(e, kind);
             }
         }
     }

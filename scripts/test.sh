@@ -262,9 +262,10 @@ valgrind_run test_primitives 4 test_primitives --mca coll_topo_topology torus:2x
 valgrind_run autotune 3 test_primitives --mca coll_topo_autotune all \
     --mca coll_topo_autotune_margin -0.999 -- --random 300 --max-count 40 --comms world,split
 # the nonblocking and persistent forms: several operations in flight, each
-# with its own plan, requests and scratch, freed at the end
-valgrind_run nonblocking 4 test_nonblocking --mca coll_topo_topology torus:2x2 -- \
-    --rounds 3 --ops 10 --max-count 64
+# with its own plan, requests and scratch, freed at the end; every
+# multi-lane schedule's lanes in lockstep (coll_topo_lane_sync all)
+valgrind_run nonblocking 4 test_nonblocking --mca coll_topo_topology torus:2x2 \
+    --mca coll_topo_lane_sync all -- --rounds 3 --ops 10 --max-count 64
 # the libfabric transport over shm (multi-lane schedules, every buffer
 # registered and released at every call, messages above the inject size:
 # posts queued after FI_EAGAIN, sends from a copy), where the component

@@ -1656,6 +1656,7 @@ int topo_sched_expand(const topo_sched_t *s, topo_sched_t *out)
     out->uniform = s->uniform;
     out->mblocks = s->mblocks;
     out->sync = s->sync;
+    out->wide = s->wide;
     out->err = s->err;
     topo_step_view_t v;
     for (int l = 0; l < s->nlanes && !out->err; l++) {

@@ -221,6 +221,11 @@ typedef struct topo_sched {
     uint8_t sync;    /* the messages matter even when empty (barrier): the
                         executor sends zero-byte transfers instead of
                         skipping them */
+    uint8_t wide;    /* a step posts a message to every other rank at once
+                        (linear alltoall): their rendezvous round trips
+                        overlap one another, so the executor does not split
+                        them at the eager payload between hosts (it still
+                        does at a coll_topo_segment_size that is set) */
     uint8_t runs;    /* builder: topo_sched_range stores equal ranges at
                         equal distances as one strided run (see Storage;
                         topo_sched_ranges always does); a generator that

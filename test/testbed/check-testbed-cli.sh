@@ -142,5 +142,27 @@ EOT
         fail "start torus:2x3: $(cat "$work/start.log")"
     fi
 fi
+# scripts/testbed-ab.sh: its runs (--dry-run: the MCA settings of each
+# configuration, every round, bench_allreduce's count per rank) and its
+# refusals, before anything starts
+ab="$here/../../scripts/testbed-ab.sh"
+out=$(bash "$ab" --dry-run --setup torus:2x2@200mbit --prim allgather --bytes 4096 --reps 2 \
+    x=coll_topo_allgather_algorithm=bfb y=coll_topo_allgather_algorithm=bfb,coll_topo_lane_sync=off 2>&1) || true
+if [ "$(echo "$out" | grep -c '^round [12] [xy]: ')" = 4 ] &&
+    echo "$out" | grep -q '^round 2 y: .*--mca coll_topo_allgather_algorithm bfb --mca coll_topo_lane_sync off -- bench_allreduce 1024 allgather$'; then
+    pass "testbed-ab --dry-run: 2 rounds of 2 configurations, their settings, 1024 bytes per rank of 4"
+else
+    fail "testbed-ab --dry-run: $out"
+fi
+for bad in "--bytes 0 a=" "--prim scan a=" "--setup torus:2x2 a=" "a=foo" "" "notaconfig"; do
+    # shellcheck disable=SC2086 # the arguments, split on purpose
+    if out=$(bash "$ab" --dry-run $bad 2>&1); then
+        fail "testbed-ab accepted '$bad': $out"
+    elif echo "$out" | grep -q '^testbed-ab: '; then
+        pass "testbed-ab refuses '$bad': ${out#testbed-ab: }"
+    else
+        fail "testbed-ab '$bad': no message: $out"
+    fi
+done
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

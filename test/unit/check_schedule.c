@@ -759,6 +759,35 @@ START_TEST(test_repeat_xfers_edges)
 }
 END_TEST
 
+/* Only linear alltoall is wide (one step posts a message to every other
+ * rank: the executor does not split its messages at the eager payload),
+ * on every rank of every size, and its explicit form keeps the flag. */
+START_TEST(test_alltoall_wide)
+{
+    int n;
+    const topo_algo_t *cat = topo_catalog(&n);
+    topo_topology_t t = ut_topo("star");
+    for (int i = 0; i < n; i++) {
+        if (TOPO_PRIM_ALLTOALL != cat[i].prim || (cat[i].flags & TOPO_ALG_GRID)) {
+            continue;
+        }
+        const int want = 0 == strcmp(cat[i].name, "linear");
+        for (int size = 2; size <= 9; size++) {
+            for (int rank = 0; rank < size; rank++) {
+                topo_gen_args_t a = {TOPO_PRIM_ALLTOALL, size, rank, 0, &t};
+                topo_sched_t s, x;
+                ck_assert_int_eq(topo_algo_generate(&cat[i], &a, &s), TOPO_OK);
+                ck_assert_int_eq(topo_sched_expand(&s, &x), TOPO_OK);
+                ck_assert_msg(s.wide == want && x.wide == want, "%s on %d ranks, rank %d: wide %d",
+                              cat[i].name, size, rank, s.wide);
+                topo_sched_free(&x);
+                topo_sched_free(&s);
+            }
+        }
+    }
+}
+END_TEST
+
 /* linear alltoall's p - 1 exchanges are one group, bucket's relay steps
  * one repeated step: a few entries at any size, on every rank. */
 START_TEST(test_alltoall_generators_compact)
@@ -1474,6 +1503,7 @@ int main(void)
     tcase_add_test(tc, test_repeat_xfers_equals_explicit);
     tcase_add_test(tc, test_repeat_xfers_edges);
     tcase_add_test(tc, test_alltoall_generators_compact);
+    tcase_add_test(tc, test_alltoall_wide);
     tcase_add_test(tc, test_strided_equals_explicit);
     tcase_add_test(tc, test_strided_mod);
     tcase_add_test(tc, test_strided_repeat);
