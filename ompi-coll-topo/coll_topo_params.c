@@ -150,9 +150,8 @@ static const param_t params[] = {
              "and a communicator's ranks span several hosts, the eager payload of the BTLs "
              "between hosts when smaller (btl_<name>_eager_limit less 64 bytes of headers: "
              "65472 with TCP's default), so that no message between hosts waits for a "
-             "rendezvous; the verbose line of the cost model says so.  Not the messages of a "
-             "schedule that posts one to every other rank at once (linear alltoall): their "
-             "rendezvous overlap, and they are split at this value"},
+             "rendezvous (the cost model's verbose line says so); linear alltoall's, whose "
+             "rendezvous overlap, at this value"},
     {.name = "scratch_keep", .type = PARAM_SIZE, .level = OPAL_INFO_LVL_5,
      .var = &COMP.scratch_keep, .def = (double)COLL_TOPO_SCRATCH_KEEP, RANGE(0, TOPO_BYTES_MAX),
      .help = "Bytes of scratch memory a communicator keeps between calls, per buffer (its "
