@@ -468,9 +468,6 @@ typedef struct {
      * is not set on any rank and the ranks span several hosts, the
      * network BTLs' eager payload when smaller): 0 = never split */
     size_t segment;
-    bool segment_auto; /* segment is that eager payload: a `wide` schedule's
-                          messages (topo_sched_t.wide) are split at
-                          coll_topo_segment_size instead */
     char source[320]; /* where alpha and beta came from, for the verbose line */
 } mca_coll_topo_model_t;
 

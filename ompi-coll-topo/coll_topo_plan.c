@@ -1107,10 +1107,11 @@ int mca_coll_topo_plan_find(mca_coll_topo_module_t *m, const topo_sched_t *s, si
     if (ext <= 0 || true_ext <= 0 || 0 == esize) {
         return 0 == count ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
     }
-    /* a wide schedule's messages overlap their rendezvous: not split at
-     * the eager payload (topo_sched_t.wide) */
-    const size_t seg = s->wide && m->model.segment_auto ? mca_coll_topo_component.segment_size
-                                                        : m->model.segment;
+    /* a wide schedule's messages overlap their rendezvous: split at
+     * coll_topo_segment_size, not at the eager payload that the model's
+     * segment may be (topo_sched_t.wide); where no eager payload replaced
+     * it the two are the same */
+    const size_t seg = s->wide ? mca_coll_topo_component.segment_size : m->model.segment;
     comp_t c = {
         .e = &m->exec,
         .ext = ext,

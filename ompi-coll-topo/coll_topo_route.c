@@ -254,12 +254,10 @@ void mca_coll_topo_model_set(mca_coll_topo_module_t *m, bool several_hosts, doub
      * reduce 1.3-2.7 times faster at 1-4 MiB), so where no rank set
      * coll_topo_segment_size, messages between hosts are split at it. */
     md->segment = c->segment_size;
-    md->segment_auto = false;
     char seg[160] = "";
     if (several_hosts && auto_segment && btl_eager >= 1.0 &&
         (0 == md->segment || btl_eager < (double)md->segment)) {
         md->segment = (size_t)btl_eager;
-        md->segment_auto = true;
         /* so no message between hosts pays a rendezvous: the model has no
          * protocol switch (within a host, shared memory's rendezvous of
          * the messages over its own eager payload, a single copy, is left
